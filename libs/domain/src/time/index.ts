@@ -1,0 +1,16 @@
+/** Time semantics: durations, IANA zones, cron expressions and recurrences. Pure, no I/O. */
+export { DurationError, MAX_DURATION_MS, formatDuration, parseDuration } from './duration.js';
+export { instantsForWallTime, isValidTimeZone, shiftGapWallTime, toWallTime, zoneOffsetMinutes, type WallTime } from './zone.js';
+export { CronSyntaxError, cronMatches, parseCron, type CronExpression, type CronField } from './cron.js';
+export {
+  DEFAULT_DST_POLICY,
+  DST_GAP_POLICIES,
+  DST_OVERLAP_POLICIES,
+  nextFireAfter,
+  nextFireTimes,
+  previousFireBefore,
+  type DstGapPolicy,
+  type DstOverlapPolicy,
+  type DstPolicy,
+  type Recurrence,
+} from './recurrence.js';

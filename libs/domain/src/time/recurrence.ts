@@ -1,0 +1,152 @@
+/**
+ * When a schedule fires: the fire instants of a cron expression on a zone's wall clock (with the
+ * DST policy deciding gaps and overlaps), of a fixed interval, or of a one-shot timer.
+ */
+import { nextMatchingLocalMs, previousMatchingLocalMs, type CronExpression } from './cron.js';
+import { MAX_ZONE_OFFSET_MS, offsetTimelineOf, type OffsetTimeline } from './offset-timeline.js';
+import { DAY_MS, SECOND_MS } from './wall-clock.js';
+
+export const DST_GAP_POLICIES = ['shift', 'skip'] as const;
+/** A wall time skipped by a spring-forward: `shift` fires it read with the offset before the jump, `skip` does not fire it. */
+export type DstGapPolicy = (typeof DST_GAP_POLICIES)[number];
+
+export const DST_OVERLAP_POLICIES = ['first', 'last', 'both'] as const;
+/** A wall time repeated by a fall-back: fire its first occurrence, its last, or both. */
+export type DstOverlapPolicy = (typeof DST_OVERLAP_POLICIES)[number];
+
+export interface DstPolicy {
+  gap: DstGapPolicy;
+  overlap: DstOverlapPolicy;
+}
+
+export const DEFAULT_DST_POLICY: DstPolicy = Object.freeze<DstPolicy>({ gap: 'shift', overlap: 'first' });
+
+export type Recurrence =
+  | { kind: 'cron'; cron: CronExpression; timezone: string; dst: DstPolicy }
+  /** Slots are anchorMs + k*everyMs for k >= 0, whatever the clocks do. */
+  | { kind: 'every'; everyMs: number; anchorMs: number }
+  /** A single slot. */
+  | { kind: 'at'; atMs: number };
+
+type CronRecurrence = Extract<Recurrence, { kind: 'cron' }>;
+type EveryRecurrence = Extract<Recurrence, { kind: 'every' }>;
+
+/** How far a cron search looks before answering null, e.g. for "0 0 30 2 *". */
+const SEARCH_HORIZON_MS = 5 * 366 * DAY_MS;
+
+/**
+ * A fire instant and the wall time that produced it differ by an offset in force within this
+ * distance of the instant: the offset at the instant, or for a shifted gap wall time the offset
+ * before a transition at most one gap (at most the full offset range) earlier.
+ */
+const OFFSET_REACH_MS = 2 * MAX_ZONE_OFFSET_MS;
+
+/**
+ * The first fire instant (ms since epoch, UTC) strictly after `afterMs`, or null when there is
+ * none: a one-shot already past, or a cron expression with no match within about five years.
+ */
+export function nextFireAfter(rec: Recurrence, afterMs: number): number | null {
+  switch (rec.kind) {
+    case 'at':
+      return rec.atMs > afterMs ? rec.atMs : null;
+    case 'every':
+      assertPeriod(rec);
+      if (afterMs < rec.anchorMs) return rec.anchorMs;
+      return rec.anchorMs + (Math.floor((afterMs - rec.anchorMs) / rec.everyMs) + 1) * rec.everyMs;
+    case 'cron':
+      return nextCronFire(rec, afterMs);
+  }
+}
+
+/**
+ * The last fire instant strictly before `beforeMs`, or null when there is none: before an
+ * interval's anchor, a one-shot not yet due, or a cron expression with no match within about
+ * five years. The same set of instants nextFireAfter walks forward.
+ */
+export function previousFireBefore(rec: Recurrence, beforeMs: number): number | null {
+  switch (rec.kind) {
+    case 'at':
+      return rec.atMs < beforeMs ? rec.atMs : null;
+    case 'every':
+      assertPeriod(rec);
+      if (beforeMs <= rec.anchorMs) return null;
+      return rec.anchorMs + (Math.ceil((beforeMs - rec.anchorMs) / rec.everyMs) - 1) * rec.everyMs;
+    case 'cron':
+      return previousCronFire(rec, beforeMs);
+  }
+}
+
+/** Up to `count` successive fire instants strictly after `afterMs`, ascending; fewer when the recurrence ends. */
+export function nextFireTimes(rec: Recurrence, afterMs: number, count: number): number[] {
+  const fires: number[] = [];
+  for (let fire = nextFireAfter(rec, afterMs); fire !== null && fires.length < count; fire = nextFireAfter(rec, fire)) {
+    fires.push(fire);
+  }
+  return fires;
+}
+
+function assertPeriod(rec: EveryRecurrence): void {
+  if (!Number.isInteger(rec.everyMs) || rec.everyMs <= 0) {
+    throw new RangeError(`interval ${rec.everyMs} ms is not a positive integer number of milliseconds`);
+  }
+}
+
+/**
+ * Walks matching wall times upward. Fire instants are not monotonic in wall time near a
+ * transition (an overlap repeats wall times; a shifted gap wall time fires after later ones), so
+ * the walk starts low enough that no earlier wall time can fire after `afterMs`, and keeps going
+ * until no later wall time can fire before the best instant found.
+ */
+function nextCronFire(rec: CronRecurrence, afterMs: number): number | null {
+  const timeline = offsetTimelineOf(rec.timezone);
+  const fromLocalMs = afterMs + timeline.offsetRange(afterMs - OFFSET_REACH_MS, afterMs + OFFSET_REACH_MS).min;
+  const untilLocalMs = fromLocalMs + SEARCH_HORIZON_MS;
+  let best: number | null = null;
+  let lastUsefulLocalMs = untilLocalMs;
+  for (
+    let localMs = nextMatchingLocalMs(rec.cron, fromLocalMs, untilLocalMs);
+    localMs !== null && localMs <= lastUsefulLocalMs;
+    localMs = nextMatchingLocalMs(rec.cron, localMs + SECOND_MS, untilLocalMs)
+  ) {
+    for (const instant of fireInstantsOfWallTime(timeline, localMs, rec.dst)) {
+      if (instant > afterMs && (best === null || instant < best)) {
+        best = instant;
+        lastUsefulLocalMs = best + timeline.offsetRange(best - 2 * OFFSET_REACH_MS, best).max;
+      }
+    }
+  }
+  return best;
+}
+
+/** Mirror of nextCronFire, walking matching wall times downward. */
+function previousCronFire(rec: CronRecurrence, beforeMs: number): number | null {
+  const timeline = offsetTimelineOf(rec.timezone);
+  const fromLocalMs = beforeMs + timeline.offsetRange(beforeMs - 2 * OFFSET_REACH_MS, beforeMs).max;
+  const untilLocalMs = fromLocalMs - SEARCH_HORIZON_MS;
+  let best: number | null = null;
+  let firstUsefulLocalMs = untilLocalMs;
+  for (
+    let localMs = previousMatchingLocalMs(rec.cron, fromLocalMs, untilLocalMs);
+    localMs !== null && localMs >= firstUsefulLocalMs;
+    localMs = previousMatchingLocalMs(rec.cron, localMs - SECOND_MS, untilLocalMs)
+  ) {
+    for (const instant of fireInstantsOfWallTime(timeline, localMs, rec.dst)) {
+      if (instant < beforeMs && (best === null || instant > best)) {
+        best = instant;
+        firstUsefulLocalMs = best + timeline.offsetRange(best - OFFSET_REACH_MS, best + OFFSET_REACH_MS).min;
+      }
+    }
+  }
+  return best;
+}
+
+/** The instants a matching wall time fires at under the DST policy, ascending. */
+function fireInstantsOfWallTime(timeline: OffsetTimeline, localMs: number, dst: DstPolicy): number[] {
+  const instants = timeline.instantsAtLocalMs(localMs);
+  if (instants.length === 0) {
+    const gap = dst.gap === 'shift' ? timeline.gapTransitionAt(localMs) : undefined;
+    return gap === undefined ? [] : [localMs - gap.offsetBeforeMs];
+  }
+  if (instants.length === 1 || dst.overlap === 'both') return instants;
+  return dst.overlap === 'first' ? instants.slice(0, 1) : instants.slice(-1);
+}
