@@ -1,0 +1,60 @@
+/** Refusals a caller can act on: a stable code, the offending field, and a message saying what to do. */
+
+export const ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'MISSING_FIELD',
+  'UNKNOWN_FIELD',
+  'CONFLICTING_FIELDS',
+  'INVALID_CRON',
+  'INVALID_TIMEZONE',
+  'INVALID_DURATION',
+  'INVALID_INSTANT',
+  'NO_FUTURE_FIRE',
+  'UNKNOWN_HANDLER',
+  'PAYLOAD_TOO_LARGE',
+  'INVALID_CURSOR',
+  'INVALID_TARGET',
+  'NOT_FOUND',
+  'CONFLICT',
+  'INVALID_STATE',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'UNAVAILABLE',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Bad input. Maps to HTTP 400 (or 413 for an oversized body); nothing was stored. */
+export class ValidationError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly field: string | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ValidationError';
+  }
+}
+
+/** The addressed row does not exist in the caller's namespace (HTTP 404). */
+export class NotFoundError extends Error {
+  readonly code = 'NOT_FOUND' as const;
+  constructor(
+    readonly entity: string,
+    readonly id: string,
+  ) {
+    super(`${entity} ${id} does not exist`);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** The request is well formed but clashes with what is stored (HTTP 409). */
+export class ConflictError extends Error {
+  constructor(
+    readonly code: 'CONFLICT' | 'INVALID_STATE',
+    readonly field: string | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * Reading untrusted JSON at the edge. Each reader names the field it failed on and says what it
+ * expected, so a 400 tells the caller exactly what to fix.
+ */
+import { ValidationError } from './errors.js';
+import { DurationError, parseDuration } from './time/index.js';
+import { MAX_PAYLOAD_BYTES, type JsonValue } from './model.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function join(prefix: string, key: string): string {
+  return prefix ? `${prefix}.${key}` : key;
+}
+
+/** The body itself must be an object whose keys are all known. */
+export function readObject(value: unknown, field: string, known: readonly string[]): JsonObject {
+  if (!isObject(value)) {
+    throw new ValidationError('VALIDATION_FAILED', field || null, `${field || 'the body'} must be a JSON object`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      throw new ValidationError(
+        'UNKNOWN_FIELD',
+        join(field, key),
+        `unknown field "${join(field, key)}"; accepted fields here are: ${known.join(', ')}`,
+      );
+    }
+  }
+  return value;
+}
+
+export function present(obj: JsonObject, key: string): boolean {
+  return obj[key] !== undefined && obj[key] !== null;
+}
+
+export function readString(
+  obj: JsonObject,
+  key: string,
+  prefix: string,
+  opts: { maxLength?: number; pattern?: RegExp; patternHint?: string } = {},
+): string | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  const field = join(prefix, key);
+  if (typeof value !== 'string') {
+    throw new ValidationError('VALIDATION_FAILED', field, `${field} must be a string`);
+  }
+  const maxLength = opts.maxLength ?? 200;
+  if (value.length === 0 || value.length > maxLength) {
+    throw new ValidationError('VALIDATION_FAILED', field, `${field} must be 1 to ${maxLength} characters long`);
+  }
+  if (opts.pattern && !opts.pattern.test(value)) {
+    throw new ValidationError('VALIDATION_FAILED', field, `${field} ${opts.patternHint ?? 'has an invalid format'}`);
+  }
+  return value;
+}
+
+export function readEnum<T extends string>(
+  obj: JsonObject,
+  key: string,
+  prefix: string,
+  allowed: readonly T[],
+): T | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  const field = join(prefix, key);
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new ValidationError(
+      'VALIDATION_FAILED',
+      field,
+      `${field} must be one of ${allowed.map((a) => `"${a}"`).join(', ')}; got ${JSON.stringify(value)}`,
+    );
+  }
+  return value as T;
+}
+
+export function readBoolean(obj: JsonObject, key: string, prefix: string): boolean | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  const field = join(prefix, key);
+  if (typeof value !== 'boolean') {
+    throw new ValidationError('VALIDATION_FAILED', field, `${field} must be true or false`);
+  }
+  return value;
+}
+
+export function readInteger(
+  obj: JsonObject,
+  key: string,
+  prefix: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  const field = join(prefix, key);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new ValidationError('VALIDATION_FAILED', field, `${field} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+export function readNumber(obj: JsonObject, key: string, prefix: string, min: number, max: number): number | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  const field = join(prefix, key);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new ValidationError('VALIDATION_FAILED', field, `${field} must be a number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** A duration: "90s", "15m", "1h30m", or integer milliseconds. */
+export function readDuration(
+  obj: JsonObject,
+  key: string,
+  prefix: string,
+  bounds: { minMs?: number; maxMs?: number } = {},
+): number | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  const field = join(prefix, key);
+  let ms: number;
+  try {
+    if (typeof value !== 'string' && typeof value !== 'number') throw new DurationError('expected a string or a number');
+    ms = parseDuration(value);
+  } catch (error) {
+    if (!(error instanceof DurationError)) throw error;
+    throw new ValidationError(
+      'INVALID_DURATION',
+      field,
+      `${field}: ${error.message} (write a duration such as "90s", "15m", "1h30m", or integer milliseconds)`,
+    );
+  }
+  if (bounds.minMs !== undefined && ms < bounds.minMs) {
+    throw new ValidationError('INVALID_DURATION', field, `${field} must be at least ${bounds.minMs} ms`);
+  }
+  if (bounds.maxMs !== undefined && ms > bounds.maxMs) {
+    throw new ValidationError('INVALID_DURATION', field, `${field} must be at most ${bounds.maxMs} ms`);
+  }
+  return ms;
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** An ISO 8601 instant with an explicit offset ("Z" or "+02:00"); a bare local time is ambiguous and refused. */
+export function readInstant(obj: JsonObject, key: string, prefix: string): number | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  return parseInstant(value, join(prefix, key));
+}
+
+export function parseInstant(value: unknown, field: string): number {
+  const ms = typeof value === 'string' && ISO_INSTANT.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new ValidationError(
+      'INVALID_INSTANT',
+      field,
+      `${field} must be an ISO 8601 instant with an offset, such as "2026-12-01T09:00:00Z"; got ${JSON.stringify(value)}`,
+    );
+  }
+  return ms;
+}
+
+/** A JSON payload, at most MAX_PAYLOAD_BYTES when serialized. */
+export function readPayload(obj: JsonObject, key: string, prefix: string): JsonValue | null {
+  const value = obj[key];
+  if (value === undefined || value === null) return null;
+  const field = join(prefix, key);
+  const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
+  if (bytes > MAX_PAYLOAD_BYTES) {
+    throw new ValidationError(
+      'PAYLOAD_TOO_LARGE',
+      field,
+      `${field} is ${bytes} bytes of JSON; the limit is ${MAX_PAYLOAD_BYTES} bytes (256 KiB). Store large data elsewhere and pass a reference`,
+    );
+  }
+  return value as JsonValue;
+}
+
+/** A flat map of string keys to string values (labels, headers). */
+export function readStringMap(
+  obj: JsonObject,
+  key: string,
+  prefix: string,
+  limits: { maxEntries: number; maxValueLength: number },
+): Record<string, string> | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  const field = join(prefix, key);
+  if (!isObject(value)) throw new ValidationError('VALIDATION_FAILED', field, `${field} must be an object of strings`);
+  const entries = Object.entries(value);
+  if (entries.length > limits.maxEntries) {
+    throw new ValidationError('VALIDATION_FAILED', field, `${field} may hold at most ${limits.maxEntries} entries`);
+  }
+  const out: Record<string, string> = {};
+  for (const [k, v] of entries) {
+    if (typeof v !== 'string' || v.length > limits.maxValueLength) {
+      throw new ValidationError(
+        'VALIDATION_FAILED',
+        join(field, k),
+        `${join(field, k)} must be a string of at most ${limits.maxValueLength} characters`,
+      );
+    }
+    out[k] = v;
+  }
+  return out;
+}

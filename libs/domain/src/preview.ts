@@ -1,0 +1,21 @@
+/** The stateless preview: `{cron|every, timezone, dst, startAt, after, count}` to the next fire instants. */
+import { ValidationError } from './errors.js';
+import { present, readInstant, readInteger, readObject } from './input.js';
+import { parseScheduleCreate, recurrenceOf } from './schedule-spec.js';
+import { nextFireTimes } from './time/index.js';
+
+export const MAX_PREVIEW_COUNT = 1_000;
+
+export function previewSpec(body: unknown, nowMs: number): number[] {
+  const obj = readObject(body, '', ['cron', 'every', 'timezone', 'dst', 'startAt', 'after', 'count']);
+  if (!present(obj, 'cron') && !present(obj, 'every')) {
+    throw new ValidationError('MISSING_FIELD', 'cron', 'give "cron" or "every" to preview');
+  }
+  const after = readInstant(obj, 'after', '') ?? nowMs;
+  const count = readInteger(obj, 'count', '', 1, MAX_PREVIEW_COUNT) ?? 10;
+  const { after: _after, count: _count, ...definition } = obj;
+  // Reuse the schedule reader so preview accepts exactly what a schedule would; a placeholder
+  // target stands in, as a preview executes nothing.
+  const { spec } = parseScheduleCreate({ ...definition, target: { type: 'handler', name: 'noop' } }, after);
+  return nextFireTimes(recurrenceOf(spec, spec.startAtMs ?? after), after, count);
+}

@@ -1,0 +1,44 @@
+/**
+ * The one closed catalogue of reason codes. Every terminal run, every tick and every dead letter
+ * carries one of these; the ledger stores the code and free text beside it.
+ */
+export const REASON_CODES = {
+  // Runs that finished.
+  SUCCEEDED: 'the target completed successfully',
+  HANDLER_ERROR: 'the handler threw an error',
+  HANDLER_NON_RETRYABLE: 'the handler threw an error it marked as not retryable',
+  UNKNOWN_HANDLER: 'no handler of that name is registered in the worker',
+  HTTP_5XX: 'the HTTP target answered with a 5xx status',
+  HTTP_4XX: 'the HTTP target answered with a 4xx status that retrying cannot fix',
+  HTTP_RETRYABLE_STATUS: 'the HTTP target answered 408 or 429',
+  HTTP_REDIRECT: 'the HTTP target answered with a redirect, which is not followed',
+  HTTP_NETWORK_ERROR: 'the HTTP target could not be reached',
+  TARGET_REFUSED: 'the target address is not allowed (loopback, private or link-local)',
+  TIMEOUT: 'the run exceeded its timeout',
+  CANCELLED_BY_USER: 'cancellation was requested through the API',
+  REPLACED_BY_OVERLAP: 'a newer slot of the schedule replaced this run (overlap replace)',
+  SCHEDULE_DELETED: 'the schedule was deleted before the run started',
+  POISONED: 'the run outlived its crash budget: every executor holding it died',
+  // Run transitions that are not terminal.
+  LEASE_EXPIRED: 'the executor stopped renewing its lease and the run was taken back',
+  LEASE_LOST: 'the executor lost its lease; its verdict was refused',
+  RETRY_SCHEDULED: 'the attempt failed and another attempt is scheduled',
+  OVERLAP_BUFFERED: 'an earlier run of the schedule was still active; this run waits for it',
+  // Ticks.
+  TRIGGERED: 'the slot fired and created a run',
+  OVERLAP_SKIPPED: 'an earlier run of the schedule was still active (overlap skip)',
+  CATCHUP_NONE: 'the slot passed while the scheduler was down or the schedule paused (catch-up none)',
+  CATCHUP_SUPERSEDED: 'a later missed slot was fired instead (catch-up latest)',
+  CATCHUP_WINDOW_MISSED: 'the slot is older than the catch-up window',
+  CATCHUP_LIMIT_EXCEEDED: 'more slots were missed than the catch-up limit allows; the newest were kept',
+  INVALID_DEFINITION: 'the stored definition could not be evaluated',
+  // Outages.
+  SCHEDULER_CRASHED: 'the leading scheduler stopped heartbeating without releasing its lease',
+  SCHEDULER_STOPPED: 'no scheduler was running after the last one stopped cleanly',
+} as const;
+
+export type ReasonCode = keyof typeof REASON_CODES;
+
+export function isReasonCode(value: string): value is ReasonCode {
+  return Object.hasOwn(REASON_CODES, value);
+}

@@ -1,0 +1,129 @@
+/** What a run executes and how it is retried: shared by schedules and ad-hoc runs. */
+import { ValidationError } from './errors.js';
+import { HANDLER_NAMES, isHandlerName, type HandlerName } from './handlers.js';
+import {
+  isObject,
+  join,
+  readDuration,
+  readEnum,
+  readInteger,
+  readNumber,
+  readObject,
+  readString,
+  readStringMap,
+  type JsonObject,
+} from './input.js';
+import { BACKOFF_TYPES, HTTP_METHODS, type BackoffType, type HttpMethod } from './model.js';
+
+export type Target =
+  | { type: 'handler'; name: HandlerName }
+  | { type: 'http'; url: string; method: HttpMethod; headers: Record<string, string>; timeoutMs: number };
+
+export interface BackoffPolicy {
+  type: BackoffType;
+  baseMs: number;
+  maxMs: number;
+  /** Fraction of each delay randomised away, 0 to 1. */
+  jitter: number;
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  backoff: BackoffPolicy;
+}
+
+/** 60 s × 2^n capped at 1 h, three attempts in all. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 3,
+  backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 },
+};
+
+export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
+export const MAX_RUN_TIMEOUT_MS = 24 * 3_600_000;
+export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
+export const MAX_ATTEMPTS_LIMIT = 100;
+
+export function readTarget(body: JsonObject, key: string): Target {
+  const raw = body[key];
+  if (raw === undefined || raw === null) {
+    throw new ValidationError(
+      'MISSING_FIELD',
+      key,
+      `${key} is required: { "type": "handler", "name": "echo" } or { "type": "http", "url": "https://..." }`,
+    );
+  }
+  if (!isObject(raw)) {
+    throw new ValidationError('INVALID_TARGET', key, `${key} must be an object with a "type" of "handler" or "http"`);
+  }
+  const type = readEnum(raw, 'type', key, ['handler', 'http'] as const);
+  if (type === undefined) {
+    throw new ValidationError('MISSING_FIELD', join(key, 'type'), `${key}.type is required: "handler" or "http"`);
+  }
+  const obj = readObject(raw, key, type === 'handler' ? ['type', 'name'] : ['type', 'url', 'method', 'headers', 'timeout']);
+  if (type === 'handler') {
+    const name = readString(obj, 'name', key);
+    if (name === undefined) {
+      throw new ValidationError('MISSING_FIELD', join(key, 'name'), `${key}.name is required for a handler target`);
+    }
+    if (!isHandlerName(name)) {
+      throw new ValidationError(
+        'UNKNOWN_HANDLER',
+        join(key, 'name'),
+        `no handler named "${name}" is registered; known handlers: ${HANDLER_NAMES.join(', ')}`,
+      );
+    }
+    return { type, name };
+  }
+  const url = readString(obj, 'url', key, { maxLength: 2048 });
+  if (url === undefined) {
+    throw new ValidationError('MISSING_FIELD', join(key, 'url'), `${key}.url is required for an http target`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ValidationError('INVALID_TARGET', join(key, 'url'), `${key}.url is not a valid absolute URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ValidationError('INVALID_TARGET', join(key, 'url'), `${key}.url must use http or https`);
+  }
+  if (parsed.username || parsed.password) {
+    throw new ValidationError(
+      'INVALID_TARGET',
+      join(key, 'url'),
+      `${key}.url must not carry credentials; send them in ${key}.headers instead`,
+    );
+  }
+  return {
+    type,
+    url,
+    method: readEnum(obj, 'method', key, HTTP_METHODS) ?? 'POST',
+    headers: readStringMap(obj, 'headers', key, { maxEntries: 50, maxValueLength: 4096 }) ?? {},
+    timeoutMs: readDuration(obj, 'timeout', key, { minMs: 1, maxMs: MAX_RUN_TIMEOUT_MS }) ?? DEFAULT_HTTP_TIMEOUT_MS,
+  };
+}
+
+export function readRetryPolicy(body: JsonObject, key: string): RetryPolicy {
+  const raw = body[key];
+  if (raw === undefined || raw === null) return DEFAULT_RETRY_POLICY;
+  const obj = readObject(raw, key, ['maxAttempts', 'backoff']);
+  const maxAttempts = readInteger(obj, 'maxAttempts', key, 1, MAX_ATTEMPTS_LIMIT) ?? DEFAULT_RETRY_POLICY.maxAttempts;
+  const backoffField = join(key, 'backoff');
+  const defaults = DEFAULT_RETRY_POLICY.backoff;
+  if (obj.backoff === undefined || obj.backoff === null) return { maxAttempts, backoff: defaults };
+  const b = readObject(obj.backoff, backoffField, ['type', 'base', 'max', 'jitter']);
+  const backoff: BackoffPolicy = {
+    type: readEnum(b, 'type', backoffField, BACKOFF_TYPES) ?? defaults.type,
+    baseMs: readDuration(b, 'base', backoffField, { maxMs: MAX_RUN_TIMEOUT_MS }) ?? defaults.baseMs,
+    maxMs: readDuration(b, 'max', backoffField, { maxMs: 7 * 24 * 3_600_000 }) ?? defaults.maxMs,
+    jitter: readNumber(b, 'jitter', backoffField, 0, 1) ?? defaults.jitter,
+  };
+  if (backoff.maxMs < backoff.baseMs) {
+    throw new ValidationError(
+      'VALIDATION_FAILED',
+      join(backoffField, 'max'),
+      `${backoffField}.max must be at least ${backoffField}.base`,
+    );
+  }
+  return { maxAttempts, backoff };
+}

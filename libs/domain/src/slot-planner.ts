@@ -1,0 +1,137 @@
+/**
+ * Slot planning: which slots of one schedule are due now, which of them fire and which are
+ * recorded as missed, and where the cursor moves. Pure: the scheduler's tick calls it inside the
+ * transaction that writes the outcome, with the database clock as `nowMs`.
+ *
+ * A slot is "on time" when it came due while a scheduler was leading and the schedule was active
+ * (at or after `catchupBoundaryMs`); on-time slots always fire, however late the tick is. Slots
+ * before the boundary fell due during an outage or a pause, and the catch-up policy decides them.
+ */
+import { createHash } from 'node:crypto';
+import type { ReasonCode } from './reason-codes.js';
+import { nextSlotWithinBounds, recurrenceOf, type ScheduleSpec } from './schedule-spec.js';
+import { previousFireBefore, type Recurrence } from './time/index.js';
+
+/** How many of the newest due slots one evaluation records; older ones are explained by the outage record. */
+export const MAX_SLOTS_PER_EVALUATION = 1_000;
+
+export interface PlanInput {
+  scheduleId: string;
+  spec: ScheduleSpec;
+  /** The anchor of an `every` schedule without startAt: its creation instant. */
+  anchorMs: number;
+  /** The earliest slot not evaluated yet (the schedule's next_fire_at). */
+  cursorMs: number;
+  fireCount: number;
+  nowMs: number;
+  /** Slots before this instant fell due while nobody was firing them (outage or pause). */
+  catchupBoundaryMs: number;
+}
+
+export type SlotDecision =
+  | { slotMs: number; fire: true; availableAtMs: number; catchup: boolean }
+  | { slotMs: number; fire: false; reason: ReasonCode; reasonText: string };
+
+export interface SlotPlan {
+  /** Due slots in ascending order, each with its decision. */
+  slots: SlotDecision[];
+  /** Due slots older than the newest MAX_SLOTS_PER_EVALUATION that were passed over without a tick. */
+  unrecordedSlots: boolean;
+  /** The new cursor: the first slot after now, or null when the schedule has nothing left. */
+  nextFireAtMs: number | null;
+  /** True when the schedule is finished: maxRuns reached, endAt passed, or a one-shot fired. */
+  completed: boolean;
+}
+
+export function planSlots(input: PlanInput): SlotPlan {
+  const { spec, nowMs } = input;
+  const rec = recurrenceOf(spec, input.anchorMs);
+  const { due, unrecorded } = dueSlots(spec, rec, input.cursorMs, nowMs);
+
+  const onTime = due.filter((s) => s >= input.catchupBoundaryMs);
+  const late = due.filter((s) => s < input.catchupBoundaryMs);
+  const decisions = new Map<number, SlotDecision>();
+  for (const slotMs of onTime) {
+    decisions.set(slotMs, { slotMs, fire: true, availableAtMs: slotMs + jitterOffset(input.scheduleId, slotMs, spec.jitterMs), catchup: false });
+  }
+  decideLate(input, late, onTime.length > 0, decisions);
+
+  const slots: SlotDecision[] = [];
+  let fireCount = input.fireCount;
+  let completed = false;
+  for (const slotMs of due) {
+    if (spec.maxRuns !== null && fireCount >= spec.maxRuns) {
+      completed = true;
+      break;
+    }
+    const decision = decisions.get(slotMs)!;
+    slots.push(decision);
+    if (decision.fire) fireCount += 1;
+  }
+  if (spec.maxRuns !== null && fireCount >= spec.maxRuns) completed = true;
+
+  const nextFireAtMs = completed ? null : nextSlotWithinBounds(spec, rec, nowMs);
+  return { slots, unrecordedSlots: unrecorded, nextFireAtMs, completed: completed || nextFireAtMs === null };
+}
+
+/** Due slots in [cursor, now], ascending, at most the newest MAX_SLOTS_PER_EVALUATION of them. */
+function dueSlots(
+  spec: ScheduleSpec,
+  rec: Recurrence,
+  cursorMs: number,
+  nowMs: number,
+): { due: number[]; unrecorded: boolean } {
+  const newestFirst: number[] = [];
+  const lowest = spec.startAtMs !== null ? Math.max(cursorMs, spec.startAtMs) : cursorMs;
+  let slot = previousFireBefore(rec, nowMs + 1);
+  while (slot !== null && slot >= lowest && newestFirst.length < MAX_SLOTS_PER_EVALUATION) {
+    if (spec.endAtMs === null || slot <= spec.endAtMs) newestFirst.push(slot);
+    slot = previousFireBefore(rec, slot);
+  }
+  return { due: newestFirst.reverse(), unrecorded: slot !== null && slot >= lowest };
+}
+
+function decideLate(input: PlanInput, late: number[], anyOnTime: boolean, out: Map<number, SlotDecision>): void {
+  const { catchup, jitterMs } = input.spec;
+  const why = 'the slot fell due while no scheduler was firing it or the schedule was paused';
+  const inWindow = (s: number): boolean => catchup.windowMs === null || input.nowMs - s <= catchup.windowMs;
+  const candidates: number[] = [];
+  for (const slotMs of late) {
+    if (!inWindow(slotMs)) {
+      out.set(slotMs, { slotMs, fire: false, reason: 'CATCHUP_WINDOW_MISSED', reasonText: `${why}; it is older than the catch-up window` });
+    } else {
+      candidates.push(slotMs);
+    }
+  }
+  let firing: number[];
+  switch (catchup.mode) {
+    case 'none':
+      firing = [];
+      break;
+    case 'latest':
+      firing = anyOnTime ? [] : candidates.slice(-1);
+      break;
+    case 'all':
+      firing = catchup.limit === null ? candidates : candidates.slice(-catchup.limit);
+      break;
+  }
+  const fired = new Set(firing);
+  for (const slotMs of candidates) {
+    if (fired.has(slotMs)) {
+      out.set(slotMs, { slotMs, fire: true, availableAtMs: slotMs + jitterOffset(input.scheduleId, slotMs, jitterMs), catchup: true });
+    } else if (catchup.mode === 'none') {
+      out.set(slotMs, { slotMs, fire: false, reason: 'CATCHUP_NONE', reasonText: `${why}; catch-up mode is none` });
+    } else if (catchup.mode === 'latest') {
+      out.set(slotMs, { slotMs, fire: false, reason: 'CATCHUP_SUPERSEDED', reasonText: `${why}; catch-up mode latest fires only the newest` });
+    } else {
+      out.set(slotMs, { slotMs, fire: false, reason: 'CATCHUP_LIMIT_EXCEEDED', reasonText: `${why}; more slots were missed than catch-up limit ${catchup.limit}` });
+    }
+  }
+}
+
+/** Deterministic jitter: the same schedule and slot always get the same offset in [0, jitterMs). */
+export function jitterOffset(scheduleId: string, slotMs: number, jitterMs: number): number {
+  if (jitterMs <= 0) return 0;
+  const digest = createHash('sha256').update(`${scheduleId}:${slotMs}`).digest();
+  return Math.floor((digest.readUInt32BE(0) / 2 ** 32) * jitterMs);
+}
