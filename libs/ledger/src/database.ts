@@ -1,0 +1,60 @@
+/** The Postgres connection pool and the one way to run a transaction on it. */
+import pg from 'pg';
+
+// int8 columns (epochs, durations in ms, counts) all fit in a double; read them as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export type Db = pg.Pool;
+export type Tx = pg.PoolClient;
+export type Queryable = pg.Pool | pg.PoolClient;
+
+export interface PoolOptions {
+  connectionString: string;
+  max?: number;
+  applicationName?: string;
+}
+
+export function createPool(options: PoolOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'kairos',
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client that loses its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/**
+ * Runs `work` inside BEGIN ... COMMIT on one pooled connection, rolling back on any error. The
+ * callback must do database work only: no network or Redis I/O while the transaction holds locks.
+ */
+export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** The Postgres error code of a failed query (`23505` unique violation, ...), if it is one. */
+export function pgErrorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
+export function pgConstraint(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'constraint' in error && typeof error.constraint === 'string'
+    ? error.constraint
+    : undefined;
+}

@@ -1,0 +1,62 @@
+/** The runs table's columns as SQL returns them. */
+import type { JsonValue, RetryPolicy, RunOrigin, RunState, Target } from '@kairos/domain';
+
+export interface RunRow {
+  id: string;
+  namespaceId: string;
+  scheduleId: string | null;
+  origin: RunOrigin;
+  sourceRunId: string | null;
+  scheduledFor: Date;
+  /** Null while the run is parked behind another run of its schedule. */
+  availableAt: Date | null;
+  deferReason: string | null;
+  state: RunState;
+  exclusive: boolean;
+  attempt: number;
+  maxAttempts: number;
+  target: Target;
+  payload: JsonValue | null;
+  retry: RetryPolicy;
+  timeoutMs: number;
+  leaseOwner: string | null;
+  leaseEpoch: number;
+  leaseExpiresAt: Date | null;
+  heartbeatAt: Date | null;
+  crashCount: number;
+  cancelRequestedAt: Date | null;
+  cancelRequestedBy: string | null;
+  enqueuedAt: Date | null;
+  result: JsonValue | null;
+  error: Record<string, unknown> | null;
+  reasonCode: string | null;
+  reasonText: string | null;
+  idempotencyKey: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  updatedAt: Date;
+}
+
+export const RUN_COLUMNS = `
+  r.id, r.namespace_id AS "namespaceId", r.schedule_id AS "scheduleId", r.origin, r.source_run_id AS "sourceRunId",
+  r.scheduled_for AS "scheduledFor", CASE WHEN r.available_at = 'infinity' THEN NULL ELSE r.available_at END AS "availableAt",
+  r.defer_reason AS "deferReason", r.state, r.exclusive, r.attempt, r.max_attempts AS "maxAttempts", r.target, r.payload,
+  r.retry, r.timeout_ms AS "timeoutMs", r.lease_owner AS "leaseOwner", r.lease_epoch AS "leaseEpoch",
+  r.lease_expires_at AS "leaseExpiresAt", r.heartbeat_at AS "heartbeatAt", r.crash_count AS "crashCount",
+  r.cancel_requested_at AS "cancelRequestedAt", r.cancel_requested_by AS "cancelRequestedBy",
+  r.enqueued_at AS "enqueuedAt", r.result, r.error, r.reason_code AS "reasonCode", r.reason_text AS "reasonText",
+  r.idempotency_key AS "idempotencyKey", r.created_at AS "createdAt", r.started_at AS "startedAt",
+  r.finished_at AS "finishedAt", r.updated_at AS "updatedAt"`;
+
+export interface RunEventRow {
+  id: number;
+  at: Date;
+  kind: string;
+  fromState: RunState | null;
+  toState: RunState | null;
+  leaseEpoch: number | null;
+  actor: string;
+  reasonCode: string | null;
+  detail: Record<string, unknown>;
+}

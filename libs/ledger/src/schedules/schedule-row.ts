@@ -1,0 +1,125 @@
+/** The schedules table's columns as SQL returns them, and their translation to and from a ScheduleSpec. */
+import type { CatchupMode, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
+
+/** Every column of schedules, camelCased by the SELECT list below. */
+export interface ScheduleRow {
+  id: string;
+  namespaceId: string;
+  name: string;
+  kind: ScheduleKind;
+  cron: string | null;
+  everyMs: number | null;
+  at: Date | null;
+  timezone: string;
+  dstGap: 'shift' | 'skip';
+  dstOverlap: 'first' | 'last' | 'both';
+  catchupMode: CatchupMode;
+  catchupWindowMs: number | null;
+  catchupLimit: number | null;
+  overlap: OverlapPolicy;
+  target: Target;
+  payload: JsonValue | null;
+  retry: RetryPolicy;
+  timeoutMs: number;
+  startAt: Date | null;
+  endAt: Date | null;
+  maxRuns: number | null;
+  jitterMs: number;
+  labels: Record<string, string>;
+  idempotencyKey: string | null;
+  specHash: string;
+  status: ScheduleStatus;
+  nextFireAt: Date | null;
+  lastFireAt: Date | null;
+  fireCount: number;
+  pausedAt: Date | null;
+  resumedAt: Date | null;
+  completedAt: Date | null;
+  deletedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const SCHEDULE_COLUMNS = `
+  s.id, s.namespace_id AS "namespaceId", s.name, s.kind, s.cron, s.every_ms AS "everyMs", s.at, s.timezone,
+  s.dst_gap AS "dstGap", s.dst_overlap AS "dstOverlap", s.catchup_mode AS "catchupMode",
+  s.catchup_window_ms AS "catchupWindowMs", s.catchup_limit AS "catchupLimit", s.overlap, s.target, s.payload,
+  s.retry, s.timeout_ms AS "timeoutMs", s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
+  s.jitter_ms AS "jitterMs", s.labels, s.idempotency_key AS "idempotencyKey", s.spec_hash AS "specHash", s.status,
+  s.next_fire_at AS "nextFireAt", s.last_fire_at AS "lastFireAt", s.fire_count AS "fireCount",
+  s.paused_at AS "pausedAt", s.resumed_at AS "resumedAt", s.completed_at AS "completedAt",
+  s.deleted_at AS "deletedAt", s.created_at AS "createdAt", s.updated_at AS "updatedAt"`;
+
+export function specOf(row: ScheduleRow): ScheduleSpec {
+  return {
+    name: row.name,
+    timing:
+      row.kind === 'cron'
+        ? { kind: 'cron', cron: row.cron! }
+        : row.kind === 'every'
+          ? { kind: 'every', everyMs: row.everyMs! }
+          : { kind: 'at', atMs: row.at!.getTime() },
+    timezone: row.timezone,
+    dst: { gap: row.dstGap, overlap: row.dstOverlap },
+    catchup: { mode: row.catchupMode, windowMs: row.catchupWindowMs, limit: row.catchupLimit },
+    overlap: row.overlap,
+    target: row.target,
+    payload: row.payload,
+    retry: row.retry,
+    timeoutMs: row.timeoutMs,
+    startAtMs: row.startAt?.getTime() ?? null,
+    endAtMs: row.endAt?.getTime() ?? null,
+    maxRuns: row.maxRuns,
+    jitterMs: row.jitterMs,
+    labels: row.labels,
+  };
+}
+
+/** Column values of a spec, in the order of SPEC_COLUMN_NAMES. */
+export function specColumnValues(spec: ScheduleSpec): unknown[] {
+  return [
+    spec.timing.kind,
+    spec.timing.kind === 'cron' ? spec.timing.cron : null,
+    spec.timing.kind === 'every' ? spec.timing.everyMs : null,
+    spec.timing.kind === 'at' ? new Date(spec.timing.atMs) : null,
+    spec.timezone,
+    spec.dst.gap,
+    spec.dst.overlap,
+    spec.catchup.mode,
+    spec.catchup.windowMs,
+    spec.catchup.limit,
+    spec.overlap,
+    JSON.stringify(spec.target),
+    spec.payload === null ? null : JSON.stringify(spec.payload),
+    JSON.stringify(spec.retry),
+    spec.timeoutMs,
+    spec.startAtMs === null ? null : new Date(spec.startAtMs),
+    spec.endAtMs === null ? null : new Date(spec.endAtMs),
+    spec.maxRuns,
+    spec.jitterMs,
+    JSON.stringify(spec.labels),
+  ];
+}
+
+export const SPEC_COLUMN_NAMES = [
+  'kind',
+  'cron',
+  'every_ms',
+  'at',
+  'timezone',
+  'dst_gap',
+  'dst_overlap',
+  'catchup_mode',
+  'catchup_window_ms',
+  'catchup_limit',
+  'overlap',
+  'target',
+  'payload',
+  'retry',
+  'timeout_ms',
+  'start_at',
+  'end_at',
+  'max_runs',
+  'jitter_ms',
+  'labels',
+] as const;

@@ -1,0 +1,279 @@
+/**
+ * Schedules and their ticks. Definitions are written whole (a spec and its hash); the cursor
+ * (next_fire_at, last_fire_at, fire_count) moves only in the tick's transaction, under the row lock
+ * the tick took with FOR UPDATE SKIP LOCKED, so two schedulers never evaluate one schedule at once.
+ */
+import { ConflictError, isUuid, type ScheduleSpec, type ScheduleStatus, type TickOrigin, type TickOutcome, type ReasonCode } from '@kairos/domain';
+import { pgConstraint, pgErrorCode, type Queryable, type Tx } from '../database.js';
+import { decodeCursor, toPage, type Page } from '../pagination.js';
+import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, specColumnValues, type ScheduleRow } from './schedule-row.js';
+
+export interface NewSchedule {
+  id: string;
+  namespaceId: string;
+  name: string;
+  spec: ScheduleSpec;
+  specHash: string;
+  paused: boolean;
+  idempotencyKey: string | null;
+  nextFireAt: Date;
+}
+
+export interface TickRecord {
+  scheduleId: string;
+  namespaceId: string;
+  scheduledFor: Date;
+  outcome: TickOutcome;
+  reasonCode: ReasonCode;
+  reasonText: string | null;
+  runId: string | null;
+  origin: TickOrigin;
+}
+
+export interface TickRow {
+  scheduledFor: Date;
+  outcome: TickOutcome;
+  reasonCode: ReasonCode;
+  reasonText: string | null;
+  runId: string | null;
+  origin: TickOrigin;
+  createdAt: Date;
+}
+
+export interface CursorAdvance {
+  id: string;
+  nextFireAt: Date | null;
+  lastFireAt: Date | null;
+  fired: number;
+  completed: boolean;
+}
+
+export interface ScheduleFilter {
+  status?: ScheduleStatus;
+  label?: { key: string; value: string };
+  name?: string;
+}
+
+/** Notified (on commit) whenever a schedule may have become due sooner, so the tick wakes at once. */
+export const SCHEDULES_CHANNEL = 'kairos_schedules';
+
+const SPEC_ASSIGNMENTS = SPEC_COLUMN_NAMES.map((c, i) => `${c} = $${i + 1}`).join(', ');
+
+export class ScheduleRepository {
+  /**
+   * Inserts a schedule. A repeated idempotency key in the namespace returns the existing schedule
+   * with `deduped: true` (the unique index decides, not a read). A taken name is a ConflictError.
+   */
+  async create(tx: Tx, s: NewSchedule): Promise<{ row: ScheduleRow; deduped: boolean }> {
+    const specValues = specColumnValues(s.spec);
+    const n = specValues.length;
+    try {
+      const { rows } = await tx.query<ScheduleRow>(
+        `INSERT INTO schedules AS s (${SPEC_COLUMN_NAMES.join(', ')}, id, namespace_id, name, spec_hash, idempotency_key,
+                                     status, paused_at, next_fire_at)
+         VALUES (${specValues.map((_, i) => `$${i + 1}`).join(', ')}, $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5},
+                 CASE WHEN $${n + 6}::boolean THEN 'paused' ELSE 'active' END,
+                 CASE WHEN $${n + 6}::boolean THEN now() END, $${n + 7})
+         ON CONFLICT (namespace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+         RETURNING ${SCHEDULE_COLUMNS}`,
+        [...specValues, s.id, s.namespaceId, s.name, s.specHash, s.idempotencyKey, s.paused, s.nextFireAt],
+      );
+      if (rows[0]) return { row: rows[0], deduped: false };
+    } catch (error) {
+      if (pgErrorCode(error) === '23505' && pgConstraint(error) === 'schedules_name_key') {
+        throw new ConflictError('CONFLICT', 'name', `a schedule named "${s.name}" already exists in this namespace; pick another name or PUT /v1/schedules/by-name/${s.name} to update it`);
+      }
+      throw error;
+    }
+    const existing = await tx.query<ScheduleRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.namespace_id = $1 AND s.idempotency_key = $2`,
+      [s.namespaceId, s.idempotencyKey],
+    );
+    return { row: existing.rows[0]!, deduped: true };
+  }
+
+  /** Wakes the leader's tick when this transaction commits. */
+  async notifyChanged(tx: Queryable): Promise<void> {
+    await tx.query(`SELECT pg_notify('${SCHEDULES_CHANNEL}', '')`);
+  }
+
+  async get(db: Queryable, namespaceId: string, id: string, opts: { lock?: boolean } = {}): Promise<ScheduleRow | null> {
+    if (!isUuid(id)) return null;
+    const { rows } = await db.query<ScheduleRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules s
+       WHERE s.namespace_id = $1 AND s.id = $2 AND s.deleted_at IS NULL ${opts.lock ? 'FOR NO KEY UPDATE' : ''}`,
+      [namespaceId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async getByName(db: Queryable, namespaceId: string, name: string, opts: { lock?: boolean } = {}): Promise<ScheduleRow | null> {
+    const { rows } = await db.query<ScheduleRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules s
+       WHERE s.namespace_id = $1 AND s.name = $2 AND s.deleted_at IS NULL ${opts.lock ? 'FOR NO KEY UPDATE' : ''}`,
+      [namespaceId, name],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Newest first, keyset-paginated on id (UUIDv7, so creation order). */
+  async list(db: Queryable, namespaceId: string, filter: ScheduleFilter, limit: number, cursor?: string): Promise<Page<ScheduleRow>> {
+    const params: unknown[] = [namespaceId, limit + 1];
+    const where = ['s.namespace_id = $1', 's.deleted_at IS NULL'];
+    if (cursor !== undefined) {
+      params.push(decodeCursor(cursor, isUuid));
+      where.push(`s.id < $${params.length}`);
+    }
+    if (filter.status !== undefined) {
+      params.push(filter.status);
+      where.push(`s.status = $${params.length}`);
+    }
+    if (filter.name !== undefined) {
+      params.push(filter.name);
+      where.push(`s.name = $${params.length}`);
+    }
+    if (filter.label !== undefined) {
+      params.push(JSON.stringify({ [filter.label.key]: filter.label.value }));
+      where.push(`s.labels @> $${params.length}::jsonb`);
+    }
+    const { rows } = await db.query<ScheduleRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE ${where.join(' AND ')} ORDER BY s.id DESC LIMIT $2`,
+      params,
+    );
+    return toPage(rows, limit, (r) => r.id);
+  }
+
+  /**
+   * Replaces the definition of a locked schedule. The cursor restarts at `nextFireAt` (computed by
+   * the caller from now), so slots of the old definition are neither fired nor reported missed.
+   */
+  async replaceDefinition(tx: Tx, id: string, name: string, spec: ScheduleSpec, hash: string, nextFireAt: Date | null): Promise<ScheduleRow> {
+    const values = specColumnValues(spec);
+    const n = values.length;
+    try {
+      const { rows } = await tx.query<ScheduleRow>(
+        `UPDATE schedules s SET ${SPEC_ASSIGNMENTS}, name = $${n + 2}, spec_hash = $${n + 3}, next_fire_at = $${n + 4},
+                status = CASE WHEN s.status = 'paused' THEN 'paused' WHEN $${n + 4}::timestamptz IS NULL THEN 'completed' ELSE 'active' END,
+                completed_at = CASE WHEN s.status <> 'paused' AND $${n + 4}::timestamptz IS NULL THEN now() END,
+                resumed_at = now(), updated_at = now()
+         WHERE s.id = $${n + 1}
+         RETURNING ${SCHEDULE_COLUMNS}`,
+        [...values, id, name, hash, nextFireAt],
+      );
+      return rows[0]!;
+    } catch (error) {
+      if (pgErrorCode(error) === '23505' && pgConstraint(error) === 'schedules_name_key') {
+        throw new ConflictError('CONFLICT', 'name', `a schedule named "${name}" already exists in this namespace`);
+      }
+      throw error;
+    }
+  }
+
+  async setPaused(db: Queryable, id: string, paused: boolean): Promise<ScheduleRow | null> {
+    const { rows } = await db.query<ScheduleRow>(
+      paused
+        ? `UPDATE schedules s SET status = 'paused', paused_at = now(), updated_at = now()
+           WHERE s.id = $1 AND s.status = 'active' RETURNING ${SCHEDULE_COLUMNS}`
+        : `UPDATE schedules s SET status = 'active', paused_at = NULL, resumed_at = now(), updated_at = now()
+           WHERE s.id = $1 AND s.status = 'paused' RETURNING ${SCHEDULE_COLUMNS}`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async markDeleted(tx: Tx, id: string): Promise<void> {
+    await tx.query(
+      `UPDATE schedules SET status = 'deleted', deleted_at = now(), next_fire_at = NULL, updated_at = now() WHERE id = $1`,
+      [id],
+    );
+  }
+
+  /**
+   * Locks and returns up to `limit` active schedules due by now + lookahead, skipping rows another
+   * transaction holds. `dbNow` is the database clock every slot decision is made against.
+   */
+  async claimDue(tx: Tx, limit: number, lookaheadMs: number): Promise<{ rows: ScheduleRow[]; dbNow: Date }> {
+    const { rows } = await tx.query<ScheduleRow & { dbNow: Date }>(
+      `SELECT ${SCHEDULE_COLUMNS}, now() AS "dbNow" FROM schedules s
+       WHERE s.status = 'active' AND s.next_fire_at <= now() + $1 * interval '1 millisecond'
+       ORDER BY s.next_fire_at LIMIT $2
+       FOR NO KEY UPDATE SKIP LOCKED`,
+      [lookaheadMs, limit],
+    );
+    const dbNow = rows[0]?.dbNow ?? (await tx.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
+    return { rows, dbNow };
+  }
+
+  /** The earliest next_fire_at among active schedules: how long the tick may sleep. */
+  async msUntilNextDue(db: Queryable): Promise<number | null> {
+    const { rows } = await db.query<{ ms: number | null }>(
+      `SELECT (extract(epoch FROM min(next_fire_at) - now()) * 1000)::float8 AS ms FROM schedules WHERE status = 'active'`,
+    );
+    return rows[0]?.ms ?? null;
+  }
+
+  /**
+   * Records ticks; a slot that already has a tick is left alone (ON CONFLICT DO NOTHING) and is
+   * absent from the answer, so the caller creates runs only for the slots it really claimed.
+   */
+  async insertTicks(tx: Tx, ticks: readonly TickRecord[]): Promise<Set<string>> {
+    if (ticks.length === 0) return new Set();
+    const { rows } = await tx.query<{ key: string }>(
+      `INSERT INTO ticks (schedule_id, namespace_id, scheduled_for, outcome, reason_code, reason_text, run_id, origin)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::text[])
+       ON CONFLICT (schedule_id, scheduled_for) DO NOTHING
+       RETURNING schedule_id::text || '@' || (extract(epoch FROM scheduled_for) * 1000)::bigint AS key`,
+      [
+        ticks.map((t) => t.scheduleId),
+        ticks.map((t) => t.namespaceId),
+        ticks.map((t) => t.scheduledFor),
+        ticks.map((t) => t.outcome),
+        ticks.map((t) => t.reasonCode),
+        ticks.map((t) => t.reasonText),
+        ticks.map((t) => t.runId),
+        ticks.map((t) => t.origin),
+      ],
+    );
+    return new Set(rows.map((r) => r.key));
+  }
+
+  async advanceCursors(tx: Tx, updates: readonly CursorAdvance[]): Promise<void> {
+    if (updates.length === 0) return;
+    await tx.query(
+      `UPDATE schedules s SET
+         next_fire_at = u.next_fire_at,
+         last_fire_at = coalesce(u.last_fire_at, s.last_fire_at),
+         fire_count   = s.fire_count + u.fired,
+         status       = CASE WHEN u.completed THEN 'completed' ELSE s.status END,
+         completed_at = CASE WHEN u.completed THEN now() ELSE s.completed_at END,
+         updated_at   = now()
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::boolean[])
+         AS u(id, next_fire_at, last_fire_at, fired, completed)
+       WHERE s.id = u.id`,
+      [
+        updates.map((u) => u.id),
+        updates.map((u) => u.nextFireAt),
+        updates.map((u) => u.lastFireAt),
+        updates.map((u) => u.fired),
+        updates.map((u) => u.completed),
+      ],
+    );
+  }
+
+  /** A schedule's ticks, newest slot first. */
+  async listTicks(db: Queryable, scheduleId: string, limit: number, cursor?: string): Promise<Page<TickRow>> {
+    const params: unknown[] = [scheduleId, limit + 1];
+    let before = '';
+    if (cursor !== undefined) {
+      params.push(new Date(decodeCursor(cursor, (k) => !Number.isNaN(Date.parse(k)))));
+      before = 'AND scheduled_for < $3';
+    }
+    const { rows } = await db.query<TickRow>(
+      `SELECT scheduled_for AS "scheduledFor", outcome, reason_code AS "reasonCode", reason_text AS "reasonText",
+              run_id AS "runId", origin, created_at AS "createdAt"
+       FROM ticks WHERE schedule_id = $1 ${before} ORDER BY scheduled_for DESC LIMIT $2`,
+      params,
+    );
+    return toPage(rows, limit, (r) => r.scheduledFor.toISOString());
+  }
+}

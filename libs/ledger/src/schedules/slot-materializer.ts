@@ -1,0 +1,85 @@
+/**
+ * Turning slot decisions into rows: for each slot, a tick, and for each slot that fires, a run whose
+ * overlap decision is taken against the schedule's active runs (updated as runs are added, so two
+ * slots fired in one pass see each other). Pure: the caller supplies the active runs it read inside
+ * the transaction that will write the result.
+ */
+import { decideOverlap, newId, type ActiveRun, type OverlapPolicy, type SlotDecision, type TickOrigin, type RunOrigin } from '@kairos/domain';
+import type { NewRun } from '../runs/run.repository.js';
+import type { ScheduleRow } from './schedule-row.js';
+import type { TickRecord } from './schedule.repository.js';
+
+export interface MaterializeOptions {
+  row: ScheduleRow;
+  slots: readonly SlotDecision[];
+  /** The schedule's queued and running runs; extended in place with the runs created here. */
+  active: ActiveRun[];
+  tickOrigin: TickOrigin | null;
+  runOrigin: RunOrigin;
+  overlap: OverlapPolicy;
+  actor: string;
+}
+
+export interface Materialized {
+  ticks: TickRecord[];
+  runs: NewRun[];
+  /** Older runs the `replace` policy ends or asks to stop. */
+  cancel: string[];
+  fired: number;
+  lastFiredAt: Date | null;
+}
+
+export function materializeSlots(opts: MaterializeOptions): Materialized {
+  const { row } = opts;
+  const out: Materialized = { ticks: [], runs: [], cancel: [], fired: 0, lastFiredAt: null };
+  for (const slot of opts.slots) {
+    const scheduledFor = new Date(slot.slotMs);
+    const tick = (t: Pick<TickRecord, 'outcome' | 'reasonCode' | 'reasonText' | 'runId'>): void => {
+      if (opts.tickOrigin) out.ticks.push({ scheduleId: row.id, namespaceId: row.namespaceId, scheduledFor, origin: opts.tickOrigin, ...t });
+    };
+    if (!slot.fire) {
+      tick({ outcome: 'missed', reasonCode: slot.reason, reasonText: slot.reasonText, runId: null });
+      continue;
+    }
+    const decision = decideOverlap(opts.overlap, opts.active);
+    if (decision.action === 'skip') {
+      tick({ outcome: 'skipped', reasonCode: 'OVERLAP_SKIPPED', reasonText: `run ${decision.blockedBy} was still active (overlap ${opts.overlap})`, runId: null });
+      continue;
+    }
+    for (const id of decision.cancel) {
+      out.cancel.push(id);
+      opts.active.splice(opts.active.findIndex((r) => r.id === id), 1);
+    }
+    const id = newId();
+    const buffered = decision.action === 'buffer';
+    out.runs.push({
+      id,
+      namespaceId: row.namespaceId,
+      scheduleId: row.id,
+      origin: opts.runOrigin,
+      sourceRunId: null,
+      scheduledFor,
+      availableAt: buffered ? null : new Date(slot.availableAtMs),
+      deferReason: buffered
+        ? `waiting for run ${decision.blockedBy} to end (overlap ${opts.overlap})`
+        : slot.availableAtMs > slot.slotMs
+          ? 'jitter'
+          : null,
+      exclusive: decision.action === 'buffer' || decision.exclusive,
+      maxAttempts: row.retry.maxAttempts,
+      target: row.target,
+      payload: row.payload,
+      retry: row.retry,
+      timeoutMs: row.timeoutMs,
+      idempotencyKey: null,
+      actor: opts.actor,
+      reasonCode: buffered ? 'OVERLAP_BUFFERED' : null,
+      detail: slot.catchup ? { catchup: true } : {},
+    });
+    opts.active.push({ id, state: 'queued', buffered });
+    tick({ outcome: 'triggered', reasonCode: buffered ? 'OVERLAP_BUFFERED' : 'TRIGGERED', reasonText: null, runId: id });
+    out.fired += 1;
+    out.lastFiredAt = scheduledFor;
+  }
+  return out;
+}
