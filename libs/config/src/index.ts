@@ -1,0 +1,175 @@
+/**
+ * Configuration, read once from the environment and validated at start-up. A bad value stops the
+ * process with a message naming the variable; nothing downstream re-reads process.env.
+ */
+import { DurationError, parseDuration } from '@kairos/domain';
+
+export type Role = 'api' | 'scheduler' | 'worker';
+export const ROLES: readonly Role[] = ['api', 'scheduler', 'worker'];
+
+export interface KairosConfig {
+  roles: Role[];
+  databaseUrl: string;
+  databasePoolSize: number;
+  redisUrl: string;
+  /** Prefix of every BullMQ key, so several deployments (or test runs) can share one Redis. */
+  queuePrefix: string;
+  logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  shutdownGraceMs: number;
+  api: {
+    host: string;
+    port: number;
+  };
+  scheduler: {
+    leaderTtlMs: number;
+    /** The longest the tick sleeps when nothing is due (a new schedule also wakes it). */
+    tickMaxIdleMs: number;
+    tickBatchSize: number;
+    /** Slots up to this far in the future are materialised early, as delayed jobs. */
+    lookaheadMs: number;
+    relayIntervalMs: number;
+    reconcileIntervalMs: number;
+    /** A queued run this overdue is checked against Redis and re-enqueued when Redis lost it. */
+    reconcileGraceMs: number;
+    reaperIntervalMs: number;
+    /** How long past its lease expiry the reaper waits before taking a run back. */
+    reaperSkewMs: number;
+    /** The delay before a reaped run is due again. */
+    reaperBackoffMs: number;
+    /** Executors that may die holding one run before it is quarantined as POISONED. */
+    crashBudget: number;
+  };
+  worker: {
+    concurrency: number;
+    runLeaseTtlMs: number;
+    /** Hosts and CIDR ranges an HTTP target may reach even though they are private or loopback. */
+    httpAllowList: string[];
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...ROLES]): KairosConfig {
+  const leaderTtlMs = duration(env, 'KAIROS_LEADER_TTL', '10s');
+  return {
+    roles: roles(env, defaultRoles),
+    databaseUrl: url(env, 'DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/kairos', ['postgres:', 'postgresql:']),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    queuePrefix: text(env, 'KAIROS_QUEUE_PREFIX', 'kairos', /^[A-Za-z0-9_.:-]{1,64}$/),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug', 'verbose'] as const),
+    shutdownGraceMs: duration(env, 'KAIROS_SHUTDOWN_GRACE', '10s'),
+    api: {
+      host: text(env, 'HOST', '0.0.0.0', /^[A-Za-z0-9.:-]+$/),
+      port: integer(env, 'PORT', 3000, 0, 65535),
+    },
+    scheduler: {
+      leaderTtlMs,
+      tickMaxIdleMs: duration(env, 'KAIROS_TICK_MAX_IDLE', '1s'),
+      tickBatchSize: integer(env, 'KAIROS_TICK_BATCH', 500, 1, 10_000),
+      lookaheadMs: duration(env, 'KAIROS_LOOKAHEAD', '0s'),
+      relayIntervalMs: duration(env, 'KAIROS_RELAY_INTERVAL', '1s'),
+      reconcileIntervalMs: duration(env, 'KAIROS_RECONCILE_INTERVAL', '5s'),
+      reconcileGraceMs: duration(env, 'KAIROS_RECONCILE_GRACE', '10s'),
+      reaperIntervalMs: duration(env, 'KAIROS_REAPER_INTERVAL', '2s'),
+      reaperSkewMs: duration(env, 'KAIROS_REAPER_SKEW', '5s'),
+      reaperBackoffMs: duration(env, 'KAIROS_REAPER_BACKOFF', '5s'),
+      crashBudget: integer(env, 'KAIROS_CRASH_BUDGET', 3, 1, 100),
+    },
+    worker: {
+      concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 16, 1, 1000),
+      runLeaseTtlMs: duration(env, 'KAIROS_RUN_LEASE_TTL', '30s'),
+      httpAllowList: list(env, 'KAIROS_HTTP_ALLOWLIST'),
+    },
+  };
+}
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function roles(env: Env, fallback: Role[]): Role[] {
+  const value = raw(env, 'KAIROS_ROLES');
+  if (value === undefined) return fallback;
+  const parsed = value.split(',').map((r) => r.trim());
+  for (const role of parsed) {
+    if (!(ROLES as readonly string[]).includes(role)) {
+      throw new ConfigError(`KAIROS_ROLES: unknown role "${role}"; use a comma-separated list of ${ROLES.join(', ')}`);
+    }
+  }
+  return [...new Set(parsed)] as Role[];
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const value = raw(env, name) ?? fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return value;
+}
+
+function text(env: Env, name: string, fallback: string, pattern: RegExp): string {
+  const value = raw(env, name) ?? fallback;
+  if (!pattern.test(value)) throw new ConfigError(`${name}="${value}" is not valid (expected ${pattern.source})`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const value = raw(env, name) ?? fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name}="${value}" is not one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name}="${value}" must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  const value = raw(env, name) ?? fallback;
+  try {
+    return parseDuration(/^\d+$/.test(value) ? Number(value) : value);
+  } catch (error) {
+    if (error instanceof DurationError) throw new ConfigError(`${name}="${value}": ${error.message}`);
+    throw error;
+  }
+}
+
+function list(env: Env, name: string): string[] {
+  return (raw(env, name) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** The URL with its password masked, for messages and logs. */
+export function redactUrl(value: string): string {
+  try {
+    const parsed = new URL(value);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

@@ -1,0 +1,47 @@
+/** Redis connections for BullMQ, and the start-up probe that turns "unreachable" into one clear line. */
+import type { ConnectionOptions } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+
+export class TransportUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TransportUnavailableError';
+  }
+}
+
+/**
+ * A connection for producers (Queue): commands fail fast while Redis is away instead of piling up,
+ * so the relay notices, keeps the rows unenqueued in Postgres and retries on its next pass.
+ */
+export function producerConnection(redisUrl: string): Redis {
+  const redis = new Redis(redisUrl, { ...common(), enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** Connection options for consumers (Worker): BullMQ requires blocking commands to retry forever. */
+export function consumerConnectionOptions(redisUrl: string): ConnectionOptions {
+  return { url: redisUrl, maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(times * 200, 2_000) };
+}
+
+function common(): RedisOptions {
+  return { lazyConnect: false, retryStrategy: (times) => Math.min(times * 200, 2_000), connectTimeout: 5_000 };
+}
+
+/** Fails with TransportUnavailableError when Redis does not answer PING within `timeoutMs`. */
+export async function probeRedis(redisUrl: string, timeoutMs = 5_000): Promise<void> {
+  const url = new URL(redisUrl);
+  const where = `${url.hostname}:${url.port || 6379}`;
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new TransportUnavailableError(
+      `cannot reach Redis at ${where} (${(error as Error).message}); start Redis or point REDIS_URL at a running server`,
+    );
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Hands committed runs to BullMQ (jobId = run id, delayed to available_at) and records that it did.
+ * Always called after the transaction that created the runs has committed; if Redis is away the
+ * rows simply stay unenqueued and the scheduler's relay hands them over on a later pass.
+ */
+import type { Queue } from 'bullmq';
+import type { Db, DispatchItem, RunRepository } from '@kairos/ledger';
+import { RUN_JOB_DEFAULTS, type JobPayloads } from './jobs.js';
+
+export type RunsQueue = Queue<JobPayloads['run'], unknown, 'run'>;
+
+export class RunDispatcher {
+  constructor(
+    private readonly queue: RunsQueue,
+    private readonly db: Db,
+    private readonly runs: RunRepository,
+  ) {}
+
+  /** Adds the runs' jobs and marks them enqueued. Returns false (and leaves the rows as they were) when Redis refused. */
+  async dispatch(items: readonly DispatchItem[]): Promise<boolean> {
+    if (items.length === 0) return true;
+    try {
+      await this.queue.addBulk(items.map((item) => this.job(item)));
+    } catch {
+      return false;
+    }
+    await this.runs.markEnqueued(this.db, items.map((i) => i.id));
+    return true;
+  }
+
+  /**
+   * The reconciler's repair: for each run Postgres says is queued and enqueued, make sure Redis
+   * really holds a live job for it. A missing job is added again; a job left in a finished state
+   * (which would swallow a new add with the same id) is removed first. Returns the ids repaired.
+   */
+  async redeliver(items: readonly DispatchItem[]): Promise<string[]> {
+    const repaired: string[] = [];
+    for (const item of items) {
+      const state = await this.queue.getJobState(item.id);
+      if (state === 'completed' || state === 'failed') {
+        await this.queue.remove(item.id);
+      } else if (state !== 'unknown') {
+        continue;
+      }
+      await this.queue.add('run', { runId: item.id }, this.job(item).opts);
+      repaired.push(item.id);
+    }
+    await this.runs.markEnqueued(this.db, repaired);
+    return repaired;
+  }
+
+  private job(item: DispatchItem) {
+    return {
+      name: 'run' as const,
+      data: { runId: item.id },
+      opts: { ...RUN_JOB_DEFAULTS, jobId: item.id, delay: Math.max(0, item.availableAt.getTime() - Date.now()) },
+    };
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Starting a Kairos process: validate configuration, open the ledger (creating the database and
+ * applying migrations), check Redis, then start Nest with the requested roles. Anything that stops
+ * start-up prints one line saying what is wrong and how to fix it, and the process exits 1.
+ */
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { Logger, Module, type DynamicModule, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ConfigError, loadConfig, redactUrl, type KairosConfig, type Role } from '@kairos/config';
+import { DEFAULT_NAMESPACE, NamespaceRepository, openLedger } from '@kairos/ledger';
+import { probeRedis, producerConnection } from '@kairos/queue';
+import { CoreModule } from './core.module.js';
+import { HealthModule } from './health/health.module.js';
+import { KairosLogger } from './logger.js';
+
+export interface KairosProcess {
+  /** Names the process in logs and in Postgres' application_name. */
+  name: string;
+  /** Roles this entry point runs unless KAIROS_ROLES says otherwise. */
+  defaultRoles: Role[];
+  /** The Nest module of each role this entry point can host. */
+  modules: Partial<Record<Role, Type | DynamicModule>>;
+}
+
+export interface StartedKairos {
+  app: NestExpressApplication;
+  config: KairosConfig;
+  url: string;
+}
+
+/** Starts the process and returns once it serves requests. */
+export async function startKairos(spec: KairosProcess): Promise<StartedKairos> {
+  const config = loadConfig(process.env, spec.defaultRoles);
+  for (const role of config.roles) {
+    if (!spec.modules[role]) throw new ConfigError(`KAIROS_ROLES: the ${spec.name} entry point cannot run the ${role} role`);
+  }
+  Logger.overrideLogger(new KairosLogger(config.logLevel));
+  const logger = new Logger('Kairos');
+  const { db, migrations } = await openLedger({
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    applicationName: `kairos-${spec.name}`,
+  });
+  if (migrations.applied.length > 0) logger.log(`applied migrations ${migrations.applied.join(', ')}`);
+  try {
+    await probeRedis(config.redisUrl);
+  } catch (error) {
+    await db.end();
+    throw error;
+  }
+  const namespace = await new NamespaceRepository().getByName(db, DEFAULT_NAMESPACE);
+  const redis = producerConnection(config.redisUrl);
+
+  @Module({})
+  class KairosAppModule {}
+  const root: DynamicModule = {
+    module: KairosAppModule,
+    imports: [
+      CoreModule.forRoot({ config, db, redis, defaultNamespaceId: namespace!.id }),
+      HealthModule,
+      ...config.roles.map((role) => spec.modules[role]!),
+    ],
+  };
+  const app = await NestFactory.create<NestExpressApplication>(root, {
+    bodyParser: false,
+    logger: new KairosLogger(config.logLevel),
+  });
+  // Payloads may be 256 KiB of JSON; the body limit sits above that so the API can answer with
+  // its own PAYLOAD_TOO_LARGE naming the field instead of a bare 413.
+  app.useBodyParser('json', { limit: '1mb' });
+  app.enableShutdownHooks();
+  await app.listen(config.api.port, config.api.host);
+  const address = app.getHttpServer().address() as AddressInfo;
+  const host = config.api.host === '0.0.0.0' || config.api.host === '::' ? 'localhost' : config.api.host;
+  const url = `http://${host}:${address.port}`;
+  logger.log(`roles ${config.roles.join(', ')} running against ${redactUrl(config.databaseUrl)} and ${redactUrl(config.redisUrl)}`);
+  return { app, config, url };
+}
+
+/** The entry point of a process: start, print where to find it, exit 1 with a clear line on failure. */
+export async function runKairos(spec: KairosProcess): Promise<void> {
+  try {
+    const { config, url } = await startKairos(spec);
+    const lines = [`Kairos ${spec.name} is up.`];
+    if (config.roles.includes('api')) {
+      lines.push(
+        `  REST        ${url}/v1/schedules`,
+        `  GraphQL     ${url}/graphql`,
+        `  OpenAPI     ${url}/docs`,
+        `  Bull Board  ${url}/admin/queues`,
+        `  Metrics     ${url}/metrics`,
+      );
+    }
+    lines.push(`  Health      ${url}/health/ready`);
+    process.stdout.write(`${lines.join('\n')}\n`);
+    const grace = config.shutdownGraceMs;
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        // Nest's shutdown hooks drain the roles; this only bounds how long that may take.
+        setTimeout(() => process.exit(1), grace + 5_000).unref();
+      });
+    }
+  } catch (error) {
+    process.stderr.write(`kairos: ${(error as Error).message}\n`);
+    if (process.env.LOG_LEVEL === 'debug') process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    process.exit(1);
+  }
+}

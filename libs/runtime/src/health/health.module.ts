@@ -1,0 +1,90 @@
+/** Terminus health checks, served by every process: liveness, and readiness of Postgres, Redis and the leader. */
+import { Controller, Get, Inject, Injectable, Module } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
+import type { Redis } from 'ioredis';
+import type { KairosConfig } from '@kairos/config';
+import { LeaseRepository, type Db } from '@kairos/ledger';
+import { DATABASE, KAIROS_CONFIG, REDIS_PRODUCER } from '../tokens.js';
+
+export const SCHEDULER_LEASE = 'scheduler';
+
+@Injectable()
+export class LedgerHealth {
+  constructor(
+    private readonly indicators: HealthIndicatorService,
+    @Inject(DATABASE) private readonly db: Db,
+    private readonly leases: LeaseRepository,
+    @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
+  ) {}
+
+  async postgres() {
+    const check = this.indicators.check('postgres');
+    try {
+      await this.db.query('SELECT 1');
+      return check.up();
+    } catch (error) {
+      return check.down({ message: (error as Error).message });
+    }
+  }
+
+  /** A leader whose lease is alive: the tick loop is being driven by someone. */
+  async leader() {
+    const check = this.indicators.check('leader');
+    try {
+      const lease = await this.leases.current(this.db, SCHEDULER_LEASE);
+      if (lease?.alive) return check.up({ holder: lease.holder, epoch: lease.epoch, expiresAt: lease.expiresAt });
+      return check.down({
+        message: `no scheduler holds the leader lease (a scheduler takes it within ${this.config.scheduler.leaderTtlMs} ms of starting)`,
+      });
+    } catch (error) {
+      return check.down({ message: (error as Error).message });
+    }
+  }
+}
+
+@Injectable()
+export class RedisHealth {
+  constructor(
+    private readonly indicators: HealthIndicatorService,
+    @Inject(REDIS_PRODUCER) private readonly connection: Redis,
+  ) {}
+
+  async redis() {
+    const check = this.indicators.check('redis');
+    try {
+      await this.connection.ping();
+      return check.up();
+    } catch (error) {
+      return check.down({ message: (error as Error).message });
+    }
+  }
+}
+
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly ledger: LedgerHealth,
+    private readonly transport: RedisHealth,
+  ) {}
+
+  /** The process is up and its event loop answers. */
+  @Get('live')
+  @HealthCheck()
+  live() {
+    return this.health.check([]);
+  }
+
+  @Get('ready')
+  @HealthCheck()
+  ready() {
+    return this.health.check([() => this.ledger.postgres(), () => this.transport.redis(), () => this.ledger.leader()]);
+  }
+}
+
+@Module({
+  imports: [TerminusModule.forRoot({ logger: false })],
+  controllers: [HealthController],
+  providers: [LedgerHealth, RedisHealth],
+})
+export class HealthModule {}

@@ -1,0 +1,75 @@
+/**
+ * A background loop: runs one pass, sleeps as long as the pass asks (or until woken), repeats.
+ * A failing pass is logged and retried after a backoff; stop() waits for the pass in flight.
+ */
+import type { Logger } from '@nestjs/common';
+
+export interface LoopOptions {
+  name: string;
+  logger: Logger;
+  /** One pass. Returns how long to sleep before the next one, in ms. */
+  pass: () => Promise<number>;
+  /** Sleep after a failed pass. */
+  errorBackoffMs?: number;
+}
+
+export class Loop {
+  private running = false;
+  private wakeUp: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private done: Promise<void> = Promise.resolve();
+  private consecutiveFailures = 0;
+
+  constructor(private readonly options: LoopOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.done = this.run();
+  }
+
+  /** Cuts the current sleep short. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.done;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let sleepMs: number;
+      try {
+        sleepMs = await this.options.pass();
+        if (this.consecutiveFailures > 0) this.options.logger.log(`${this.options.name} recovered`);
+        this.consecutiveFailures = 0;
+      } catch (error) {
+        this.consecutiveFailures += 1;
+        // Log the first failure of a streak in full, then only every tenth, so an outage does not flood the log.
+        if (this.consecutiveFailures === 1 || this.consecutiveFailures % 10 === 0) {
+          this.options.logger.warn(`${this.options.name} failed (${this.consecutiveFailures}x): ${(error as Error).message}`);
+        }
+        sleepMs = this.options.errorBackoffMs ?? 1_000;
+      }
+      if (!this.running) break;
+      await this.sleep(sleepMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const finish = (): void => {
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = null;
+        this.wakeUp = null;
+        resolve();
+      };
+      this.wakeUp = finish;
+      this.timer = setTimeout(finish, ms);
+    });
+  }
+}

@@ -1,0 +1,11 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { RUNS_QUEUE } from '@kairos/queue';
+
+/** Injection tokens for the resources every Kairos process shares. */
+export const KAIROS_CONFIG = Symbol('KAIROS_CONFIG');
+export const DATABASE = Symbol('DATABASE');
+export const REDIS_PRODUCER = Symbol('REDIS_PRODUCER');
+/** The id of the namespace requests use when no API key names another. */
+export const DEFAULT_NAMESPACE_ID = Symbol('DEFAULT_NAMESPACE_ID');
+/** The runs queue, under the token @nestjs/bullmq and Bull Board look it up by. */
+export const RUNS_QUEUE_TOKEN = getQueueToken(RUNS_QUEUE);
