@@ -1,0 +1,22 @@
+/** Dead letters: runs that ended dead (retries exhausted, not retryable, or poisoned), and republishing them. */
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Caller, type CallerContext } from '../http/request-context.js';
+import { optionalUuid, pageLimit } from '../http/query.js';
+import { RunsService } from '../runs/runs.service.js';
+
+@Controller('v1/dead-letters')
+export class DeadLettersController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Get()
+  list(@Caller() caller: CallerContext, @Query('scheduleId') scheduleId?: string, @Query('limit') limit?: string, @Query('cursor') cursor?: string) {
+    return this.runs.list(caller, { scheduleId: optionalUuid(scheduleId, 'scheduleId'), state: 'dead' }, pageLimit(limit), cursor || undefined);
+  }
+
+  /** Creates a fresh run (origin republish) of the dead run's target and payload. */
+  @Post(':id/republish')
+  @HttpCode(201)
+  republish(@Caller() caller: CallerContext, @Param('id') id: string) {
+    return this.runs.rerun(caller, id, 'republish');
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Every error leaves the API as JSON { code, message, field }: domain refusals with their own code
+ * and status, framework errors (malformed JSON, oversized bodies, unknown routes) translated into
+ * the same shape, anything unexpected as a 500 that is logged and says nothing internal.
+ */
+import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import { ConflictError, NotFoundError, ValidationError } from '@kairos/domain';
+
+export interface ApiError {
+  code: string;
+  message: string;
+  field: string | null;
+}
+
+@Catch()
+export class ApiErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Api');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw error;
+    const response = host.switchToHttp().getResponse<Response>();
+    const [status, body] = this.translate(error);
+    response.status(status).json(body);
+  }
+
+  translate(error: unknown): [number, ApiError] {
+    if (error instanceof ValidationError) return [HttpStatus.BAD_REQUEST, { code: error.code, message: error.message, field: error.field }];
+    if (error instanceof NotFoundError) return [HttpStatus.NOT_FOUND, { code: error.code, message: error.message, field: null }];
+    if (error instanceof ConflictError) return [HttpStatus.CONFLICT, { code: error.code, message: error.message, field: error.field }];
+    if (error instanceof HttpException) return [error.getStatus(), this.framework(error)];
+    const status = bodyParserStatus(error);
+    if (status !== null) return [status, this.bodyParser(error as Error & { type?: string }, status)];
+    this.logger.error((error as Error).stack ?? String(error));
+    return [HttpStatus.INTERNAL_SERVER_ERROR, { code: 'INTERNAL', message: 'internal error; the server log has the details', field: null }];
+  }
+
+  private framework(error: HttpException): ApiError {
+    const status = error.getStatus();
+    const code =
+      status === 404 ? 'NOT_FOUND' : status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_FAILED';
+    const response = error.getResponse();
+    const message = typeof response === 'object' && response !== null && 'message' in response ? String(response.message) : error.message;
+    return { code, message, field: null };
+  }
+
+  private bodyParser(error: Error & { type?: string }, status: number): ApiError {
+    if (status === 413) return { code: 'PAYLOAD_TOO_LARGE', message: 'the request body exceeds 1 MB', field: null };
+    return { code: 'VALIDATION_FAILED', message: `the request body is not valid JSON: ${error.message}`, field: null };
+  }
+}
+
+/** Errors thrown by Express's body parser carry their HTTP status. */
+function bodyParserStatus(error: unknown): number | null {
+  if (typeof error === 'object' && error !== null && 'type' in error && 'status' in error && typeof error.status === 'number') {
+    return error.status;
+  }
+  return null;
+}

@@ -1,0 +1,49 @@
+/** The wire shape of a run (DESIGN.md section 7) and of its events. */
+import type { JsonValue } from '@kairos/domain';
+import type { RunEventRow, RunRow } from '@kairos/ledger';
+import { iso, retryView, targetView } from '../schedules/schedule.view.js';
+
+export function runView(row: RunRow) {
+  return {
+    id: row.id,
+    scheduleId: row.scheduleId,
+    origin: row.origin,
+    sourceRunId: row.sourceRunId,
+    scheduledFor: row.scheduledFor.toISOString(),
+    availableAt: iso(row.availableAt),
+    deferReason: row.deferReason,
+    state: row.state,
+    attempt: row.attempt,
+    maxAttempts: row.maxAttempts,
+    target: targetView(row.target),
+    retry: retryView(row.retry),
+    payload: row.payload as JsonValue | null,
+    result: row.result as JsonValue | null,
+    error: row.error,
+    reasonCode: row.reasonCode,
+    reasonText: row.reasonText,
+    crashCount: row.crashCount,
+    cancelRequestedAt: iso(row.cancelRequestedAt),
+    idempotencyKey: row.idempotencyKey,
+    createdAt: row.createdAt.toISOString(),
+    startedAt: iso(row.startedAt),
+    finishedAt: iso(row.finishedAt),
+    leaseEpoch: row.leaseEpoch,
+  };
+}
+
+export type RunView = ReturnType<typeof runView>;
+
+export function runEventView(event: RunEventRow) {
+  return {
+    id: event.id,
+    at: event.at.toISOString(),
+    kind: event.kind,
+    fromState: event.fromState,
+    toState: event.toState,
+    leaseEpoch: event.leaseEpoch,
+    actor: event.actor,
+    reasonCode: event.reasonCode,
+    detail: event.detail,
+  };
+}

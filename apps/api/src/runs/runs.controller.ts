@@ -1,0 +1,57 @@
+/** REST for runs. */
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { RUN_STATES } from '@kairos/domain';
+import { Caller, type CallerContext } from '../http/request-context.js';
+import { optionalEnum, optionalUuid, pageLimit } from '../http/query.js';
+import { RunsService } from './runs.service.js';
+
+@Controller('v1/runs')
+export class RunsController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Post()
+  async create(@Caller() caller: CallerContext, @Body() body: unknown, @Res({ passthrough: true }) res: Response) {
+    const view = await this.runs.create(caller, body);
+    res.status(view.deduped ? 200 : 201);
+    return view;
+  }
+
+  @Get()
+  list(
+    @Caller() caller: CallerContext,
+    @Query('scheduleId') scheduleId?: string,
+    @Query('state') state?: string,
+    @Query('limit') limit?: string,
+    @Query('cursor') cursor?: string,
+  ) {
+    return this.runs.list(
+      caller,
+      { scheduleId: optionalUuid(scheduleId, 'scheduleId'), state: optionalEnum(state, 'state', RUN_STATES) },
+      pageLimit(limit),
+      cursor || undefined,
+    );
+  }
+
+  @Get(':id')
+  get(@Caller() caller: CallerContext, @Param('id') id: string) {
+    return this.runs.get(caller, id);
+  }
+
+  @Get(':id/events')
+  events(@Caller() caller: CallerContext, @Param('id') id: string) {
+    return this.runs.events(caller, id);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  cancel(@Caller() caller: CallerContext, @Param('id') id: string) {
+    return this.runs.cancel(caller, id);
+  }
+
+  @Post(':id/retry')
+  @HttpCode(201)
+  retry(@Caller() caller: CallerContext, @Param('id') id: string) {
+    return this.runs.retry(caller, id);
+  }
+}

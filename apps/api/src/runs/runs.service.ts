@@ -1,0 +1,130 @@
+/** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
+import { Inject, Injectable } from '@nestjs/common';
+import { ConflictError, NotFoundError, newId, parseRunCreate, type RunState } from '@kairos/domain';
+import { RunRepository, inTransaction, pgConstraint, pgErrorCode, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
+import { RunDispatcher } from '@kairos/queue';
+import { DATABASE } from '@kairos/runtime';
+import type { CallerContext } from '../http/request-context.js';
+import { runEventView, runView, type RunView } from './run.view.js';
+
+const RETRYABLE_STATES: readonly RunState[] = ['failed', 'dead'];
+
+@Injectable()
+export class RunsService {
+  constructor(
+    @Inject(DATABASE) private readonly db: Db,
+    private readonly runs: RunRepository,
+    private readonly dispatcher: RunDispatcher,
+  ) {}
+
+  /** Starts a run of a target now or at availableAt. A repeated idempotency key returns the first run with `deduped: true`. */
+  async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
+    const nowMs = Date.now();
+    const request = parseRunCreate(body, nowMs);
+    const run: NewRun = {
+      id: newId(nowMs),
+      namespaceId: caller.namespaceId,
+      scheduleId: null,
+      origin: 'manual',
+      sourceRunId: null,
+      scheduledFor: new Date(request.availableAtMs),
+      availableAt: new Date(request.availableAtMs),
+      deferReason: null,
+      exclusive: false,
+      maxAttempts: request.retry.maxAttempts,
+      target: request.target,
+      payload: request.payload,
+      retry: request.retry,
+      timeoutMs: request.timeoutMs,
+      idempotencyKey: request.idempotencyKey,
+      actor: caller.actor,
+      reasonCode: null,
+      detail: {},
+    };
+    try {
+      await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [run]));
+    } catch (error) {
+      if (pgErrorCode(error) === '23505' && pgConstraint(error) === 'runs_idempotency_key') {
+        const existing = await this.runs.findByIdempotencyKey(this.db, caller.namespaceId, request.idempotencyKey!);
+        return { ...runView(existing!), deduped: true };
+      }
+      throw error;
+    }
+    await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt! }]);
+    return { ...runView(await this.require(caller, run.id)), deduped: false };
+  }
+
+  async list(caller: CallerContext, filter: RunFilter, limit: number, cursor?: string): Promise<Page<RunView>> {
+    const page = await this.runs.list(this.db, caller.namespaceId, filter, limit, cursor);
+    return { items: page.items.map(runView), nextCursor: page.nextCursor };
+  }
+
+  async get(caller: CallerContext, id: string): Promise<RunView> {
+    return runView(await this.require(caller, id));
+  }
+
+  async events(caller: CallerContext, id: string) {
+    await this.require(caller, id);
+    return { items: (await this.runs.events(this.db, id)).map(runEventView) };
+  }
+
+  /**
+   * Records the cancellation request durably. A queued run ends now; a running one is stopped by
+   * its worker when the next lease renewal carries the request.
+   */
+  async cancel(caller: CallerContext, id: string): Promise<RunView> {
+    const run = await this.require(caller, id);
+    if (run.state !== 'queued' && run.state !== 'running') {
+      throw new ConflictError('INVALID_STATE', null, `run ${id} already ended (${run.state}); there is nothing to cancel`);
+    }
+    await inTransaction(this.db, (tx) => this.runs.requestCancel(tx, [id], caller.actor, 'CANCELLED_BY_USER', 'cancelled through the API'));
+    return runView(await this.require(caller, id));
+  }
+
+  /** Runs a failed or dead run again as a fresh run (origin retry), with its attempts reset. */
+  async retry(caller: CallerContext, id: string): Promise<RunView> {
+    return this.rerun(caller, id, 'retry');
+  }
+
+  /** Shared by retry and dead-letter republish: a fresh run of the same target and payload, in one transaction. */
+  async rerun(caller: CallerContext, id: string, origin: 'retry' | 'republish'): Promise<RunView> {
+    const source = await this.require(caller, id);
+    if (!RETRYABLE_STATES.includes(source.state)) {
+      throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}; only failed or dead runs can be run again`);
+    }
+    const fresh = freshRunOf(source, origin, caller.actor);
+    await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [fresh]));
+    await this.dispatcher.dispatch([{ id: fresh.id, availableAt: fresh.availableAt! }]);
+    return runView(await this.require(caller, fresh.id));
+  }
+
+  private async require(caller: CallerContext, id: string): Promise<RunRow> {
+    const run = await this.runs.get(this.db, caller.namespaceId, id);
+    if (!run) throw new NotFoundError('run', id);
+    return run;
+  }
+}
+
+function freshRunOf(source: RunRow, origin: 'retry' | 'republish', actor: string): NewRun {
+  const now = new Date();
+  return {
+    id: newId(now.getTime()),
+    namespaceId: source.namespaceId,
+    scheduleId: source.scheduleId,
+    origin,
+    sourceRunId: source.id,
+    scheduledFor: source.scheduledFor,
+    availableAt: now,
+    deferReason: null,
+    exclusive: false,
+    maxAttempts: source.maxAttempts,
+    target: source.target,
+    payload: source.payload,
+    retry: source.retry,
+    timeoutMs: source.timeoutMs,
+    idempotencyKey: null,
+    actor,
+    reasonCode: null,
+    detail: { sourceRunId: source.id },
+  };
+}

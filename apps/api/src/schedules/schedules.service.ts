@@ -1,0 +1,300 @@
+/**
+ * Schedule use cases. Each validates its input completely before touching the ledger, writes in
+ * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ConflictError,
+  NotFoundError,
+  OVERLAP_POLICIES,
+  ValidationError,
+  firstFireAt,
+  isObject,
+  newId,
+  nextSlotWithinBounds,
+  parseInstant,
+  parseScheduleCreate,
+  readEnum,
+  readObject,
+  readPayload,
+  recurrenceOf,
+  specHash,
+  type JsonObject,
+  type ScheduleSpec,
+  type SlotDecision,
+} from '@kairos/domain';
+import {
+  RunRepository,
+  ScheduleRepository,
+  inTransaction,
+  materializeSlots,
+  specOf,
+  type Db,
+  type DispatchItem,
+  type Page,
+  type ScheduleFilter,
+  type ScheduleRow,
+  type TickRow,
+  type Tx,
+} from '@kairos/ledger';
+import { RunDispatcher } from '@kairos/queue';
+import { DATABASE } from '@kairos/runtime';
+import type { CallerContext } from '../http/request-context.js';
+import { runView, type RunView } from '../runs/run.view.js';
+import { scheduleView, type ScheduleView } from './schedule.view.js';
+
+/** The most slots one backfill request may cover. */
+export const MAX_BACKFILL_SLOTS = 1_000;
+
+
+export interface BackfillResult {
+  slots: number;
+  created: number;
+  alreadyTicked: number;
+  runs: RunView[];
+}
+
+@Injectable()
+export class SchedulesService {
+  constructor(
+    @Inject(DATABASE) private readonly db: Db,
+    private readonly schedules: ScheduleRepository,
+    private readonly runs: RunRepository,
+    private readonly dispatcher: RunDispatcher,
+  ) {}
+
+  async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
+    const nowMs = Date.now();
+    const request = parseScheduleCreate(body, nowMs);
+    const id = newId(nowMs);
+    const { row, deduped } = await inTransaction(this.db, async (tx) => {
+      const created = await this.schedules.create(tx, {
+        id,
+        namespaceId: caller.namespaceId,
+        name: request.spec.name ?? id,
+        spec: request.spec,
+        specHash: specHash(request.spec),
+        paused: request.paused,
+        idempotencyKey: request.idempotencyKey,
+        nextFireAt: new Date(firstFireAt(request.spec, nowMs)!),
+      });
+      if (!created.deduped) await this.schedules.notifyChanged(tx);
+      return created;
+    });
+    return scheduleView(row, deduped);
+  }
+
+  /**
+   * PUT by name: creates the schedule, or replaces its definition when the spec differs. An
+   * unchanged spec is a no-op (same spec_hash). Returns whether it was created.
+   */
+  async upsertByName(caller: CallerContext, name: string, body: unknown): Promise<{ view: ScheduleView; created: boolean }> {
+    if (!isObject(body)) throw new ValidationError('VALIDATION_FAILED', null, 'the body must be a JSON object');
+    const obj = body;
+    if (obj.name !== undefined && obj.name !== name) {
+      throw new ValidationError('CONFLICTING_FIELDS', 'name', `the body names "${String(obj.name)}" but the path names "${name}"; drop one`);
+    }
+    const existing = await this.schedules.getByName(this.db, caller.namespaceId, name);
+    if (!existing) return { view: await this.create(caller, { ...obj, name }), created: true };
+    const nowMs = Date.now();
+    const { spec } = parseScheduleCreate({ ...obj, name }, nowMs);
+    if (specHash(spec) === existing.specHash) return { view: scheduleView(existing), created: false };
+    return { view: await this.replace(caller, existing.id, spec, nowMs), created: false };
+  }
+
+  /** PATCH: the given fields replace the stored ones (a new cron/every/at/in replaces the old timing). */
+  async patch(caller: CallerContext, id: string, body: unknown): Promise<ScheduleView> {
+    const row = await this.require(this.db, caller, id);
+    const patch = readObject(body, '', [...Object.keys(wireDefinition(row)), 'in', 'paused']);
+    const merged: JsonObject = { ...wireDefinition(row) };
+    if (['cron', 'every', 'at', 'in'].some((k) => patch[k] !== undefined)) {
+      for (const k of ['cron', 'every', 'at']) delete merged[k];
+    }
+    const { paused, ...definition } = patch;
+    Object.assign(merged, definition);
+    const nowMs = Date.now();
+    const { spec } = parseScheduleCreate(merged, nowMs);
+    let view = specHash(spec) === row.specHash ? scheduleView(row) : await this.replace(caller, id, spec, nowMs);
+    if (paused === true && view.status === 'active') view = await this.setPaused(caller, id, true);
+    if (paused === false && view.status === 'paused') view = await this.setPaused(caller, id, false);
+    return view;
+  }
+
+  private async replace(caller: CallerContext, id: string, spec: ScheduleSpec, nowMs: number): Promise<ScheduleView> {
+    const row = await inTransaction(this.db, async (tx) => {
+      const current = await this.require(tx, caller, id, true);
+      const rec = recurrenceOf(spec, current.createdAt.getTime());
+      const exhausted = spec.maxRuns !== null && current.fireCount >= spec.maxRuns;
+      const next = exhausted ? null : nextSlotWithinBounds(spec, rec, nowMs);
+      const updated = await this.schedules.replaceDefinition(tx, id, spec.name ?? current.name, spec, specHash(spec), next === null ? null : new Date(next));
+      await this.schedules.notifyChanged(tx);
+      return updated;
+    });
+    return scheduleView(row);
+  }
+
+  async get(caller: CallerContext, id: string): Promise<ScheduleView> {
+    return scheduleView(await this.require(this.db, caller, id));
+  }
+
+  async list(caller: CallerContext, filter: ScheduleFilter, limit: number, cursor?: string): Promise<Page<ScheduleView>> {
+    const page = await this.schedules.list(this.db, caller.namespaceId, filter, limit, cursor);
+    return { items: page.items.map((r) => scheduleView(r)), nextCursor: page.nextCursor };
+  }
+
+  async setPaused(caller: CallerContext, id: string, paused: boolean): Promise<ScheduleView> {
+    const row = await inTransaction(this.db, async (tx) => {
+      const current = await this.require(tx, caller, id, true);
+      if (current.status === 'completed') {
+        throw new ConflictError('INVALID_STATE', null, `schedule ${id} has completed; it has nothing left to ${paused ? 'pause' : 'resume'}`);
+      }
+      const updated = (await this.schedules.setPaused(tx, id, paused)) ?? current;
+      if (!paused) await this.schedules.notifyChanged(tx);
+      return updated;
+    });
+    return scheduleView(row);
+  }
+
+  /** Soft-deletes the schedule; its queued runs are cancelled, running ones finish. */
+  async remove(caller: CallerContext, id: string): Promise<void> {
+    await inTransaction(this.db, async (tx) => {
+      await this.require(tx, caller, id, true);
+      const queued = await this.runs.list(tx, caller.namespaceId, { scheduleId: id, state: 'queued' }, 10_000);
+      await this.runs.requestCancel(tx, queued.items.map((r) => r.id), caller.actor, 'SCHEDULE_DELETED', 'the schedule was deleted');
+      await this.schedules.markDeleted(tx, id);
+    });
+  }
+
+  /** Runs the schedule now, outside its slots; works while paused. Overlap may be overridden for this run. */
+  async trigger(caller: CallerContext, id: string, body: unknown): Promise<RunView> {
+    const obj = readObject(body ?? {}, '', ['overlap', 'payload']);
+    const overlap = readEnum(obj, 'overlap', '', OVERLAP_POLICIES);
+    const payload = obj.payload === undefined ? undefined : readPayload(obj, 'payload', '');
+    const nowMs = Date.now();
+    const { runs, dispatch } = await inTransaction(this.db, async (tx) => {
+      const row = await this.require(tx, caller, id, true);
+      const made = await this.materialize(tx, row, [{ slotMs: nowMs, fire: true, availableAtMs: nowMs, catchup: false }], {
+        tickOrigin: null,
+        runOrigin: 'manual',
+        overlap: overlap ?? row.overlap,
+        actor: caller.actor,
+        payload,
+      });
+      if (made.runs.length === 0) {
+        throw new ConflictError(
+          'CONFLICT',
+          'overlap',
+          `an earlier run of schedule ${id} is still active and its overlap policy is ${overlap ?? row.overlap}; pass "overlap": "allow" (or "buffer_one") to run anyway`,
+        );
+      }
+      return made;
+    });
+    await this.dispatcher.dispatch(dispatch);
+    return runView(runs[0]!);
+  }
+
+  /**
+   * Fires every slot of [from, to] that has no tick yet, at most MAX_BACKFILL_SLOTS. Repeating a
+   * backfill over the same range creates nothing new: the tick of each slot already exists.
+   * Backfilled runs queue behind each other (overlap buffer_all) unless the request says otherwise.
+   */
+  async backfill(caller: CallerContext, id: string, body: unknown): Promise<BackfillResult> {
+    const obj = readObject(body, '', ['from', 'to', 'overlap']);
+    if (obj.from === undefined) throw new ValidationError('MISSING_FIELD', 'from', 'from is required: the first instant of the range');
+    if (obj.to === undefined) throw new ValidationError('MISSING_FIELD', 'to', 'to is required: the last instant of the range');
+    const from = parseInstant(obj.from, 'from');
+    const to = parseInstant(obj.to, 'to');
+    if (to < from) throw new ValidationError('VALIDATION_FAILED', 'to', 'to must not be earlier than from');
+    const overlap = readEnum(obj, 'overlap', '', OVERLAP_POLICIES) ?? 'buffer_all';
+    const row = await this.require(this.db, caller, id);
+    const spec = specOf(row);
+    const rec = recurrenceOf(spec, row.createdAt.getTime());
+    const slots: SlotDecision[] = [];
+    for (let slot = nextSlotWithinBounds(spec, rec, from - 1); slot !== null && slot <= to; slot = nextSlotWithinBounds(spec, rec, slot)) {
+      if (slots.length === MAX_BACKFILL_SLOTS) {
+        throw new ValidationError('VALIDATION_FAILED', 'to', `the range holds more than ${MAX_BACKFILL_SLOTS} slots; backfill it in smaller ranges`);
+      }
+      slots.push({ slotMs: slot, fire: true, availableAtMs: slot, catchup: false });
+    }
+    const { runs, dispatch, alreadyTicked } = await inTransaction(this.db, async (tx) => {
+      const locked = await this.require(tx, caller, id, true);
+      return this.materialize(tx, locked, slots, { tickOrigin: 'backfill', runOrigin: 'backfill', overlap, actor: caller.actor });
+    });
+    await this.dispatcher.dispatch(dispatch);
+    return { slots: slots.length, created: runs.length, alreadyTicked, runs: runs.map(runView) };
+  }
+
+  /** The next `count` fire instants after `after` (default now), within the schedule's bounds and maxRuns. */
+  async preview(caller: CallerContext, id: string, count: number, after: number | undefined): Promise<string[]> {
+    const row = await this.require(this.db, caller, id);
+    const spec = specOf(row);
+    const rec = recurrenceOf(spec, row.createdAt.getTime());
+    const remaining = spec.maxRuns === null ? count : Math.max(0, Math.min(count, spec.maxRuns - row.fireCount));
+    const times: string[] = [];
+    for (let slot = nextSlotWithinBounds(spec, rec, after ?? Date.now()); slot !== null && times.length < remaining; slot = nextSlotWithinBounds(spec, rec, slot)) {
+      times.push(new Date(slot).toISOString());
+    }
+    return times;
+  }
+
+  async ticks(caller: CallerContext, id: string, limit: number, cursor?: string): Promise<Page<TickRow>> {
+    await this.require(this.db, caller, id);
+    return this.schedules.listTicks(this.db, id, limit, cursor);
+  }
+
+  /** Writes ticks (when `tickOrigin` is set) and runs for `slots`, deciding overlap inside the transaction. */
+  private async materialize(
+    tx: Tx,
+    row: ScheduleRow,
+    slots: SlotDecision[],
+    opts: { tickOrigin: 'backfill' | null; runOrigin: 'manual' | 'backfill'; overlap: ScheduleRow['overlap']; actor: string; payload?: ScheduleRow['payload'] },
+  ) {
+    const active = (await this.runs.activeBySchedule(tx, [row.id])).get(row.id) ?? [];
+    const source = opts.payload === undefined ? row : { ...row, payload: opts.payload };
+    const made = materializeSlots({ row: source, slots, active, tickOrigin: opts.tickOrigin, runOrigin: opts.runOrigin, overlap: opts.overlap, actor: opts.actor });
+    let newRuns = made.runs;
+    let alreadyTicked = 0;
+    if (opts.tickOrigin) {
+      const inserted = await this.schedules.insertTicks(tx, made.ticks);
+      alreadyTicked = made.ticks.length - inserted.size;
+      const kept = new Set(made.ticks.filter((t) => inserted.has(`${t.scheduleId}@${t.scheduledFor.getTime()}`)).map((t) => t.runId));
+      newRuns = made.runs.filter((r) => kept.has(r.id));
+    }
+    await this.runs.insertRuns(tx, newRuns);
+    await this.runs.requestCancel(tx, made.cancel, 'overlap', 'REPLACED_BY_OVERLAP', 'a newer run of the schedule replaced this run (overlap replace)');
+    const rows = await Promise.all(newRuns.map((r) => this.runs.get(tx, row.namespaceId, r.id)));
+    const dispatch: DispatchItem[] = newRuns.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt }] : []));
+    return { runs: rows.map((r) => r!), dispatch, alreadyTicked };
+  }
+
+  private async require(db: Db | Tx, caller: CallerContext, id: string, lock = false): Promise<ScheduleRow> {
+    const row = await this.schedules.get(db, caller.namespaceId, id, { lock });
+    if (!row) throw new NotFoundError('schedule', id);
+    return row;
+  }
+}
+
+/** The stored definition in wire form, the base a PATCH is applied to. */
+function wireDefinition(row: ScheduleRow): JsonObject {
+  const view = scheduleView(row);
+  const definition: JsonObject = {
+    name: view.name,
+    timezone: view.timezone,
+    dst: view.dst,
+    catchup: Object.fromEntries(Object.entries(view.catchup).filter(([, v]) => v !== null)),
+    overlap: view.overlap,
+    target: view.target,
+    payload: view.payload,
+    retry: view.retry,
+    timeout: view.timeout,
+    startAt: view.startAt,
+    endAt: view.endAt,
+    maxRuns: view.maxRuns,
+    jitter: view.jitter,
+    labels: view.labels,
+  };
+  if (view.cron !== null) definition.cron = view.cron;
+  if (view.every !== null) definition.every = view.every;
+  if (view.at !== null) definition.at = view.at;
+  return definition;
+}

@@ -1,0 +1,122 @@
+/**
+ * Leader election through the `scheduler` lease row. Each process has a unique holder token; the
+ * leader renews well inside the TTL (every third of it), a standby polls and takes over once the
+ * lease expired. A new term opens a scheduler session, which closes the previous leader's session
+ * if it never said goodbye and records the gap as an outage. Leadership is given up the moment a
+ * renewal is refused, or when renewals fail for so long that the lease may have expired.
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import type { KairosConfig } from '@kairos/config';
+import { newId } from '@kairos/domain';
+import { LeaseRepository, SessionRepository, inTransaction, type Db } from '@kairos/ledger';
+import { DATABASE, KAIROS_CONFIG, Loop, SCHEDULER_LEASE } from '@kairos/runtime';
+
+export interface LeadershipTerm {
+  holder: string;
+  epoch: number;
+  /** When this term began, on the database clock: slots due before it fell into a gap. */
+  acquiredAt: Date;
+  sessionId: string;
+}
+
+type TermListener = (term: LeadershipTerm | null) => void;
+
+@Injectable()
+export class LeadershipService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Leadership');
+  readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private currentTerm: LeadershipTerm | null = null;
+  /** Local monotonic deadline after which an unrenewed lease must be presumed lost. */
+  private validUntil = 0;
+  private readonly listeners: TermListener[] = [];
+  private readonly loop: Loop;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Db,
+    @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
+    private readonly leases: LeaseRepository,
+    private readonly sessions: SessionRepository,
+  ) {
+    this.loop = new Loop({ name: 'leadership', logger: this.logger, pass: () => this.pass(), errorBackoffMs: this.standbyPollMs() });
+  }
+
+  /** The current term, or null when this process is not the leader. */
+  term(): LeadershipTerm | null {
+    if (this.currentTerm && performance.now() > this.validUntil) this.stepDown('lease renewals failed past its expiry');
+    return this.currentTerm;
+  }
+
+  onTermChange(listener: TermListener): void {
+    this.listeners.push(listener);
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+    const term = this.currentTerm;
+    if (!term) return;
+    this.stepDown('shutting down');
+    await this.leases.release(this.db, SCHEDULER_LEASE, term.holder, term.epoch).catch(() => undefined);
+    await this.sessions.stop(this.db, term.sessionId).catch(() => undefined);
+    this.logger.log(`released the scheduler lease (epoch ${term.epoch})`);
+  }
+
+  private renewIntervalMs(): number {
+    return Math.max(100, Math.floor(this.config.scheduler.leaderTtlMs / 3));
+  }
+
+  private standbyPollMs(): number {
+    return Math.max(100, Math.min(1_000, Math.floor(this.config.scheduler.leaderTtlMs / 5)));
+  }
+
+  private async pass(): Promise<number> {
+    const ttl = this.config.scheduler.leaderTtlMs;
+    const startedAt = performance.now();
+    let grant;
+    try {
+      grant = await this.leases.acquireOrRenew(this.db, SCHEDULER_LEASE, this.holder, ttl);
+    } catch (error) {
+      this.term();
+      throw error;
+    }
+    if (grant === null) {
+      if (this.currentTerm) this.stepDown('another scheduler holds the lease');
+      return this.standbyPollMs();
+    }
+    // The lease runs from when the database applied the statement, which is after we sent it.
+    this.validUntil = startedAt + ttl - 250;
+    if (grant.acquired || this.currentTerm?.epoch !== grant.epoch) {
+      if (this.currentTerm) this.stepDown(`the lease moved to a new epoch (${grant.epoch})`);
+      const sessionId = newId();
+      const session = await inTransaction(this.db, (tx) =>
+        this.sessions.start(tx, { id: sessionId, holder: this.holder, hostname: hostname(), pid: process.pid }),
+      );
+      if (session.outage) {
+        const seconds = ((session.outage.endedAt.getTime() - session.outage.startedAt.getTime()) / 1000).toFixed(1);
+        this.logger.warn(`no scheduler was leading for ${seconds}s (${session.outage.reasonCode}); catch-up policies apply to that gap`);
+      }
+      this.currentTerm = { holder: this.holder, epoch: grant.epoch, acquiredAt: grant.acquiredAt, sessionId };
+      this.logger.log(`leading as ${this.holder} (epoch ${grant.epoch})`);
+      this.emit();
+    } else {
+      await this.sessions.heartbeat(this.db, this.currentTerm.sessionId);
+    }
+    return this.renewIntervalMs();
+  }
+
+  private stepDown(why: string): void {
+    if (!this.currentTerm) return;
+    this.logger.warn(`stepping down as leader (epoch ${this.currentTerm.epoch}): ${why}`);
+    this.currentTerm = null;
+    this.emit();
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) listener(this.currentTerm);
+  }
+}

@@ -1,0 +1,4 @@
+import { runKairos } from '@kairos/runtime';
+import { SchedulerModule } from './scheduler.module.js';
+
+await runKairos({ name: 'scheduler', defaultRoles: ['scheduler'], modules: { scheduler: SchedulerModule } });

@@ -1,0 +1,52 @@
+/**
+ * The relay: hands runs that are committed but not yet in Redis to BullMQ. The tick, the API and
+ * the worker dispatch their own runs right after committing; this pass catches whatever they could
+ * not (a crash between commit and enqueue, Redis away for a moment).
+ */
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { KairosConfig } from '@kairos/config';
+import { RunRepository, type Db } from '@kairos/ledger';
+import { RunDispatcher } from '@kairos/queue';
+import { DATABASE, KAIROS_CONFIG, Loop } from '@kairos/runtime';
+import { LeadershipService } from '../leadership/leadership.service.js';
+
+const RELAY_BATCH = 500;
+
+@Injectable()
+export class RelayService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Relay');
+  private readonly loop: Loop;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Db,
+    @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
+    private readonly leadership: LeadershipService,
+    private readonly runs: RunRepository,
+    private readonly dispatcher: RunDispatcher,
+  ) {
+    this.loop = new Loop({ name: 'relay', logger: this.logger, pass: () => this.pass() });
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  private async pass(): Promise<number> {
+    const interval = this.config.scheduler.relayIntervalMs;
+    if (!this.leadership.term()) return interval;
+    const relayed = await this.relayOnce();
+    return relayed === RELAY_BATCH ? 0 : interval;
+  }
+
+  /** Dispatches one batch of undispatched runs; returns how many were handed over. */
+  async relayOnce(): Promise<number> {
+    const pending = await this.runs.listUndispatched(this.db, RELAY_BATCH);
+    if (pending.length === 0) return 0;
+    if (!(await this.dispatcher.dispatch(pending))) throw new Error(`Redis refused ${pending.length} runs; they stay queued in Postgres`);
+    return pending.length;
+  }
+}

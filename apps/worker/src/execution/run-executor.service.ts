@@ -1,0 +1,129 @@
+/**
+ * Executing one run for one BullMQ job: claim it in Postgres (queued → running, epoch + 1), run the
+ * target under the run's timeout while the lease keeper renews the lease, and write the verdict
+ * fenced by the epoch. A verdict refused for a stale epoch changes nothing and is recorded as a
+ * lease loss. The BullMQ job is kept (delayed) whenever the run must run again, so a retry never
+ * depends on re-adding a job id Redis may still hold.
+ */
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DelayedError, type Job } from 'bullmq';
+import type { KairosConfig } from '@kairos/config';
+import { decideVerdict, type AttemptOutcome } from '@kairos/domain';
+import { RunBlockedError, RunRepository, type ClaimedRun, type Db } from '@kairos/ledger';
+import { RunDispatcher, type JobPayloads } from '@kairos/queue';
+import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { LeaseKeeper } from '../heartbeat/lease-keeper.service.js';
+import { TargetRunner } from '../targets/target-runner.js';
+import { RunAborted } from './run-abort.js';
+
+/** How long a job waits before trying again when its run is blocked by another run of the schedule. */
+const BLOCKED_RETRY_MS = 1_000;
+
+export type RunJob = Job<JobPayloads['run'], unknown, 'run'>;
+
+@Injectable()
+export class RunExecutor {
+  private readonly logger = new Logger('RunExecutor');
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Db,
+    @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
+    private readonly runs: RunRepository,
+    private readonly leases: LeaseKeeper,
+    private readonly targets: TargetRunner,
+    private readonly dispatcher: RunDispatcher,
+  ) {}
+
+  async process(job: RunJob, token: string): Promise<void> {
+    const { runId } = job.data;
+    let run: ClaimedRun | null;
+    try {
+      run = await this.runs.claim(this.db, runId, this.leases.owner, this.config.worker.runLeaseTtlMs);
+    } catch (error) {
+      if (error instanceof RunBlockedError) return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
+      throw error;
+    }
+    if (!run) return this.notClaimed(job, token, runId);
+
+    const controller = this.leases.track(run.id, run.leaseEpoch);
+    const timer = setTimeout(
+      () => controller.abort(new RunAborted('timeout', `the run exceeded its timeout of ${run.timeoutMs} ms`)),
+      run.timeoutMs,
+    );
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await this.targets.execute(run, controller.signal);
+    } catch (error) {
+      if (!(error instanceof RunAborted)) throw error;
+      if (error.kind === 'lease_lost') {
+        await this.runs.recordLeaseLost(this.db, run.id, run.leaseEpoch, this.leases.owner, { stage: 'execution', message: error.message });
+        return;
+      }
+      if (error.kind === 'shutdown') {
+        if (await this.runs.drain(this.db, run.id, run.leaseEpoch, this.leases.owner)) return this.delay(job, token, Date.now());
+        return;
+      }
+      outcome =
+        error.kind === 'timeout'
+          ? { kind: 'failed', retryable: true, reasonCode: 'TIMEOUT', message: error.message }
+          : { kind: 'cancelled', reasonCode: error.by === 'overlap' ? 'REPLACED_BY_OVERLAP' : 'CANCELLED_BY_USER' };
+    } finally {
+      clearTimeout(timer);
+      this.leases.untrack(run.id);
+    }
+    await this.record(job, token, run, outcome);
+  }
+
+  /** Writes the verdict of an attempt, fenced by the epoch it was claimed at. */
+  private async record(job: RunJob, token: string, run: ClaimedRun, outcome: AttemptOutcome): Promise<void> {
+    const verdict = decideVerdict(outcome, run.attempt, run.retry, Math.random());
+    const owner = this.leases.owner;
+    if (verdict.kind === 'retry') {
+      const availableAt = await this.runs.requeueForRetry(this.db, run.id, run.leaseEpoch, owner, verdict);
+      if (availableAt === null) return this.leaseLost(run, verdict.reasonCode);
+      return this.delay(job, token, availableAt.getTime());
+    }
+    const written = await this.runs.finish(this.db, run.id, run.leaseEpoch, owner, verdict);
+    if (!written) return this.leaseLost(run, verdict.reasonCode);
+    if (run.scheduleId !== null && run.mayReleaseParked) {
+      await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, run.scheduleId, owner));
+    }
+  }
+
+  private async leaseLost(run: ClaimedRun, attempted: string): Promise<void> {
+    this.logger.warn(`verdict for run ${run.id} refused: the lease at epoch ${run.leaseEpoch} was lost`);
+    await this.runs.recordLeaseLost(this.db, run.id, run.leaseEpoch, this.leases.owner, { stage: 'verdict', attempted });
+  }
+
+  /** The claim took nothing: decide from the run's state what becomes of the job. */
+  private async notClaimed(job: RunJob, token: string, runId: string): Promise<void> {
+    const snapshot = await this.runs.snapshot(this.db, runId);
+    if (!snapshot) {
+      this.logger.warn(`job ${job.id} names run ${runId}, which does not exist; dropping the job`);
+      return;
+    }
+    switch (snapshot.state) {
+      case 'running': {
+        // Another worker holds it. Come back when its lease could have been reaped, in case it died.
+        const wait = (snapshot.leaseExpiresInMs ?? 0) + this.config.scheduler.reaperSkewMs + BLOCKED_RETRY_MS;
+        return this.delay(job, token, Date.now() + Math.max(wait, BLOCKED_RETRY_MS));
+      }
+      case 'queued':
+        if (snapshot.cancelRequested) {
+          await this.runs.cancelQueued(this.db, runId, this.leases.owner);
+          return;
+        }
+        // Parked behind another run: it gets a fresh job when it is released.
+        if (snapshot.dueInMs === null) return;
+        return this.delay(job, token, Date.now() + Math.max(snapshot.dueInMs, 50));
+      default:
+        return;
+    }
+  }
+
+  /** Keeps the job for later: BullMQ moves it to the delayed set and redelivers it at `timestamp`. */
+  private async delay(job: RunJob, token: string, timestamp: number): Promise<never> {
+    await job.moveToDelayed(timestamp, token);
+    throw new DelayedError();
+  }
+}

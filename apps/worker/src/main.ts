@@ -1,0 +1,4 @@
+import { runKairos } from '@kairos/runtime';
+import { WorkerModule } from './worker.module.js';
+
+await runKairos({ name: 'worker', defaultRoles: ['worker'], modules: { worker: WorkerModule } });

@@ -1,0 +1,179 @@
+/**
+ * The HTTP target: POSTs (or the configured method) a JSON envelope with the run id, schedule id,
+ * slot, attempt and the payload verbatim, signed with the namespace's secret:
+ *   Idempotency-Key: <schedule id>:<slot ISO instant>   (stable across retries; <run id> for ad-hoc runs)
+ *   Kairos-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">
+ * Redirects are not followed. Addresses are checked after DNS resolution, on the address actually
+ * dialled, so a name that resolves to a private address is refused too.
+ */
+import { createHmac } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { Inject, Injectable } from '@nestjs/common';
+import type { KairosConfig } from '@kairos/config';
+import type { AttemptOutcome, JsonValue, Target } from '@kairos/domain';
+import { NamespaceRepository, type ClaimedRun, type Db } from '@kairos/ledger';
+import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { AddressPolicy } from './address-policy.js';
+
+type HttpTargetSpec = Extract<Target, { type: 'http' }>;
+
+/** Response bodies kept on the run, at most this many bytes. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+const KEPT_HEADERS = ['content-type', 'content-length', 'retry-after', 'location', 'date'];
+
+export interface HttpResponseRecord {
+  status: number;
+  headers: Record<string, string>;
+  body: JsonValue;
+  truncated: boolean;
+}
+
+class RefusedAddressError extends Error {}
+
+export function signatureHeader(secret: string, body: string, unixSeconds: number): string {
+  const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
+  return `t=${unixSeconds},v1=${mac}`;
+}
+
+@Injectable()
+export class HttpTarget {
+  private readonly policy: AddressPolicy;
+  private readonly secrets = new Map<string, string>();
+
+  constructor(
+    @Inject(KAIROS_CONFIG) config: KairosConfig,
+    @Inject(DATABASE) private readonly db: Db,
+    private readonly namespaces: NamespaceRepository,
+  ) {
+    this.policy = new AddressPolicy(config.worker.httpAllowList);
+  }
+
+  async call(run: ClaimedRun, target: HttpTargetSpec, signal: AbortSignal): Promise<AttemptOutcome> {
+    const url = new URL(target.url);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0 && !this.policy.hostAllowed(host)) {
+      const refusal = this.policy.refusal(host);
+      if (refusal) return { kind: 'failed', retryable: false, reasonCode: 'TARGET_REFUSED', message: refusal };
+    }
+    const body = JSON.stringify({
+      runId: run.id,
+      scheduleId: run.scheduleId,
+      scheduledFor: run.scheduledFor.toISOString(),
+      attempt: run.attempt,
+      payload: run.payload,
+    });
+    const headers: Record<string, string> = {
+      ...target.headers,
+      'content-type': 'application/json',
+      'user-agent': 'kairos',
+      'idempotency-key': run.scheduleId ? `${run.scheduleId}:${run.scheduledFor.toISOString()}` : run.id,
+      'kairos-signature': signatureHeader(await this.secretOf(run.namespaceId), body, Math.floor(Date.now() / 1000)),
+      'kairos-run-id': run.id,
+      'kairos-attempt': String(run.attempt),
+    };
+    try {
+      const response = await this.send(url, target, headers, body, signal);
+      return this.outcomeOf(response);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (error instanceof RefusedAddressError) {
+        return { kind: 'failed', retryable: false, reasonCode: 'TARGET_REFUSED', message: error.message };
+      }
+      if ((error as Error).name === 'TimeoutError') {
+        return { kind: 'failed', retryable: true, reasonCode: 'TIMEOUT', message: `no response within ${target.timeoutMs} ms` };
+      }
+      return { kind: 'failed', retryable: true, reasonCode: 'HTTP_NETWORK_ERROR', message: (error as Error).message };
+    }
+  }
+
+  private outcomeOf(response: HttpResponseRecord): AttemptOutcome {
+    const { status } = response;
+    const details = { response };
+    if (status >= 200 && status < 300) return { kind: 'succeeded', result: response as unknown as JsonValue };
+    if (status >= 300 && status < 400) {
+      return { kind: 'failed', retryable: false, reasonCode: 'HTTP_REDIRECT', message: `answered ${status}; redirects are not followed`, details };
+    }
+    if (status === 408 || status === 429) {
+      return { kind: 'failed', retryable: true, reasonCode: 'HTTP_RETRYABLE_STATUS', message: `answered ${status}`, details };
+    }
+    if (status >= 400 && status < 500) {
+      return { kind: 'failed', retryable: false, reasonCode: 'HTTP_4XX', message: `answered ${status}`, details };
+    }
+    return { kind: 'failed', retryable: true, reasonCode: 'HTTP_5XX', message: `answered ${status}`, details };
+  }
+
+  private send(url: URL, target: HttpTargetSpec, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<HttpResponseRecord> {
+    const client = url.protocol === 'https:' ? https : http;
+    const sendsBody = target.method !== 'GET' && target.method !== 'DELETE';
+    return new Promise((resolve, reject) => {
+      const timeout = AbortSignal.timeout(target.timeoutMs);
+      const request = client.request(url, {
+        method: target.method,
+        headers: sendsBody ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers,
+        signal: AbortSignal.any([signal, timeout]),
+        lookup: this.checkedLookup(url.hostname),
+      });
+      request.on('error', (error) => reject(timeout.aborted ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : error));
+      request.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let truncated = false;
+        response.on('data', (chunk: Buffer) => {
+          if (size < MAX_RESPONSE_BYTES) chunks.push(chunk.subarray(0, MAX_RESPONSE_BYTES - size));
+          truncated ||= size + chunk.length > MAX_RESPONSE_BYTES;
+          size += chunk.length;
+        });
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const kept: Record<string, string> = {};
+          for (const name of KEPT_HEADERS) {
+            const value = response.headers[name];
+            if (typeof value === 'string') kept[name] = value;
+          }
+          resolve({ status: response.statusCode ?? 0, headers: kept, body: parseBody(text, kept['content-type'], truncated), truncated });
+        });
+      });
+      if (sendsBody) request.end(body);
+      else request.end();
+    });
+  }
+
+  /** A DNS lookup that refuses forbidden addresses, so the check applies to the address dialled. */
+  private checkedLookup(hostname: string): LookupFunction {
+    const allowedHost = this.policy.hostAllowed(hostname);
+    return (name, options, callback) => {
+      dnsLookup(name, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+        if (error) return callback(error, '', 4);
+        const refusals = allowedHost ? [] : addresses.map((a) => this.policy.refusal(a.address)).filter((r) => r !== null);
+        if (refusals.length > 0) return callback(new RefusedAddressError(`${name} resolves to ${refusals[0]}`), '', 4);
+        if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        const first = addresses[0]!;
+        return callback(null, first.address, first.family);
+      });
+    };
+  }
+
+  private async secretOf(namespaceId: string): Promise<string> {
+    let secret = this.secrets.get(namespaceId);
+    if (secret === undefined) {
+      secret = (await this.namespaces.getById(this.db, namespaceId))!.signingSecret;
+      this.secrets.set(namespaceId, secret);
+    }
+    return secret;
+  }
+}
+
+function parseBody(text: string, contentType: string | undefined, truncated: boolean): JsonValue {
+  if (!truncated && contentType?.includes('json')) {
+    try {
+      return JSON.parse(text) as JsonValue;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
