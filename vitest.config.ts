@@ -10,7 +10,20 @@ export default defineConfig({
   resolve: {
     alias: {
       '@kairos/domain': lib('domain'),
+      '@kairos/config': lib('config'),
+      '@kairos/ledger': lib('ledger'),
+      '@kairos/queue': lib('queue'),
+      '@kairos/runtime': lib('runtime'),
     },
   },
-  test: { include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'test/**/*.spec.ts'] },
+  test: {
+    include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'test/**/*.spec.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    // Integration tests start schedulers and workers and time failovers; two at once on two cores
+    // would make those timings lie. Files run one after another.
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
 });

@@ -11,6 +11,8 @@ export interface KairosConfig {
   roles: Role[];
   databaseUrl: string;
   databasePoolSize: number;
+  /** Where the SQL migrations are; null means the prisma/migrations folder this build ships with. */
+  migrationsDir: string | null;
   redisUrl: string;
   /** Prefix of every BullMQ key, so several deployments (or test runs) can share one Redis. */
   queuePrefix: string;
@@ -62,6 +64,7 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
     roles: roles(env, defaultRoles),
     databaseUrl: url(env, 'DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/kairos', ['postgres:', 'postgresql:']),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    migrationsDir: raw(env, 'KAIROS_MIGRATIONS_DIR') ?? null,
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     queuePrefix: text(env, 'KAIROS_QUEUE_PREFIX', 'kairos', /^[A-Za-z0-9_.:-]{1,64}$/),
     logLevel: oneOf(env, 'LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug', 'verbose'] as const),

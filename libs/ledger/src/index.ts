@@ -11,3 +11,4 @@ export * from './schedules/schedule.repository.js';
 export * from './sessions/session.repository.js';
 export * from './startup.js';
 export * from './schedules/slot-materializer.js';
+export * from './fsck.js';

@@ -36,6 +36,18 @@ export async function openLedger(options: { databaseUrl: string; poolSize: numbe
   }
 }
 
+/** Connects once and closes, turning any failure into a LedgerUnavailableError that says what to do. */
+export async function assertReachable(databaseUrl: string): Promise<void> {
+  const probe = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
+  try {
+    await probe.connect();
+  } catch (error) {
+    throw explain(error, databaseUrl);
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+}
+
 /** Creates the database named in the URL when the server has no such database yet. */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const probe = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
@@ -72,6 +84,9 @@ function explain(error: unknown, databaseUrl: string): Error {
     return new LedgerUnavailableError(
       `cannot reach Postgres at ${where} (${code ?? message}); start Postgres or point DATABASE_URL at a running server`,
     );
+  }
+  if (code === '3D000') {
+    return new LedgerUnavailableError(`Postgres at ${where} has no database ${url.pathname.slice(1)}; start Kairos once (or run kairos migrate) to create it`);
   }
   if (code === '28P01' || code === '28000') {
     return new LedgerUnavailableError(`Postgres at ${where} refused the credentials in DATABASE_URL (${message})`);

@@ -30,9 +30,9 @@ export interface StartedKairos {
   url: string;
 }
 
-/** Starts the process and returns once it serves requests. */
-export async function startKairos(spec: KairosProcess): Promise<StartedKairos> {
-  const config = loadConfig(process.env, spec.defaultRoles);
+/** Starts the process and returns once it serves requests. `env` is process.env unless a test passes its own. */
+export async function startKairos(spec: KairosProcess, env: Record<string, string | undefined> = process.env): Promise<StartedKairos> {
+  const config = loadConfig(env, spec.defaultRoles);
   for (const role of config.roles) {
     if (!spec.modules[role]) throw new ConfigError(`KAIROS_ROLES: the ${spec.name} entry point cannot run the ${role} role`);
   }
@@ -42,6 +42,7 @@ export async function startKairos(spec: KairosProcess): Promise<StartedKairos> {
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
     applicationName: `kairos-${spec.name}`,
+    migrationsDir: config.migrationsDir ?? undefined,
   });
   if (migrations.applied.length > 0) logger.log(`applied migrations ${migrations.applied.join(', ')}`);
   try {
@@ -87,10 +88,7 @@ export async function runKairos(spec: KairosProcess): Promise<void> {
     if (config.roles.includes('api')) {
       lines.push(
         `  REST        ${url}/v1/schedules`,
-        `  GraphQL     ${url}/graphql`,
-        `  OpenAPI     ${url}/docs`,
         `  Bull Board  ${url}/admin/queues`,
-        `  Metrics     ${url}/metrics`,
       );
     }
     lines.push(`  Health      ${url}/health/ready`);

@@ -1,0 +1,85 @@
+/**
+ * `kairos`: the operator's command line. It reads and repairs the ledger directly (DATABASE_URL),
+ * so it works when the API is down: status, schedules, runs, explain, fsck, migrate.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '@kairos/config';
+import { assertReachable, createPool, defaultMigrationsDir, ensureDatabase, migrate, readMigrations, type Db } from '@kairos/ledger';
+import { explain } from './commands/explain.js';
+import { fsckCommand } from './commands/fsck.js';
+import { listRuns, listSchedules } from './commands/listings.js';
+import { status } from './commands/status.js';
+import type { Output } from './output.js';
+
+const USAGE = `usage: kairos <command> [options]
+
+commands:
+  status                          leader, sessions, outages and counts
+  schedules [--status S]          list schedules (newest first)
+  runs [--schedule ID] [--state S] list runs (newest first)
+  explain <run id>                a run's whole story, in order
+  fsck                            check the ledger's invariants (exit 1 on a violation)
+  migrate                         apply pending migrations
+
+options:
+  --limit N   rows to list (default 20)
+  --json      print JSON instead of text
+
+DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos).`;
+
+export async function runCli(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      status: { type: 'string' },
+      schedule: { type: 'string' },
+      state: { type: 'string' },
+      limit: { type: 'string', default: '20' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined) {
+    out.line(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  const config = loadConfig();
+  const limit = Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ConfigError('--limit must be an integer from 1 to 500');
+  if (command === 'migrate') await ensureDatabase(config.databaseUrl);
+  else await assertReachable(config.databaseUrl);
+  const db: Db = createPool({ connectionString: config.databaseUrl, max: 2, applicationName: 'kairos-cli' });
+  try {
+    switch (command) {
+      case 'status':
+        return await status(db, config, out, values.json);
+      case 'schedules':
+        return await listSchedules(db, out, { status: values.status, limit, json: values.json });
+      case 'runs':
+        return await listRuns(db, out, { scheduleId: values.schedule, state: values.state, limit, json: values.json });
+      case 'explain':
+        if (rest[0] === undefined) throw new ConfigError('explain needs a run id: kairos explain <run id>');
+        return await explain(db, rest[0], out, values.json);
+      case 'fsck':
+        return await fsckCommand(db, out, values.json);
+      case 'migrate': {
+        const client = await db.connect();
+        try {
+          const result = await migrate(client, readMigrations(config.migrationsDir ?? defaultMigrationsDir()));
+          out.line(result.applied.length === 0 ? 'the ledger is up to date' : `applied ${result.applied.join(', ')}`);
+          return 0;
+        } finally {
+          client.release();
+        }
+      }
+      default:
+        out.line(`kairos: unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } finally {
+    await db.end();
+  }
+}
+

@@ -1,0 +1,28 @@
+/** `kairos explain <run>`: the run, the tick that created it, and every transition in order, with reasons. */
+import { NotFoundError, REASON_CODES, isReasonCode } from '@kairos/domain';
+import { RunRepository, type Db } from '@kairos/ledger';
+import { iso, type Output } from '../output.js';
+import { defaultNamespaceId } from './namespace.js';
+
+export async function explain(db: Db, runId: string, out: Output, json: boolean): Promise<number> {
+  const runs = new RunRepository();
+  const run = await runs.get(db, await defaultNamespaceId(db), runId);
+  if (!run) throw new NotFoundError('run', runId);
+  const events = await runs.events(db, runId);
+  if (json) {
+    out.line(JSON.stringify({ run, events }, null, 2));
+    return 0;
+  }
+  out.line(`run ${run.id}: ${run.state}${run.reasonCode ? ` (${run.reasonCode})` : ''}`);
+  out.line(`  origin ${run.origin}${run.scheduleId ? ` of schedule ${run.scheduleId}` : ''}, slot ${iso(run.scheduledFor)}`);
+  out.line(`  attempt ${run.attempt} of ${run.maxAttempts}, lease epoch ${run.leaseEpoch}, crashes ${run.crashCount}`);
+  if (run.reasonText) out.line(`  ${run.reasonText}`);
+  out.line('');
+  for (const e of events) {
+    const move = e.fromState || e.toState ? ` ${e.fromState ?? '·'} → ${e.toState ?? '·'}` : '';
+    const why = e.reasonCode ? ` [${e.reasonCode}${isReasonCode(e.reasonCode) ? `: ${REASON_CODES[e.reasonCode]}` : ''}]` : '';
+    const detail = Object.keys(e.detail).length > 0 ? ` ${JSON.stringify(e.detail)}` : '';
+    out.line(`${iso(e.at)}  ${e.kind.padEnd(16)}${move}  by ${e.actor}${e.leaseEpoch ? ` at epoch ${e.leaseEpoch}` : ''}${why}${detail}`);
+  }
+  return 0;
+}

@@ -1,0 +1,32 @@
+/** `kairos status`: who leads, recent sessions and outages, and what the ledger holds. */
+import type { KairosConfig } from '@kairos/config';
+import { LeaseRepository, type Db } from '@kairos/ledger';
+import { iso, table, type Output } from '../output.js';
+
+export async function status(db: Db, config: KairosConfig, out: Output, json: boolean): Promise<number> {
+  const leader = await new LeaseRepository().current(db, 'scheduler');
+  const sessions = (
+    await db.query(
+      `SELECT holder, started_at, heartbeat_at, stopped_at, stop_reason FROM scheduler_sessions ORDER BY started_at DESC LIMIT 5`,
+    )
+  ).rows;
+  const outages = (await db.query(`SELECT started_at, ended_at, reason_code FROM outages ORDER BY started_at DESC LIMIT 5`)).rows;
+  const schedules = (await db.query(`SELECT status, count(*)::int AS n FROM schedules GROUP BY status ORDER BY status`)).rows;
+  const runs = (await db.query(`SELECT state, count(*)::int AS n FROM runs GROUP BY state ORDER BY state`)).rows;
+  if (json) {
+    out.line(JSON.stringify({ leader, sessions, outages, schedules, runs }, null, 2));
+    return 0;
+  }
+  out.line(
+    leader?.alive
+      ? `leader     ${leader.holder} (epoch ${leader.epoch}, lease until ${iso(leader.expiresAt)})`
+      : `leader     none: no scheduler holds the lease (TTL ${config.scheduler.leaderTtlMs} ms)`,
+  );
+  out.line(`schedules  ${schedules.map((r) => `${r.status} ${r.n}`).join(', ') || 'none'}`);
+  out.line(`runs       ${runs.map((r) => `${r.state} ${r.n}`).join(', ') || 'none'}`);
+  out.line('\nsessions');
+  out.line(table(['holder', 'started', 'last heartbeat', 'stopped', 'how'], sessions.map((s) => [s.holder, iso(s.started_at), iso(s.heartbeat_at), iso(s.stopped_at), s.stop_reason ?? 'running'])));
+  out.line('\noutages');
+  out.line(outages.length === 0 ? 'none recorded' : table(['from', 'to', 'reason'], outages.map((o) => [iso(o.started_at), iso(o.ended_at), o.reason_code])));
+  return 0;
+}

@@ -1,0 +1,81 @@
+/**
+ * Invariant sweeps over the ledger (`kairos fsck`). Each check is one read-only query that returns
+ * the rows breaking an invariant of DESIGN.md section 5; a healthy ledger returns none.
+ */
+import { REASON_CODES, RUN_EVENT_KINDS } from '@kairos/domain';
+import type { Queryable } from './database.js';
+
+export interface Violation {
+  check: string;
+  subject: string;
+  detail: string;
+}
+
+interface Check {
+  name: string;
+  sql: string;
+  params?: (ctx: { reasonCodes: string[]; eventKinds: string[] }) => unknown[];
+}
+
+const CHECKS: Check[] = [
+  {
+    name: 'terminal-reason',
+    sql: `SELECT 'run ' || id AS subject, 'terminal run has reason code ' || coalesce(reason_code, 'NULL') || ', not in the catalogue' AS detail
+          FROM runs WHERE finished_at IS NOT NULL AND NOT (reason_code = ANY($1))`,
+    params: (c) => [c.reasonCodes],
+  },
+  {
+    name: 'tick-reason',
+    sql: `SELECT 'tick ' || schedule_id || '@' || scheduled_for AS subject, 'reason code ' || reason_code || ' is not in the catalogue' AS detail
+          FROM ticks WHERE NOT (reason_code = ANY($1))`,
+    params: (c) => [c.reasonCodes],
+  },
+  {
+    name: 'event-kind',
+    sql: `SELECT 'run ' || run_id AS subject, 'event ' || id || ' has unknown kind ' || kind AS detail
+          FROM run_events WHERE NOT (kind = ANY($1))`,
+    params: (c) => [c.eventKinds],
+  },
+  {
+    name: 'run-has-queued-event',
+    sql: `SELECT 'run ' || r.id AS subject, 'no queued event records its creation' AS detail
+          FROM runs r WHERE NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.kind = 'queued')`,
+  },
+  {
+    name: 'event-matches-state',
+    sql: `SELECT 'run ' || r.id AS subject, 'state is ' || r.state || ' but the last transition event says ' || e.to_state AS detail
+          FROM runs r
+          JOIN LATERAL (SELECT to_state FROM run_events WHERE run_id = r.id AND to_state IS NOT NULL ORDER BY id DESC LIMIT 1) e ON true
+          WHERE e.to_state <> r.state`,
+  },
+  {
+    name: 'scheduled-run-has-tick',
+    sql: `SELECT 'run ' || r.id AS subject, 'run of origin schedule has no tick pointing at it' AS detail
+          FROM runs r WHERE r.origin IN ('schedule', 'backfill') AND NOT EXISTS (SELECT 1 FROM ticks t WHERE t.run_id = r.id)`,
+  },
+  {
+    name: 'stale-lease',
+    sql: `SELECT 'run ' || id AS subject, 'running with a lease that expired at ' || lease_expires_at || ' and was never reaped' AS detail
+          FROM runs WHERE state = 'running' AND lease_expires_at < now() - interval '5 minutes'`,
+  },
+  {
+    name: 'stuck-undispatched',
+    sql: `SELECT 'run ' || id AS subject, 'queued and due since ' || available_at || ' but never handed to Redis' AS detail
+          FROM runs WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < now() - interval '5 minutes'`,
+  },
+  {
+    name: 'overdue-schedule',
+    sql: `SELECT 'schedule ' || id AS subject, 'active but its next slot ' || next_fire_at || ' was never evaluated' AS detail
+          FROM schedules WHERE status = 'active' AND next_fire_at < now() - interval '5 minutes'`,
+  },
+];
+
+export async function fsck(db: Queryable): Promise<Violation[]> {
+  const ctx = { reasonCodes: Object.keys(REASON_CODES), eventKinds: [...RUN_EVENT_KINDS] };
+  const violations: Violation[] = [];
+  for (const check of CHECKS) {
+    const { rows } = await db.query<{ subject: string; detail: string }>(check.sql, check.params?.(ctx) ?? []);
+    violations.push(...rows.map((r) => ({ check: check.name, ...r })));
+  }
+  return violations;
+}

@@ -1,0 +1,109 @@
+/**
+ * Bad input gets a 400 naming the field and the fix, and changes nothing; conflicts get a 409;
+ * a repeated idempotency key returns the first schedule with deduped: true.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+
+const handler = { type: 'handler', name: 'echo' };
+const valid = { cron: '*/5 * * * *', target: handler };
+
+describe('the REST API refuses bad input', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+  let client: ReturnType<typeof api>;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(t.env(), ['api']);
+    client = api(kairos.url);
+  });
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  const counts = async () => ({
+    schedules: (await t.db.query('SELECT count(*)::int AS n FROM schedules')).rows[0].n,
+    runs: (await t.db.query('SELECT count(*)::int AS n FROM runs')).rows[0].n,
+  });
+
+  it.each([
+    ['an invalid cron', { ...valid, cron: '61 * * * *' }, 'INVALID_CRON', 'cron', /minute field: 61 is out of range 0-59/],
+    ['a cron with too many fields', { ...valid, cron: '* * * * * * *' }, 'INVALID_CRON', 'cron', /field/],
+    ['an unknown day of week', { ...valid, cron: '0 0 * * 8' }, 'INVALID_CRON', 'cron', /day-of-week/],
+    ['an unknown time zone', { ...valid, timezone: 'Mars/Olympus_Mons' }, 'INVALID_TIMEZONE', 'timezone', /IANA/],
+    ['a one-shot in the past', { at: '2001-01-01T00:00:00Z', target: handler }, 'NO_FUTURE_FIRE', 'at', /past/],
+    ['a cron that never fires', { ...valid, cron: '0 0 30 2 *' }, 'NO_FUTURE_FIRE', 'cron', /never fires/],
+    ['an end before any fire', { every: '1h', endAt: new Date(Date.now() + 60_000).toISOString(), target: handler }, 'NO_FUTURE_FIRE', 'every', /never fires/],
+    ['an unknown handler', { ...valid, target: { type: 'handler', name: 'launch-missiles' } }, 'UNKNOWN_HANDLER', 'target.name', /known handlers: noop, echo/],
+    ['a payload over 256 KiB', { ...valid, payload: { blob: 'x'.repeat(256 * 1024) } }, 'PAYLOAD_TOO_LARGE', 'payload', /256 KiB/],
+    ['no timing', { target: handler }, 'MISSING_FIELD', 'cron', /exactly one of/],
+    ['two timings', { ...valid, every: '1m' }, 'CONFLICTING_FIELDS', 'every', /exactly one of/],
+    ['a bad duration', { every: '5 parsecs', target: handler }, 'INVALID_DURATION', 'every', /duration/],
+    ['an interval under a second', { every: '10ms', target: handler }, 'INVALID_DURATION', 'every', /at least 1000 ms/],
+    ['an unknown field', { ...valid, cronn: '* * * * *' }, 'UNKNOWN_FIELD', 'cronn', /unknown field "cronn"/],
+    ['no target', { cron: '* * * * *' }, 'MISSING_FIELD', 'target', /required/],
+    ['a non-http URL', { ...valid, target: { type: 'http', url: 'ftp://example.com/x' } }, 'INVALID_TARGET', 'target.url', /http or https/],
+    ['zero attempts', { ...valid, retry: { maxAttempts: 0 } }, 'VALIDATION_FAILED', 'retry.maxAttempts', /from 1 to 100/],
+    ['an unknown overlap policy', { ...valid, overlap: 'sometimes' }, 'VALIDATION_FAILED', 'overlap', /one of "allow"/],
+    ['an unknown DST policy', { ...valid, dst: { gap: 'jump' } }, 'VALIDATION_FAILED', 'dst.gap', /"shift", "skip"/],
+    ['a zero catch-up limit', { ...valid, catchup: { mode: 'all', limit: 0 } }, 'VALIDATION_FAILED', 'catchup.limit', /from 1/],
+    ['a local time without offset', { ...valid, startAt: '2030-01-01T00:00:00' }, 'INVALID_INSTANT', 'startAt', /offset/],
+    ['an end before the start', { ...valid, startAt: '2030-01-02T00:00:00Z', endAt: '2030-01-01T00:00:00Z' }, 'VALIDATION_FAILED', 'endAt', /later than startAt/],
+    ['a non-string label', { ...valid, labels: { team: 7 } }, 'VALIDATION_FAILED', 'labels.team', /string/],
+    ['a name with spaces', { ...valid, name: 'my schedule' }, 'VALIDATION_FAILED', 'name', /letters, digits/],
+    ['an array body', [valid], 'VALIDATION_FAILED', null, /JSON object/],
+  ])('%s', async (_what, body, code, field, message) => {
+    const before = await counts();
+    const response = await client.post('/v1/schedules', body);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ code, field, message: expect.stringMatching(message) });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('answers malformed JSON with a 400 in the same shape', async () => {
+    const response = await client.post('/v1/schedules', '{"cron": ');
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', field: null });
+  });
+
+  it.each([
+    ['/v1/runs?state=finished', 'state'],
+    ['/v1/runs?limit=0', 'limit'],
+    ['/v1/runs?scheduleId=nope', 'scheduleId'],
+    ['/v1/schedules?cursor=Zm9v', 'cursor'],
+    ['/v1/schedules?status=sleeping', 'status'],
+  ])('refuses the query %s naming %s', async (path, field) => {
+    const response = await client.get(path);
+    expect(response.status).toBe(400);
+    expect(response.body.field).toBe(field);
+  });
+
+  it('answers unknown ids with 404', async () => {
+    for (const path of ['/v1/schedules/not-a-uuid', '/v1/schedules/01a226b4-d238-7c31-b6af-28c7c8951e9e', '/v1/runs/01a226b4-d238-7c31-b6af-28c7c8951e9e']) {
+      const response = await client.get(path);
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('refuses a second schedule with the same name with 409', async () => {
+    expect((await client.post('/v1/schedules', { ...valid, name: 'unique' })).status).toBe(201);
+    const again = await client.post('/v1/schedules', { ...valid, name: 'unique' });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'CONFLICT', field: 'name' });
+  });
+
+  it('returns the existing schedule with deduped: true for a repeated idempotency key', async () => {
+    const first = await client.post('/v1/schedules', { in: '10m', target: handler, payload: { wake: 'agent-7' }, idempotencyKey: 'wake-agent-7' });
+    expect(first.status).toBe(201);
+    expect(first.body.deduped).toBe(false);
+    const second = await client.post('/v1/schedules', { in: '20m', target: handler, payload: { other: true }, idempotencyKey: 'wake-agent-7' });
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ id: first.body.id, deduped: true, at: first.body.at, payload: { wake: 'agent-7' } });
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM schedules WHERE idempotency_key = 'wake-agent-7'`)).rows[0].n).toBe(1);
+  });
+});

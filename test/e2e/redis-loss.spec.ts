@@ -1,0 +1,93 @@
+/**
+ * Postgres is the truth, Redis only the transport: a run committed but never handed to Redis, a
+ * run whose job Redis lost, and everything after a wipe of Kairos's Redis keys all still execute.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { newId } from '../../libs/domain/src/index.js';
+import { RunRepository, inTransaction } from '../../libs/ledger/src/index.js';
+import { RUNS_QUEUE } from '../../libs/queue/src/index.js';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { REDIS_URL, dropRedisPrefix } from '../support/services.js';
+import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+describe('losing Redis loses nothing', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(t.env());
+    queue = new Queue(RUNS_QUEUE, { connection: { url: REDIS_URL }, prefix: t.redisPrefix });
+  });
+
+  afterAll(async () => {
+    await queue?.close();
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  const stateOf = async (id: string): Promise<string> => (await t.db.query('SELECT state FROM runs WHERE id = $1', [id])).rows[0].state;
+  const succeeded = (id: string) => waitFor(async () => ((await stateOf(id)) === 'succeeded' ? true : undefined), `run ${id} to succeed`, 20_000);
+
+  it('executes a run that was committed but never enqueued (a crash between commit and enqueue)', async () => {
+    const namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id;
+    const id = newId();
+    await inTransaction(t.db, (tx) =>
+      new RunRepository().insertRuns(tx, [
+        {
+          id,
+          namespaceId,
+          scheduleId: null,
+          origin: 'manual',
+          sourceRunId: null,
+          scheduledFor: new Date(),
+          availableAt: new Date(),
+          deferReason: null,
+          exclusive: false,
+          maxAttempts: 1,
+          target: { type: 'handler', name: 'echo' },
+          payload: { committed: 'only' },
+          retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1000, maxMs: 1000, jitter: 0 } },
+          timeoutMs: 10_000,
+          idempotencyKey: null,
+          actor: 'test',
+          reasonCode: null,
+          detail: {},
+        },
+      ]),
+    );
+    expect((await t.db.query('SELECT enqueued_at FROM runs WHERE id = $1', [id])).rows[0].enqueued_at).toBeNull();
+    await succeeded(id);
+  });
+
+  it('executes a run whose BullMQ job was deleted', async () => {
+    const client = api(kairos.url);
+    const availableAt = new Date(Date.now() + 1_500).toISOString();
+    const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'echo' }, payload: { lost: true }, availableAt });
+    const id = created.body.id as string;
+    await waitFor(async () => ((await queue.getJobState(id)) === 'delayed' ? true : undefined), 'the delayed job');
+    expect(await queue.remove(id)).toBe(1);
+    expect(await queue.getJobState(id)).toBe('unknown');
+    await succeeded(id);
+    expect((await client.get(`/v1/runs/${id}`)).body.result).toEqual({ lost: true });
+  });
+
+  it('keeps firing schedules and executes queued runs after all of its Redis keys are wiped', async () => {
+    const client = api(kairos.url);
+    const schedule = (await client.post('/v1/schedules', { every: '1s', target: { type: 'handler', name: 'noop' } })).body;
+    const delayed = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(Date.now() + 2_000).toISOString() })).body;
+    await sleep(1_500);
+    await dropRedisPrefix(t.redisPrefix);
+    const wipedAt = new Date();
+    await succeeded(delayed.id);
+    await waitFor(async () => {
+      const { rows } = await t.db.query(
+        `SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state = 'succeeded' AND scheduled_for > $2`,
+        [schedule.id, wipedAt],
+      );
+      return rows[0].n >= 3 ? true : undefined;
+    }, 'the schedule to keep firing after the wipe', 20_000);
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * Once per test run: a template database with every migration applied. Each test file clones it
+ * (CREATE DATABASE ... TEMPLATE), so files never see each other's rows; all are dropped at the end.
+ */
+import type { TestProject } from 'vitest/node';
+import pg from 'pg';
+import { defaultMigrationsDir, migrate, readMigrations } from '../../libs/ledger/src/migrations/migrator.js';
+import { ADMIN_DATABASE_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    templateDatabase: string;
+    runId: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const runId = uniqueName('kairos_test');
+  const template = `${runId}_tpl`;
+  await createDatabase(template);
+  const client = new pg.Client({ connectionString: databaseUrl(template) });
+  await client.connect();
+  try {
+    await migrate(client, readMigrations(defaultMigrationsDir()));
+  } finally {
+    await client.end();
+  }
+  project.provide('templateDatabase', template);
+  project.provide('runId', runId);
+  return async () => {
+    const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+    await admin.connect();
+    const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${runId}%`]);
+    await admin.end();
+    for (const { datname } of rows) await dropDatabase(datname);
+  };
+}

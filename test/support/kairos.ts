@@ -1,0 +1,144 @@
+/**
+ * Running Kairos under test against the real Postgres and Redis: a fresh database and Redis prefix
+ * per test file, in-process apps, and child processes (for kill -9 and SIGSTOP).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import pg from 'pg';
+import type { Role } from '../../libs/config/src/index.js';
+import { startKairos, type StartedKairos } from '../../libs/runtime/src/index.js';
+import { ApiModule } from '../../apps/api/src/api.module.js';
+import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
+import { WorkerModule } from '../../apps/worker/src/worker.module.js';
+import { REDIS_URL, createDatabase, databaseUrl, dropDatabase, dropRedisPrefix, uniqueName } from './services.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Timings short enough for tests to watch failover and reaping happen. */
+export const FAST_TIMINGS: Record<string, string> = {
+  KAIROS_LEADER_TTL: '2s',
+  KAIROS_TICK_MAX_IDLE: '200ms',
+  KAIROS_RELAY_INTERVAL: '300ms',
+  KAIROS_RECONCILE_INTERVAL: '500ms',
+  KAIROS_RECONCILE_GRACE: '1s',
+  KAIROS_REAPER_INTERVAL: '300ms',
+  KAIROS_REAPER_SKEW: '500ms',
+  KAIROS_REAPER_BACKOFF: '200ms',
+  KAIROS_RUN_LEASE_TTL: '3s',
+  KAIROS_SHUTDOWN_GRACE: '3s',
+  LOG_LEVEL: 'warn',
+};
+
+export interface TestEnvironment {
+  databaseUrl: string;
+  redisPrefix: string;
+  /** A pool on the test database, for assertions. */
+  db: pg.Pool;
+  /** Environment for a Kairos process of this test. */
+  env(overrides?: Record<string, string>): Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+export async function testEnvironment(): Promise<TestEnvironment> {
+  const name = uniqueName(inject('runId'));
+  await createDatabase(name, inject('templateDatabase'));
+  const url = databaseUrl(name);
+  const redisPrefix = `kt-${name}`;
+  const db = new pg.Pool({ connectionString: url, max: 4 });
+  return {
+    databaseUrl: url,
+    redisPrefix,
+    db,
+    env: (overrides = {}) => ({
+      ...FAST_TIMINGS,
+      DATABASE_URL: url,
+      REDIS_URL,
+      KAIROS_QUEUE_PREFIX: redisPrefix,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...overrides,
+    }),
+    cleanup: async () => {
+      await db.end();
+      await dropDatabase(name);
+      await dropRedisPrefix(redisPrefix);
+    },
+  };
+}
+
+const MODULES = { api: ApiModule, scheduler: SchedulerModule, worker: WorkerModule };
+
+/** Starts Kairos inside the test process with the given roles. */
+export async function startInProcess(env: Record<string, string>, roles: Role[] = ['api', 'scheduler', 'worker']): Promise<StartedKairos> {
+  return startKairos({ name: 'test', defaultRoles: roles, modules: MODULES }, { ...env, KAIROS_ROLES: roles.join(',') });
+}
+
+export interface KairosChild {
+  process: ChildProcess;
+  /** Resolves with the base URL once the process printed that it is up. */
+  ready: Promise<string>;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** Spawns an entry point (`apps/<app>/src/main.ts`) as a child process. */
+export function spawnKairos(app: 'kairos' | 'api' | 'scheduler' | 'worker', env: Record<string, string>): KairosChild {
+  const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const ready = new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /Health\s+(http:\/\/\S+)\/health\/ready/.exec(output);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`kairos ${app} exited with ${code} before it was up:\n${output}`)));
+  });
+  ready.catch(() => undefined);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { process: child, ready, output: () => output, exited };
+}
+
+/** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A small JSON client for the REST API. */
+export function api(baseUrl: string) {
+  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+  return {
+    get: (path: string) => call('GET', path),
+    post: (path: string, body?: unknown) => call('POST', path, body),
+    put: (path: string, body?: unknown) => call('PUT', path, body),
+    patch: (path: string, body?: unknown) => call('PATCH', path, body),
+    delete: (path: string) => call('DELETE', path),
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Fencing by lease epoch: a worker whose lease was taken over can never write its verdict. Shown
+ * on the repository (claim, reap, reclaim, stale write) and on a real worker whose run is taken
+ * over while it executes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunRepository } from '../../libs/ledger/src/index.js';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+describe('lease fencing', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+  const runs = new RunRepository();
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(t.env({ KAIROS_RUN_LEASE_TTL: '1500ms' }), ['api', 'worker']);
+  });
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  /** An ad-hoc run inserted straight into the ledger, never dispatched (no worker will see it). */
+  async function ledgerRun(): Promise<string> {
+    const client = api(kairos.url);
+    const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: '2999-01-01T00:00:00Z' });
+    await t.db.query(`UPDATE runs SET available_at = now() WHERE id = $1`, [created.body.id]);
+    return created.body.id;
+  }
+
+  it('refuses the verdict of a holder whose epoch was superseded, and records the refusal', async () => {
+    const id = await ledgerRun();
+    const first = (await runs.claim(t.db, id, 'worker-a', 60_000))!;
+    expect(first.leaseEpoch).toBe(1);
+    // worker-a goes silent; its lease expires and the reaper takes the run back (epoch 2).
+    await t.db.query(`UPDATE runs SET lease_expires_at = now() - interval '1 minute' WHERE id = $1`, [id]);
+    const reaped = await runs.reapExpired(t.db, { skewMs: 0, backoffMs: 0, crashBudget: 5, limit: 10, actor: 'reaper:test' });
+    expect(reaped.requeued.map((r) => r.id)).toContain(id);
+    const second = (await runs.claim(t.db, id, 'worker-b', 60_000))!;
+    expect(second.leaseEpoch).toBe(3);
+
+    const late = { state: 'succeeded' as const, result: { from: 'a' }, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null };
+    expect(await runs.finish(t.db, id, first.leaseEpoch, 'worker-a', late)).toBe(false);
+    expect((await t.db.query(`SELECT state, lease_owner FROM runs WHERE id = $1`, [id])).rows[0]).toEqual({ state: 'running', lease_owner: 'worker-b' });
+
+    expect(await runs.finish(t.db, id, second.leaseEpoch, 'worker-b', { ...late, result: { from: 'b' } })).toBe(true);
+    const final = (await t.db.query(`SELECT state, result, crash_count FROM runs WHERE id = $1`, [id])).rows[0];
+    expect(final).toEqual({ state: 'succeeded', result: { from: 'b' }, crash_count: 1 });
+    const kinds = (await runs.events(t.db, id)).map((e) => `${e.kind}@${e.leaseEpoch}`);
+    expect(kinds).toEqual(['queued@0', 'claimed@1', 'reaped@2', 'claimed@3', 'succeeded@3']);
+  });
+
+  it('stops a running worker from writing once its run was taken over, and records the lease loss', async () => {
+    const client = api(kairos.url);
+    const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 4_000 } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    await waitFor(async () => ((await client.get(`/v1/runs/${id}`)).body.state === 'running' ? true : undefined), 'the worker to claim the run');
+
+    // Another holder takes the run over (as after a reap and a reclaim elsewhere): the epoch moves on.
+    await t.db.query(
+      `UPDATE runs SET lease_epoch = lease_epoch + 2, lease_owner = 'usurper', lease_expires_at = now() + interval '1 minute' WHERE id = $1`,
+      [id],
+    );
+    const lost = await waitFor(async () => {
+      const events = await runs.events(t.db, id);
+      return events.find((e) => e.kind === 'lease_lost');
+    }, 'the worker to notice it lost the lease', 10_000);
+    expect(lost.leaseEpoch).toBe(1);
+    expect(lost.reasonCode).toBe('LEASE_LOST');
+
+    // The worker wrote nothing: the run is still the usurper's, running at the new epoch.
+    await new Promise((r) => setTimeout(r, 4_500));
+    const row = (await t.db.query(`SELECT state, lease_owner, lease_epoch, result FROM runs WHERE id = $1`, [id])).rows[0];
+    expect(row).toEqual({ state: 'running', lease_owner: 'usurper', lease_epoch: 3, result: null });
+  });
+});
