@@ -71,7 +71,6 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   // Payloads may be 256 KiB of JSON; the body limit sits above that so the API can answer with
   // its own PAYLOAD_TOO_LARGE naming the field instead of a bare 413.
   app.useBodyParser('json', { limit: '1mb' });
-  app.enableShutdownHooks();
   await app.listen(config.api.port, config.api.host);
   const address = app.getHttpServer().address() as AddressInfo;
   const host = config.api.host === '0.0.0.0' || config.api.host === '::' ? 'localhost' : config.api.host;
@@ -83,7 +82,7 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
 /** The entry point of a process: start, print where to find it, exit 1 with a clear line on failure. */
 export async function runKairos(spec: KairosProcess): Promise<void> {
   try {
-    const { config, url } = await startKairos(spec);
+    const { app, config, url } = await startKairos(spec);
     const lines = [`Kairos ${spec.name} is up.`];
     if (config.roles.includes('api')) {
       lines.push(
@@ -93,13 +92,26 @@ export async function runKairos(spec: KairosProcess): Promise<void> {
     }
     lines.push(`  Health      ${url}/health/ready`);
     process.stdout.write(`${lines.join('\n')}\n`);
-    const grace = config.shutdownGraceMs;
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
-        // Nest's shutdown hooks drain the roles; this only bounds how long that may take.
-        setTimeout(() => process.exit(1), grace + 5_000).unref();
-      });
-    }
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        process.stderr.write(`kairos: ${signal} again, exiting without finishing the shutdown\n`);
+        process.exit(1);
+      }
+      stopping = true;
+      new Logger('Kairos').log(`${signal}: shutting down`);
+      // The roles drain in their shutdown hooks; this only bounds how long that may take.
+      setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000).unref();
+      app.close().then(
+        () => process.exit(0),
+        (error: Error) => {
+          process.stderr.write(`kairos: shutdown failed: ${error.message}\n`);
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
   } catch (error) {
     process.stderr.write(`kairos: ${(error as Error).message}\n`);
     if (process.env.LOG_LEVEL === 'debug') process.stderr.write(`${(error as Error).stack ?? ''}\n`);

@@ -1,0 +1,55 @@
+/**
+ * Start-up failures an operator can act on print one line, not a stack trace, and exit 1; a
+ * process that can start applies the migrations and answers its health checks.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnKairos, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+
+describe('starting a Kairos process', () => {
+  let t: TestEnvironment;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+  });
+
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it.each([
+    ['Postgres is unreachable', { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/kairos' }, /^kairos: cannot reach Postgres at 127\.0\.0\.1:1 .*start Postgres or point DATABASE_URL at a running server$/],
+    ['Redis is unreachable', { REDIS_URL: 'redis://127.0.0.1:1' }, /^kairos: cannot reach Redis at 127\.0\.0\.1:1 .*start Redis or point REDIS_URL at a running server$/],
+    ['a setting is invalid', { KAIROS_LEADER_TTL: 'soon' }, /^kairos: KAIROS_LEADER_TTL="soon": /],
+    ['a role is unknown', { KAIROS_ROLES: 'api,janitor' }, /^kairos: KAIROS_ROLES: unknown role "janitor"/],
+  ])('says so in one line and exits 1 when %s', async (_what, env, message) => {
+    const child = spawnKairos('kairos', t.env(env));
+    expect(await child.exited).toBe(1);
+    const lines = child.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+  });
+
+  it('creates a missing database, migrates it, and reports ready with a leader', async () => {
+    const fresh = `${new URL(t.databaseUrl).pathname.slice(1)}_fresh`;
+    const url = new URL(t.databaseUrl);
+    url.pathname = `/${fresh}`;
+    const child = spawnKairos('kairos', t.env({ DATABASE_URL: url.toString() }));
+    try {
+      const base = await child.ready;
+      expect(child.output()).toContain(`REST        ${base}/v1/schedules`);
+      let ready: Response | undefined;
+      for (let i = 0; i < 50 && ready?.status !== 200; i++) {
+        ready = await fetch(`${base}/health/ready`);
+        if (ready.status !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(ready!.status).toBe(200);
+      expect(((await ready!.json()) as any).info.leader.status).toBe('up');
+      expect((await fetch(`${base}/health/live`)).status).toBe(200);
+    } finally {
+      child.process.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+      const { dropDatabase } = await import('../support/services.js');
+      await dropDatabase(fresh);
+    }
+  });
+});
