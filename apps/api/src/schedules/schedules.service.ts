@@ -205,6 +205,9 @@ export class SchedulesService {
     const from = parseInstant(obj.from, 'from');
     const to = parseInstant(obj.to, 'to');
     if (to < from) throw new ValidationError('VALIDATION_FAILED', 'to', 'to must not be earlier than from');
+    if (to > Date.now()) {
+      throw new ValidationError('VALIDATION_FAILED', 'to', 'to is in the future; backfill covers past slots, the scheduler fires the rest');
+    }
     const overlap = readEnum(obj, 'overlap', '', OVERLAP_POLICIES) ?? 'buffer_all';
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
@@ -262,9 +265,8 @@ export class SchedulesService {
     }
     await this.runs.insertRuns(tx, newRuns);
     await this.runs.requestCancel(tx, made.cancel, 'overlap', 'REPLACED_BY_OVERLAP', 'a newer run of the schedule replaced this run (overlap replace)');
-    const rows = await Promise.all(newRuns.map((r) => this.runs.get(tx, row.namespaceId, r.id)));
     const dispatch: DispatchItem[] = newRuns.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt }] : []));
-    return { runs: rows.map((r) => r!), dispatch, alreadyTicked };
+    return { runs: await this.runs.getMany(tx, newRuns.map((r) => r.id)), dispatch, alreadyTicked };
   }
 
   private async require(db: Db | Tx, caller: CallerContext, id: string, lock = false): Promise<ScheduleRow> {

@@ -109,6 +109,14 @@ export class RunRepository {
     return rows[0] ?? null;
   }
 
+  /** The runs with these ids, in the order given. */
+  async getMany(db: Queryable, ids: readonly string[]): Promise<RunRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs r WHERE r.id = ANY($1::uuid[])`, [ids]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)!);
+  }
+
   async findByIdempotencyKey(db: Queryable, namespaceId: string, key: string): Promise<RunRow | null> {
     const { rows } = await db.query<RunRow>(
       `SELECT ${RUN_COLUMNS} FROM runs r WHERE r.namespace_id = $1 AND r.idempotency_key = $2`,
@@ -140,13 +148,13 @@ export class RunRepository {
     return toPage(rows, limit, (r) => r.id);
   }
 
-  /** A run's transition history, oldest first: the backbone of explain. */
-  async events(db: Queryable, runId: string): Promise<RunEventRow[]> {
+  /** A run's transition history, oldest first: the backbone of explain. `afterId` skips the events a follower has already seen. */
+  async events(db: Queryable, runId: string, afterId = 0): Promise<RunEventRow[]> {
     const { rows } = await db.query<RunEventRow>(
       `SELECT id, at, kind, from_state AS "fromState", to_state AS "toState", lease_epoch AS "leaseEpoch", actor,
               reason_code AS "reasonCode", detail
-       FROM run_events WHERE run_id = $1 ORDER BY id`,
-      [runId],
+       FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY id`,
+      [runId, afterId],
     );
     return rows;
   }

@@ -1,0 +1,119 @@
+/**
+ * Overlap policies with a handler that outlives the interval: a run sleeps 2.5 s while its
+ * schedule fires every second. Each policy is checked in the ticks and in the runs' own history.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+describe('overlap policies', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+  let client: ReturnType<typeof api>;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    // Lease renewal every 500 ms carries cancellations (replace) to the worker quickly.
+    kairos = await startInProcess(t.env({ KAIROS_RUN_LEASE_TTL: '1500ms' }));
+    client = api(kairos.url);
+    for (const overlap of ['allow', 'skip', 'buffer_one', 'buffer_all', 'replace']) {
+      const created = await client.post('/v1/schedules', {
+        name: `overlap-${overlap}`,
+        every: '1s',
+        overlap,
+        target: { type: 'handler', name: 'sleep' },
+        payload: { ms: 2_500 },
+      });
+      expect(created.status).toBe(201);
+      ids[overlap] = created.body.id;
+    }
+    await sleep(7_500);
+    for (const id of Object.values(ids)) await client.post(`/v1/schedules/${id}/pause`);
+    // Let everything still queued or running drain (buffer_all has a backlog of ~2.5 s per run).
+    await waitFor(async () => {
+      const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE state IN ('queued', 'running')`);
+      return rows[0].n === 0 ? true : undefined;
+    }, 'all runs to end', 40_000, 250);
+  }, 90_000);
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  const ticks = async (id: string) =>
+    (await t.db.query(`SELECT outcome, reason_code AS reason, run_id FROM ticks WHERE schedule_id = $1 ORDER BY scheduled_for`, [id])).rows;
+  const runs = async (id: string) =>
+    (
+      await t.db.query(
+        `SELECT id, state, reason_code AS reason, started_at, finished_at FROM runs WHERE schedule_id = $1 ORDER BY scheduled_for`,
+        [id],
+      )
+    ).rows.map((r) => ({ ...r, started: r.started_at ? new Date(r.started_at).getTime() : null, finished: r.finished_at ? new Date(r.finished_at).getTime() : null }));
+  /** The most runs that were executing at the same instant. */
+  const maxConcurrent = (rs: { started: number | null; finished: number | null }[]) => {
+    const edges = rs.filter((r) => r.started !== null).flatMap((r) => [[r.started!, 1] as const, [r.finished!, -1] as const]);
+    edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let now = 0;
+    let max = 0;
+    for (const [, d] of edges) max = Math.max(max, (now += d));
+    return max;
+  };
+
+  it('allow: every slot runs, and runs overlap', async () => {
+    const tk = await ticks(ids.allow!);
+    expect(tk.length).toBeGreaterThanOrEqual(6);
+    expect(tk.every((x) => x.outcome === 'triggered')).toBe(true);
+    const rs = await runs(ids.allow!);
+    expect(rs.every((r) => r.state === 'succeeded')).toBe(true);
+    expect(maxConcurrent(rs)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('skip: slots that come due while a run is active are skipped with a reason', async () => {
+    const tk = await ticks(ids.skip!);
+    const skipped = tk.filter((x) => x.outcome === 'skipped');
+    expect(skipped.length).toBeGreaterThanOrEqual(3);
+    expect(skipped.every((x) => x.reason === 'OVERLAP_SKIPPED' && x.run_id === null)).toBe(true);
+    const rs = await runs(ids.skip!);
+    expect(rs.length).toBe(tk.filter((x) => x.outcome === 'triggered').length);
+    expect(rs.every((r) => r.state === 'succeeded')).toBe(true);
+    expect(maxConcurrent(rs)).toBe(1);
+  });
+
+  it('buffer_one: at most one run waits behind the active one; the rest are skipped', async () => {
+    const tk = await ticks(ids.buffer_one!);
+    expect(tk.some((x) => x.reason === 'OVERLAP_BUFFERED')).toBe(true);
+    expect(tk.some((x) => x.reason === 'OVERLAP_SKIPPED')).toBe(true);
+    const rs = await runs(ids.buffer_one!);
+    expect(rs.every((r) => r.state === 'succeeded')).toBe(true);
+    expect(maxConcurrent(rs)).toBe(1);
+    const buffered = (await t.db.query(`SELECT defer_reason FROM runs WHERE schedule_id = $1 AND defer_reason LIKE 'waiting for run%'`, [ids.buffer_one])).rows;
+    expect(buffered.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('buffer_all: every slot runs, one after another', async () => {
+    const tk = await ticks(ids.buffer_all!);
+    expect(tk.length).toBeGreaterThanOrEqual(6);
+    expect(tk.every((x) => x.outcome === 'triggered')).toBe(true);
+    const rs = await runs(ids.buffer_all!);
+    expect(rs).toHaveLength(tk.length);
+    expect(rs.every((r) => r.state === 'succeeded')).toBe(true);
+    expect(maxConcurrent(rs)).toBe(1);
+    // Released in slot order.
+    const starts = rs.map((r) => r.started!);
+    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+  });
+
+  it('replace: each new slot cancels the active run, which ends as REPLACED_BY_OVERLAP', async () => {
+    const rs = await runs(ids.replace!);
+    const replaced = rs.filter((r) => r.state === 'cancelled');
+    expect(replaced.length).toBeGreaterThanOrEqual(3);
+    expect(replaced.every((r) => r.reason === 'REPLACED_BY_OVERLAP')).toBe(true);
+    expect(maxConcurrent(rs)).toBe(1);
+    // The newest run was not replaced by anything and completed.
+    expect(rs.at(-1)!.state).toBe('succeeded');
+    const events = (await t.db.query(`SELECT kind, actor FROM run_events WHERE run_id = $1 ORDER BY id`, [replaced[0]!.id])).rows.map((e) => e.kind);
+    expect(events).toEqual(expect.arrayContaining(['queued', 'cancel_requested', 'cancelled']));
+  });
+});
