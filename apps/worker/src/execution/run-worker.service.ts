@@ -31,6 +31,10 @@ export class RunWorker implements OnApplicationBootstrap, BeforeApplicationShutd
       prefix: this.config.queuePrefix,
       concurrency: this.config.worker.concurrency,
       maxStalledCount: MAX_STALLED_COUNT,
+      // The transport's lock follows the ledger's lease: a worker that froze or died loses its job
+      // to another worker on about the same schedule as the reaper takes the run back.
+      lockDuration: this.config.worker.runLeaseTtlMs,
+      stalledInterval: Math.max(1_000, Math.floor(this.config.worker.runLeaseTtlMs / 2)),
     });
     this.worker.on('error', (error) => this.logger.warn(`queue connection: ${error.message}`));
     this.worker.on('failed', (job, error) => this.logger.error(`job ${job?.id} failed: ${error.message}`));

@@ -1,0 +1,115 @@
+/**
+ * Workers that freeze or die lose nothing. A worker stopped with SIGSTOP past its lease loses the
+ * run to the reaper, another worker finishes it, and the frozen one's late verdict is refused once
+ * it is resumed (visible in the run's events). A worker killed with SIGKILL mid-run has its run
+ * requeued and finished elsewhere; a run that kills every worker ends dead as POISONED.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { api, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
+
+const WORKER_ENV = { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_WORKER_CONCURRENCY: '4' };
+
+describe('worker crashes', () => {
+  let t: TestEnvironment;
+  let control: StartedKairos;
+  let client: ReturnType<typeof api>;
+  const workers: KairosChild[] = [];
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    control = await startInProcess(t.env({ KAIROS_CRASH_BUDGET: '2' }), ['api', 'scheduler']);
+    client = api(control.url);
+  });
+
+  afterEach(() => {
+    for (const w of workers.splice(0)) {
+      w.process.kill('SIGCONT');
+      w.process.kill('SIGKILL');
+    }
+  });
+
+  afterAll(async () => {
+    await control?.app.close();
+    await t?.cleanup();
+  });
+
+  async function startWorker(): Promise<KairosChild> {
+    const worker = spawnKairos('worker', t.env(WORKER_ENV));
+    workers.push(worker);
+    await worker.ready;
+    return worker;
+  }
+
+  const holderPid = async (runId: string): Promise<number | undefined> => {
+    const { rows } = await t.db.query(`SELECT state, lease_owner FROM runs WHERE id = $1`, [runId]);
+    return rows[0]?.state === 'running' ? Number(String(rows[0].lease_owner).split(':')[1]) : undefined;
+  };
+  const events = async (runId: string) =>
+    (await t.db.query(`SELECT kind, lease_epoch, actor, reason_code FROM run_events WHERE run_id = $1 ORDER BY id`, [runId])).rows;
+
+  it('refuses the late verdict of a worker frozen past its lease, after another worker finished the run', async () => {
+    const frozen = await startWorker();
+    const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 3_000 } })).body;
+    expect(await waitFor(() => holderPid(run.id), 'the first worker to claim')).toBe(frozen.process.pid);
+    frozen.process.kill('SIGSTOP');
+
+    const rescuer = await startWorker();
+    const finished = await waitFor(async () => {
+      const { rows } = await t.db.query(`SELECT state, lease_epoch, crash_count FROM runs WHERE id = $1`, [run.id]);
+      return rows[0].state === 'succeeded' ? rows[0] : undefined;
+    }, 'another worker to finish the run', 25_000);
+    expect(finished.crash_count).toBe(1);
+    expect(finished.lease_epoch).toBe(3);
+    const rescuerEvents = await events(run.id);
+    expect(rescuerEvents.find((e) => e.kind === 'succeeded')!.actor).toContain(`:${rescuer.process.pid}:`);
+
+    frozen.process.kill('SIGCONT');
+    const refused = await waitFor(async () => (await events(run.id)).find((e) => e.kind === 'lease_lost'), 'the resumed worker to report its refused verdict', 10_000);
+    expect(refused).toMatchObject({ lease_epoch: 1, reason_code: 'LEASE_LOST' });
+    expect(refused.actor).toContain(`:${frozen.process.pid}:`);
+    expect((await events(run.id)).map((e) => `${e.kind}@${e.lease_epoch}`)).toEqual([
+      'queued@0',
+      'claimed@1',
+      'reaped@2',
+      'claimed@3',
+      'succeeded@3',
+      'lease_lost@1',
+    ]);
+    const row = (await client.get(`/v1/runs/${run.id}`)).body;
+    expect(row).toMatchObject({ state: 'succeeded', leaseEpoch: 3 });
+  });
+
+  it('requeues the run of a worker killed mid-run and finishes it elsewhere', async () => {
+    const doomed = await startWorker();
+    const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 1_500 } })).body;
+    expect(await waitFor(() => holderPid(run.id), 'the worker to claim')).toBe(doomed.process.pid);
+    doomed.process.kill('SIGKILL');
+    await doomed.exited;
+    await startWorker();
+    const done = await waitFor(async () => {
+      const r = (await client.get(`/v1/runs/${run.id}`)).body;
+      return r.state === 'succeeded' ? r : undefined;
+    }, 'the run to succeed on another worker', 25_000);
+    expect(done).toMatchObject({ crashCount: 1, attempt: 1 });
+    expect((await events(run.id)).map((e) => e.kind)).toEqual(['queued', 'claimed', 'reaped', 'claimed', 'succeeded']);
+  });
+
+  it('quarantines a run that outlives its crash budget as POISONED', async () => {
+    const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 30_000 } })).body;
+    for (let crash = 1; crash <= 2; crash++) {
+      const worker = await startWorker();
+      expect(await waitFor(() => holderPid(run.id), `worker ${crash} to claim`, 25_000)).toBe(worker.process.pid);
+      worker.process.kill('SIGKILL');
+      await worker.exited;
+    }
+    const dead = await waitFor(async () => {
+      const r = (await client.get(`/v1/runs/${run.id}`)).body;
+      return r.state === 'dead' ? r : undefined;
+    }, 'the reaper to quarantine the run', 15_000);
+    expect(dead).toMatchObject({ reasonCode: 'POISONED', crashCount: 2 });
+    expect((await events(run.id)).map((e) => e.kind)).toEqual(['queued', 'claimed', 'reaped', 'claimed', 'poisoned']);
+    const letters = (await client.get('/v1/dead-letters')).body.items;
+    expect(letters.map((l: any) => l.id)).toContain(run.id);
+  });
+});
