@@ -42,7 +42,7 @@ describe('lease fencing', () => {
     const second = (await runs.claim(t.db, id, 'worker-b', 60_000))!;
     expect(second.leaseEpoch).toBe(3);
 
-    const late = { state: 'succeeded' as const, result: { from: 'a' }, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null };
+    const late = { state: 'succeeded' as const, result: { from: 'a' }, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null, response: null };
     expect(await runs.finish(t.db, id, first.leaseEpoch, 'worker-a', late)).toBe(false);
     expect((await t.db.query(`SELECT state, lease_owner FROM runs WHERE id = $1`, [id])).rows[0]).toEqual({ state: 'running', lease_owner: 'worker-b' });
 

@@ -40,6 +40,10 @@ export type BackoffType = (typeof BACKOFF_TYPES)[number];
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
+/** How one execution attempt ended; null while it runs. */
+export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'cancelled', 'lost', 'drained'] as const;
+export type AttemptOutcomeKind = (typeof ATTEMPT_OUTCOMES)[number];
+
 /** What a run_events row says happened. */
 export const RUN_EVENT_KINDS = [
   'queued',

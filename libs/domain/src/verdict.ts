@@ -6,9 +6,12 @@ import type { JsonValue } from './model.js';
 import type { ReasonCode } from './reason-codes.js';
 import type { BackoffPolicy, RetryPolicy } from './run-policy.js';
 
+/** What an HTTP target answered, kept on the attempt: status, a subset of headers, the body (capped). */
+export type TargetResponse = Record<string, unknown>;
+
 export type AttemptOutcome =
-  | { kind: 'succeeded'; result: JsonValue | null }
-  | { kind: 'failed'; retryable: boolean; reasonCode: ReasonCode; message: string; details?: Record<string, unknown> }
+  | { kind: 'succeeded'; result: JsonValue | null; response?: TargetResponse }
+  | { kind: 'failed'; retryable: boolean; reasonCode: ReasonCode; message: string; details?: Record<string, unknown>; response?: TargetResponse }
   | { kind: 'cancelled'; reasonCode: 'CANCELLED_BY_USER' | 'REPLACED_BY_OVERLAP' };
 
 export type Verdict =
@@ -19,8 +22,9 @@ export type Verdict =
       error: Record<string, unknown> | null;
       reasonCode: ReasonCode;
       reasonText: string | null;
+      response: TargetResponse | null;
     }
-  | { kind: 'retry'; delayMs: number; error: Record<string, unknown>; reasonCode: ReasonCode; reasonText: string };
+  | { kind: 'retry'; delayMs: number; error: Record<string, unknown>; reasonCode: ReasonCode; reasonText: string; response: TargetResponse | null };
 
 /**
  * The delay before the attempt after `failedAttempt` (1-based): `fixed` waits base every time,
@@ -36,9 +40,9 @@ export function backoffDelayMs(policy: BackoffPolicy, failedAttempt: number, ran
 export function decideVerdict(outcome: AttemptOutcome, attempt: number, retry: RetryPolicy, random: number): Verdict {
   switch (outcome.kind) {
     case 'succeeded':
-      return { kind: 'final', state: 'succeeded', result: outcome.result, error: null, reasonCode: 'SUCCEEDED', reasonText: null };
+      return { kind: 'final', state: 'succeeded', result: outcome.result, error: null, reasonCode: 'SUCCEEDED', reasonText: null, response: outcome.response ?? null };
     case 'cancelled':
-      return { kind: 'final', state: 'cancelled', result: null, error: null, reasonCode: outcome.reasonCode, reasonText: null };
+      return { kind: 'final', state: 'cancelled', result: null, error: null, reasonCode: outcome.reasonCode, reasonText: null, response: null };
     case 'failed': {
       const error = { message: outcome.message, reasonCode: outcome.reasonCode, attempt, ...outcome.details };
       if (outcome.retryable && attempt < retry.maxAttempts) {
@@ -49,10 +53,19 @@ export function decideVerdict(outcome: AttemptOutcome, attempt: number, retry: R
           error,
           reasonCode: outcome.reasonCode,
           reasonText: `attempt ${attempt} of ${retry.maxAttempts} failed: ${outcome.message}`,
+          response: outcome.response ?? null,
         };
       }
       const why = outcome.retryable ? `attempt ${attempt} of ${retry.maxAttempts} failed, no attempts left` : 'the failure is not retryable';
-      return { kind: 'final', state: 'dead', result: null, error, reasonCode: outcome.reasonCode, reasonText: `${why}: ${outcome.message}` };
+      return {
+        kind: 'final',
+        state: 'dead',
+        result: null,
+        error,
+        reasonCode: outcome.reasonCode,
+        reasonText: `${why}: ${outcome.message}`,
+        response: outcome.response ?? null,
+      };
     }
   }
 }

@@ -9,14 +9,20 @@ export async function explain(db: Db, runId: string, out: Output, json: boolean)
   const run = await runs.get(db, await defaultNamespaceId(db), runId);
   if (!run) throw new NotFoundError('run', runId);
   const events = await runs.events(db, runId);
+  const attempts = await runs.attempts(db, runId);
   if (json) {
-    out.line(JSON.stringify({ run, events }, null, 2));
+    out.line(JSON.stringify({ run, attempts, events }, null, 2));
     return 0;
   }
   out.line(`run ${run.id}: ${run.state}${run.reasonCode ? ` (${run.reasonCode})` : ''}`);
   out.line(`  origin ${run.origin}${run.scheduleId ? ` of schedule ${run.scheduleId}` : ''}, slot ${iso(run.scheduledFor)}`);
   out.line(`  attempt ${run.attempt} of ${run.maxAttempts}, lease epoch ${run.leaseEpoch}, crashes ${run.crashCount}`);
   if (run.reasonText) out.line(`  ${run.reasonText}`);
+  for (const a of attempts) {
+    const renewed = a.renewals > 0 ? `, renewed ${a.renewals}x (last ${iso(a.lastRenewedAt)})` : '';
+    const status = a.response && typeof a.response.status === 'number' ? `, HTTP ${a.response.status}` : '';
+    out.line(`  attempt ${a.attempt} at epoch ${a.leaseEpoch} on ${a.worker}: ${a.outcome ?? 'running'}${a.reasonCode ? ` (${a.reasonCode})` : ''}${status}${renewed}`);
+  }
   out.line('');
   for (const e of events) {
     const move = e.fromState || e.toState ? ` ${e.fromState ?? '·'} → ${e.toState ?? '·'}` : '';

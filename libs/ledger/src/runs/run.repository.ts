@@ -7,7 +7,7 @@
 import { isUuid, type ActiveRun, type JsonValue, type ReasonCode, type RetryPolicy, type RunOrigin, type RunState, type Target } from '@kairos/domain';
 import { inTransaction, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
-import { RUN_COLUMNS, type RunEventRow, type RunRow } from './run-row.js';
+import { RUN_COLUMNS, type RunAttemptRow, type RunEventRow, type RunRow } from './run-row.js';
 
 export interface NewRun {
   id: string;
@@ -62,6 +62,8 @@ export type FinalVerdict = {
   error: Record<string, unknown> | null;
   reasonCode: ReasonCode;
   reasonText: string | null;
+  /** What an HTTP target answered, kept on the attempt. */
+  response: Record<string, unknown> | null;
 };
 
 export interface RetryVerdict {
@@ -69,6 +71,7 @@ export interface RetryVerdict {
   error: Record<string, unknown>;
   reasonCode: ReasonCode;
   reasonText: string | null;
+  response: Record<string, unknown> | null;
 }
 
 export interface LeaseRenewal {
@@ -146,6 +149,18 @@ export class RunRepository {
       params,
     );
     return toPage(rows, limit, (r) => r.id);
+  }
+
+  /** A run's execution attempts, oldest first. */
+  async attempts(db: Queryable, runId: string): Promise<RunAttemptRow[]> {
+    const { rows } = await db.query<RunAttemptRow>(
+      `SELECT attempt, lease_epoch AS "leaseEpoch", worker, started_at AS "startedAt", renewals,
+              last_renewed_at AS "lastRenewedAt", finished_at AS "finishedAt", outcome, reason_code AS "reasonCode",
+              error, response
+       FROM run_attempts WHERE run_id = $1 ORDER BY lease_epoch`,
+      [runId],
+    );
+    return rows;
   }
 
   /** A run's transition history, oldest first: the backbone of explain. `afterId` skips the events a follower has already seen. */
@@ -297,6 +312,8 @@ export class RunRepository {
            SELECT id, 'claimed', 'queued', 'running', lease_epoch, $2,
                   jsonb_build_object('attempt', attempt, 'leaseExpiresAt', lease_expires_at)
            FROM claimed
+         ), attempt AS (
+           INSERT INTO run_attempts (run_id, lease_epoch, attempt, worker) SELECT id, lease_epoch, attempt, $2 FROM claimed
          )
          SELECT c.id, c.namespace_id AS "namespaceId", c.schedule_id AS "scheduleId", c.scheduled_for AS "scheduledFor",
                 c.attempt, c.max_attempts AS "maxAttempts", c.target, c.payload, c.retry, c.timeout_ms AS "timeoutMs",
@@ -341,6 +358,10 @@ export class RunRepository {
                 finished_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
          WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3 AND state = 'running'
          RETURNING id, lease_epoch, state
+       ), attempt AS (
+         UPDATE run_attempts a SET finished_at = now(), reason_code = $7, error = $6::jsonb, response = $9::jsonb,
+                outcome = CASE d.state WHEN 'succeeded' THEN 'succeeded' WHEN 'cancelled' THEN 'cancelled' ELSE 'failed' END
+         FROM done d WHERE a.run_id = d.id AND a.lease_epoch = d.lease_epoch
        )
        INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
        SELECT id, state, 'running', state, lease_epoch, $3, $7, jsonb_build_object('reasonText', $8::text) FROM done`,
@@ -353,6 +374,7 @@ export class RunRepository {
         verdict.error === null ? null : JSON.stringify(verdict.error),
         verdict.reasonCode,
         verdict.reasonText,
+        verdict.response === null ? null : JSON.stringify(verdict.response),
       ],
     );
     return rowCount === 1;
@@ -370,6 +392,9 @@ export class RunRepository {
                 error = $5::jsonb, lease_owner = NULL, lease_expires_at = NULL, enqueued_at = now(), updated_at = now()
          WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3 AND state = 'running'
          RETURNING id, lease_epoch, attempt, available_at
+       ), finished_attempt AS (
+         UPDATE run_attempts a SET finished_at = now(), outcome = 'failed', reason_code = $6, error = $5::jsonb, response = $8::jsonb
+         FROM requeued r WHERE a.run_id = r.id AND a.lease_epoch = r.lease_epoch
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, 'retry_scheduled', 'running', 'queued', lease_epoch, $3, $6,
@@ -377,7 +402,16 @@ export class RunRepository {
          FROM requeued
        )
        SELECT available_at AS "availableAt" FROM requeued`,
-      [runId, epoch, owner, retry.delayMs, JSON.stringify(retry.error), retry.reasonCode, retry.reasonText],
+      [
+        runId,
+        epoch,
+        owner,
+        retry.delayMs,
+        JSON.stringify(retry.error),
+        retry.reasonCode,
+        retry.reasonText,
+        retry.response === null ? null : JSON.stringify(retry.response),
+      ],
     );
     return rows[0]?.availableAt ?? null;
   }
@@ -395,11 +429,18 @@ export class RunRepository {
   ): Promise<LeaseRenewal[]> {
     if (held.length === 0) return [];
     const { rows } = await db.query<LeaseRenewal>(
-      `UPDATE runs r SET lease_expires_at = now() + $4 * interval '1 millisecond', heartbeat_at = now()
-       FROM unnest($2::uuid[], $3::bigint[]) AS h(id, epoch)
-       WHERE r.id = h.id AND r.lease_epoch = h.epoch AND r.lease_owner = $1 AND r.state = 'running'
-       RETURNING r.id, r.lease_epoch AS epoch, r.cancel_requested_at IS NOT NULL AS "cancelRequested",
-                 r.cancel_requested_by AS "cancelRequestedBy"`,
+      `WITH renewed AS (
+         UPDATE runs r SET lease_expires_at = now() + $4 * interval '1 millisecond', heartbeat_at = now()
+         FROM unnest($2::uuid[], $3::bigint[]) AS h(id, epoch)
+         WHERE r.id = h.id AND r.lease_epoch = h.epoch AND r.lease_owner = $1 AND r.state = 'running'
+         RETURNING r.id, r.lease_epoch, r.cancel_requested_at, r.cancel_requested_by
+       ), counted AS (
+         UPDATE run_attempts a SET renewals = a.renewals + 1, last_renewed_at = now()
+         FROM renewed WHERE a.run_id = renewed.id AND a.lease_epoch = renewed.lease_epoch
+       )
+       SELECT id, lease_epoch AS epoch, cancel_requested_at IS NOT NULL AS "cancelRequested",
+              cancel_requested_by AS "cancelRequestedBy"
+       FROM renewed`,
       [owner, held.map((h) => h.id), held.map((h) => h.epoch), ttlMs],
     );
     return rows;
@@ -417,6 +458,9 @@ export class RunRepository {
                 available_at = now(), enqueued_at = now(), updated_at = now()
          WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3 AND state = 'running'
          RETURNING id, lease_epoch
+       ), finished_attempt AS (
+         UPDATE run_attempts a SET finished_at = now(), outcome = 'drained'
+         FROM drained d WHERE a.run_id = d.id AND a.lease_epoch = $2
        )
        INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
        SELECT id, 'drained', 'running', 'queued', lease_epoch, $3, '{"why":"worker shutting down"}'::jsonb FROM drained`,
@@ -528,6 +572,9 @@ export class RunRepository {
            finished_at = CASE WHEN r.crash_count + 1 >= $3 THEN now() ELSE NULL END
          FROM expired WHERE r.id = expired.id
          RETURNING r.id, r.state, r.available_at, r.lease_epoch, r.crash_count
+       ), lost_attempt AS (
+         UPDATE run_attempts a SET finished_at = now(), outcome = 'lost', reason_code = 'LEASE_EXPIRED'
+         FROM reaped WHERE a.run_id = reaped.id AND a.lease_epoch = reaped.lease_epoch - 1 AND a.finished_at IS NULL
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, CASE WHEN state = 'dead' THEN 'poisoned' ELSE 'reaped' END, 'running', state, lease_epoch, $5,

@@ -91,18 +91,19 @@ export class HttpTarget {
 
   private outcomeOf(response: HttpResponseRecord): AttemptOutcome {
     const { status } = response;
-    const details = { response };
-    if (status >= 200 && status < 300) return { kind: 'succeeded', result: response as unknown as JsonValue };
+    const kept = response as unknown as Record<string, unknown>;
+    const details = { status };
+    if (status >= 200 && status < 300) return { kind: 'succeeded', result: response as unknown as JsonValue, response: kept };
     if (status >= 300 && status < 400) {
-      return { kind: 'failed', retryable: false, reasonCode: 'HTTP_REDIRECT', message: `answered ${status}; redirects are not followed`, details };
+      return { kind: 'failed', retryable: false, reasonCode: 'HTTP_REDIRECT', message: `answered ${status}; redirects are not followed`, details, response: kept };
     }
     if (status === 408 || status === 429) {
-      return { kind: 'failed', retryable: true, reasonCode: 'HTTP_RETRYABLE_STATUS', message: `answered ${status}`, details };
+      return { kind: 'failed', retryable: true, reasonCode: 'HTTP_RETRYABLE_STATUS', message: `answered ${status}`, details, response: kept };
     }
     if (status >= 400 && status < 500) {
-      return { kind: 'failed', retryable: false, reasonCode: 'HTTP_4XX', message: `answered ${status}`, details };
+      return { kind: 'failed', retryable: false, reasonCode: 'HTTP_4XX', message: `answered ${status}`, details, response: kept };
     }
-    return { kind: 'failed', retryable: true, reasonCode: 'HTTP_5XX', message: `answered ${status}`, details };
+    return { kind: 'failed', retryable: true, reasonCode: 'HTTP_5XX', message: `answered ${status}`, details, response: kept };
   }
 
   private send(url: URL, target: HttpTargetSpec, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<HttpResponseRecord> {
