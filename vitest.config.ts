@@ -1,5 +1,6 @@
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const lib = (name: string): string => fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url));
@@ -8,13 +9,17 @@ export default defineConfig({
   oxc: false,
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
-    alias: {
-      '@kairos/domain': lib('domain'),
-      '@kairos/config': lib('config'),
-      '@kairos/ledger': lib('ledger'),
-      '@kairos/queue': lib('queue'),
-      '@kairos/runtime': lib('runtime'),
-    },
+    alias: [
+      { find: '@kairos/domain', replacement: lib('domain') },
+      { find: '@kairos/config', replacement: lib('config') },
+      { find: '@kairos/ledger', replacement: lib('ledger') },
+      { find: '@kairos/queue', replacement: lib('queue') },
+      { find: '@kairos/runtime', replacement: lib('runtime') },
+      // graphql ships CommonJS (main) and ESM (module) copies. Node, and so @nestjs/graphql, loads
+      // the CommonJS one; Vite would hand Kairos's own sources the ESM one, and two copies of
+      // graphql break its instanceof checks (scalars, errors). Pin the one Node loads.
+      { find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') },
+    ],
   },
   test: {
     include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'test/**/*.spec.ts'],

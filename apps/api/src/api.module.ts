@@ -1,9 +1,10 @@
-/** The API role: REST /v1, Bull Board, with one error shape and one caller resolution for every route. */
+/** The API role: REST /v1, GraphQL /graphql, Bull Board, with one error shape and one caller resolution for every route and operation. */
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { QueueBoardModule } from './admin/queue-board.module.js';
 import { CronPreviewController } from './cron/cron-preview.controller.js';
 import { DeadLettersController } from './dead-letters/dead-letters.controller.js';
+import { GRAPHQL_RESOLVERS, GraphqlServerModule } from './graphql/graphql-server.js';
 import { ApiErrorFilter } from './http/api-error.filter.js';
 import { CallerGuard } from './http/caller.guard.js';
 import { RunsController } from './runs/runs.controller.js';
@@ -12,11 +13,12 @@ import { SchedulesController } from './schedules/schedules.controller.js';
 import { SchedulesService } from './schedules/schedules.service.js';
 
 @Module({
-  imports: [QueueBoardModule],
+  imports: [QueueBoardModule, GraphqlServerModule],
   controllers: [SchedulesController, RunsController, DeadLettersController, CronPreviewController],
   providers: [
     SchedulesService,
     RunsService,
+    ...GRAPHQL_RESOLVERS,
     { provide: APP_FILTER, useClass: ApiErrorFilter },
     { provide: APP_GUARD, useClass: CallerGuard },
   ],

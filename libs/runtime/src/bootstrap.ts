@@ -87,6 +87,7 @@ export async function runKairos(spec: KairosProcess): Promise<void> {
     if (config.roles.includes('api')) {
       lines.push(
         `  REST        ${url}/v1/schedules`,
+        `  GraphQL     ${url}/graphql`,
         `  Bull Board  ${url}/admin/queues`,
       );
     }

@@ -1,7 +1,7 @@
 /** Dead letters: runs that ended dead (retries exhausted, not retryable, or poisoned), and republishing them. */
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Caller, type CallerContext } from '../http/request-context.js';
-import { optionalUuid, pageLimit } from '../http/query.js';
+import { deadLetterListQuery } from '../http/query.js';
 import { RunsService } from '../runs/runs.service.js';
 
 @Controller('v1/dead-letters')
@@ -10,7 +10,8 @@ export class DeadLettersController {
 
   @Get()
   list(@Caller() caller: CallerContext, @Query('scheduleId') scheduleId?: string, @Query('limit') limit?: string, @Query('cursor') cursor?: string) {
-    return this.runs.list(caller, { scheduleId: optionalUuid(scheduleId, 'scheduleId'), state: 'dead' }, pageLimit(limit), cursor || undefined);
+    const query = deadLetterListQuery({ scheduleId, limit, cursor });
+    return this.runs.list(caller, query.filter, query.limit, query.cursor);
   }
 
   /** Creates a fresh run (origin republish) of the dead run's target and payload. */

@@ -1,10 +1,14 @@
 /**
  * Every error leaves the API as JSON { code, message, field }: domain refusals with their own code
  * and status, framework errors (malformed JSON, oversized bodies, unknown routes) translated into
- * the same shape, anything unexpected as a 500 that is logged and says nothing internal.
+ * the same shape, anything unexpected as a 500 that is logged and says nothing internal. GraphQL
+ * operations get the same translation as a GraphQL error whose extensions carry code, field and
+ * the status REST would have answered with.
  */
 import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { GqlContextType } from '@nestjs/graphql';
 import type { Response } from 'express';
+import { GraphQLError } from 'graphql';
 import { ConflictError, NotFoundError, ValidationError } from '@kairos/domain';
 
 export interface ApiError {
@@ -18,10 +22,23 @@ export class ApiErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Api');
 
   catch(error: unknown, host: ArgumentsHost): void {
-    if (host.getType() !== 'http') throw error;
+    const type = host.getType<GqlContextType>();
+    // Thrown, not returned: GraphQL execution turns it into an entry of `errors` (or, for a
+    // subscription, the graphql-ws error message), keeping its extensions.
+    if (type === 'graphql') throw this.toGraphqlError(error);
+    if (type !== 'http') throw error;
     const response = host.switchToHttp().getResponse<Response>();
     const [status, body] = this.translate(error);
     response.status(status).json(body);
+  }
+
+  toGraphqlError(error: unknown): GraphQLError {
+    if (error instanceof GraphQLError) return error;
+    const [status, body] = this.translate(error);
+    return new GraphQLError(body.message, {
+      originalError: error instanceof Error ? error : undefined,
+      extensions: { code: body.code, field: body.field, status },
+    });
   }
 
   translate(error: unknown): [number, ApiError] {

@@ -47,3 +47,5 @@ export function runEventView(event: RunEventRow) {
     detail: event.detail,
   };
 }
+
+export type RunEventView = ReturnType<typeof runEventView>;

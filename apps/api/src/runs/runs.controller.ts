@@ -1,9 +1,8 @@
 /** REST for runs. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { RUN_STATES } from '@kairos/domain';
 import { Caller, type CallerContext } from '../http/request-context.js';
-import { optionalEnum, optionalUuid, pageLimit } from '../http/query.js';
+import { runListQuery } from '../http/query.js';
 import { RunsService } from './runs.service.js';
 
 @Controller('v1/runs')
@@ -25,12 +24,8 @@ export class RunsController {
     @Query('limit') limit?: string,
     @Query('cursor') cursor?: string,
   ) {
-    return this.runs.list(
-      caller,
-      { scheduleId: optionalUuid(scheduleId, 'scheduleId'), state: optionalEnum(state, 'state', RUN_STATES) },
-      pageLimit(limit),
-      cursor || undefined,
-    );
+    const query = runListQuery({ scheduleId, state, limit, cursor });
+    return this.runs.list(caller, query.filter, query.limit, query.cursor);
   }
 
   @Get(':id')

@@ -1,16 +1,20 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
-import { Inject, Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, newId, parseRunCreate, type RunState } from '@kairos/domain';
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { ConflictError, NotFoundError, isTerminalRunState, newId, parseRunCreate, type RunState } from '@kairos/domain';
 import { RunRepository, inTransaction, pgConstraint, pgErrorCode, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../http/request-context.js';
+import { RunEventFeed } from './run-event-feed.js';
 import { runEventView, runView, type RunView } from './run.view.js';
 
 const RETRYABLE_STATES: readonly RunState[] = ['failed', 'dead'];
 
 @Injectable()
-export class RunsService {
+export class RunsService implements BeforeApplicationShutdown {
+  /** Open event feeds, closed before the ledger pool is, so no poll outlives it. */
+  private readonly feeds = new Set<RunEventFeed>();
+
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     private readonly runs: RunRepository,
@@ -66,6 +70,30 @@ export class RunsService {
   async events(caller: CallerContext, id: string) {
     await this.require(caller, id);
     return { items: (await this.runs.events(this.db, id)).map(runEventView) };
+  }
+
+  /**
+   * Follows a run's events as they are written: those already recorded first, then each new one,
+   * ending after the event of the run's terminal transition. Refuses an unknown run at once.
+   */
+  async followEvents(caller: CallerContext, id: string): Promise<RunEventFeed> {
+    await this.require(caller, id);
+    const feed: RunEventFeed = new RunEventFeed(
+      async (afterId) => {
+        // The state is read before the events: a run seen terminal here has its final event
+        // committed already (a transition and its event share a transaction), so it is in the read.
+        const run = await this.runs.get(this.db, caller.namespaceId, id);
+        const events = await this.runs.events(this.db, id, afterId);
+        return { events, ended: run === null || isTerminalRunState(run.state) };
+      },
+      () => this.feeds.delete(feed),
+    );
+    this.feeds.add(feed);
+    return feed;
+  }
+
+  beforeApplicationShutdown(): void {
+    for (const feed of [...this.feeds]) feed.close();
   }
 
   /**

@@ -1,6 +1,6 @@
-/** The wire shape of a schedule (DESIGN.md section 7): the definition with defaults filled in, and its cursor. */
+/** The wire shape of a schedule (DESIGN.md section 7): the definition with defaults filled in, and its cursor; and of its ticks. */
 import { formatDuration, type JsonValue, type RetryPolicy, type Target } from '@kairos/domain';
-import type { ScheduleRow } from '@kairos/ledger';
+import type { ScheduleRow, TickRow } from '@kairos/ledger';
 
 export interface ScheduleView {
   id: string;
@@ -85,3 +85,18 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     deduped,
   };
 }
+
+/** One evaluated slot of a schedule and what came of it. */
+export function tickView(tick: TickRow) {
+  return {
+    scheduledFor: tick.scheduledFor.toISOString(),
+    outcome: tick.outcome,
+    reasonCode: tick.reasonCode,
+    reasonText: tick.reasonText,
+    runId: tick.runId,
+    origin: tick.origin,
+    createdAt: tick.createdAt.toISOString(),
+  };
+}
+
+export type TickView = ReturnType<typeof tickView>;

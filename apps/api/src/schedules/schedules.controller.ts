@@ -1,9 +1,9 @@
 /** REST for schedules: thin handlers that read the request, call one use case and shape the answer. */
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { MAX_PREVIEW_COUNT, SCHEDULE_STATUSES, ValidationError, parseInstant } from '@kairos/domain';
 import { Caller, type CallerContext } from '../http/request-context.js';
-import { boundedInteger, optionalEnum, pageLimit } from '../http/query.js';
+import { optionalText, pageLimit, previewQuery, scheduleListQuery } from '../http/query.js';
+import { tickView } from './schedule.view.js';
 import { SchedulesService } from './schedules.service.js';
 
 @Controller('v1/schedules')
@@ -34,12 +34,8 @@ export class SchedulesController {
     @Query('name') name?: string,
     @Query('label') label?: string,
   ) {
-    return this.schedules.list(
-      caller,
-      { status: optionalEnum(status, 'status', SCHEDULE_STATUSES), name: name || undefined, label: parseLabel(label) },
-      pageLimit(limit),
-      cursor || undefined,
-    );
+    const query = scheduleListQuery({ limit, cursor, status, name, label });
+    return this.schedules.list(caller, query.filter, query.limit, query.cursor);
   }
 
   @Get(':id')
@@ -84,37 +80,13 @@ export class SchedulesController {
 
   @Get(':id/preview')
   async preview(@Caller() caller: CallerContext, @Param('id') id: string, @Query('count') count?: string, @Query('after') after?: string) {
-    const fireTimes = await this.schedules.preview(
-      caller,
-      id,
-      boundedInteger(count, 'count', 10, 1, MAX_PREVIEW_COUNT),
-      after ? parseInstant(after, 'after') : undefined,
-    );
-    return { fireTimes };
+    const query = previewQuery({ count, after });
+    return { fireTimes: await this.schedules.preview(caller, id, query.count, query.after) };
   }
 
   @Get(':id/ticks')
   async ticks(@Caller() caller: CallerContext, @Param('id') id: string, @Query('limit') limit?: string, @Query('cursor') cursor?: string) {
-    const page = await this.schedules.ticks(caller, id, pageLimit(limit), cursor || undefined);
-    return {
-      items: page.items.map((t) => ({
-        scheduledFor: t.scheduledFor.toISOString(),
-        outcome: t.outcome,
-        reasonCode: t.reasonCode,
-        reasonText: t.reasonText,
-        runId: t.runId,
-        origin: t.origin,
-        createdAt: t.createdAt.toISOString(),
-      })),
-      nextCursor: page.nextCursor,
-    };
+    const page = await this.schedules.ticks(caller, id, pageLimit(limit), optionalText(cursor));
+    return { items: page.items.map(tickView), nextCursor: page.nextCursor };
   }
-}
-
-/** `label=team:billing` filters on one label. */
-function parseLabel(value: string | undefined): { key: string; value: string } | undefined {
-  if (value === undefined || value === '') return undefined;
-  const at = value.indexOf(':');
-  if (at <= 0) throw new ValidationError('VALIDATION_FAILED', 'label', 'label must look like key:value');
-  return { key: value.slice(0, at), value: value.slice(at + 1) };
 }

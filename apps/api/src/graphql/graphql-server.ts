@@ -1,0 +1,55 @@
+/**
+ * GraphQL at /graphql (DESIGN.md sections 6 and 7): the REST model as a code-first schema built in
+ * memory, queries and mutations over HTTP, and the runEvents subscription over graphql-ws on the
+ * same path. Errors are shaped by the API's one error filter; formatError only catches what
+ * bypassed it, so no internal message leaves the process.
+ */
+import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import { GraphQLModule } from '@nestjs/graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { ApiErrorFilter } from '../http/api-error.filter.js';
+import type { GraphqlContext, KairosRequest } from '../http/request-context.js';
+import { CronPreviewResolver } from './cron-preview.resolver.js';
+import { DeadLettersResolver } from './dead-letters.resolver.js';
+import { RunsResolver } from './runs.resolver.js';
+import { SchedulesResolver } from './schedules.resolver.js';
+
+export const GRAPHQL_RESOLVERS = [SchedulesResolver, RunsResolver, DeadLettersResolver, CronPreviewResolver];
+
+const errors = new ApiErrorFilter();
+
+/**
+ * Apollo calls the context function with the Express request; graphql-ws with its own context,
+ * whose `extra.request` is the WebSocket upgrade request. Either way the caller guard finds `req`.
+ */
+function graphqlContext(source: { req?: KairosRequest; extra?: { request: KairosRequest } }): GraphqlContext {
+  return { req: source.req ?? source.extra!.request };
+}
+
+/** Errors already shaped by ApiErrorFilter carry a status; GraphQL's own (syntax, validation, variables) keep Apollo's codes. */
+function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  if (formatted.extensions?.status !== undefined) return formatted;
+  const original = unwrapResolverError(error);
+  if (original instanceof GraphQLError) return formatted;
+  const shaped = errors.toGraphqlError(original);
+  return { ...formatted, message: shaped.message, extensions: shaped.extensions };
+}
+
+export const GraphqlServerModule = GraphQLModule.forRoot<ApolloDriverConfig>({
+  driver: ApolloDriver,
+  path: '/graphql',
+  autoSchemaFile: true,
+  sortSchema: true,
+  context: graphqlContext,
+  subscriptions: { 'graphql-ws': true },
+  // Field resolvers (Run.events) get the caller and the error shape like any operation.
+  fieldResolverEnhancers: ['guards', 'filters'],
+  // One error translation: the API's filter, not Nest's HttpException-to-GraphQL mapping.
+  autoTransformHttpErrors: false,
+  formatError,
+  includeStacktraceInErrorResponses: false,
+  introspection: true,
+  // No GraphiQL page: it loads its scripts from a CDN, and Kairos serves nothing that needs the internet.
+  graphiql: false,
+});

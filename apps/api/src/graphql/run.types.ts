@@ -1,0 +1,75 @@
+/**
+ * GraphQL object types of runs, field for field the REST wire shape of runs/run.view.ts. Each class
+ * `implements` its view type, so a field added to REST and not here fails to compile.
+ */
+import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
+import type { JsonValue } from '@kairos/domain';
+import type { RunEventView, RunView } from '../runs/run.view.js';
+import { JsonScalar } from './json.scalar.js';
+
+@ObjectType('Backoff')
+export class BackoffType {
+  @Field(() => String) type!: string;
+  @Field(() => String) base!: string;
+  @Field(() => String) max!: string;
+  @Field(() => Float) jitter!: number;
+}
+
+@ObjectType('RetryPolicy')
+export class RetryPolicyType {
+  @Field(() => Int) maxAttempts!: number;
+  @Field(() => BackoffType) backoff!: BackoffType;
+}
+
+@ObjectType('RunEvent', { description: 'One transition of a run, as recorded in the ledger (GET /v1/runs/:id/events).' })
+export class RunEventType implements RunEventView {
+  /** A bigint in the ledger; Float (like the REST JSON number) is exact up to 2^53, where Int would stop at 2^31. */
+  @Field(() => Float) id!: number;
+  @Field(() => String) at!: string;
+  @Field(() => String) kind!: string;
+  @Field(() => String, { nullable: true }) fromState!: RunEventView['fromState'];
+  @Field(() => String, { nullable: true }) toState!: RunEventView['toState'];
+  @Field(() => Int, { nullable: true }) leaseEpoch!: number | null;
+  @Field(() => String) actor!: string;
+  @Field(() => String, { nullable: true }) reasonCode!: string | null;
+  @Field(() => JsonScalar) detail!: Record<string, unknown>;
+}
+
+@ObjectType('Run', { description: 'One execution of a target (GET /v1/runs/:id).' })
+export class RunType implements RunView {
+  @Field(() => ID) id!: string;
+  @Field(() => ID, { nullable: true }) scheduleId!: string | null;
+  @Field(() => String) origin!: RunView['origin'];
+  @Field(() => ID, { nullable: true }) sourceRunId!: string | null;
+  @Field(() => String) scheduledFor!: string;
+  @Field(() => String, { nullable: true }) availableAt!: string | null;
+  @Field(() => String, { nullable: true }) deferReason!: string | null;
+  @Field(() => String) state!: RunView['state'];
+  @Field(() => Int) attempt!: number;
+  @Field(() => Int) maxAttempts!: number;
+  @Field(() => JsonScalar) target!: Record<string, unknown>;
+  @Field(() => RetryPolicyType) retry!: RetryPolicyType;
+  @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
+  @Field(() => JsonScalar, { nullable: true }) result!: JsonValue | null;
+  @Field(() => JsonScalar, { nullable: true }) error!: Record<string, unknown> | null;
+  @Field(() => String, { nullable: true }) reasonCode!: string | null;
+  @Field(() => String, { nullable: true }) reasonText!: string | null;
+  @Field(() => Int) crashCount!: number;
+  @Field(() => String, { nullable: true }) cancelRequestedAt!: string | null;
+  @Field(() => String, { nullable: true }) idempotencyKey!: string | null;
+  @Field(() => String) createdAt!: string;
+  @Field(() => String, { nullable: true }) startedAt!: string | null;
+  @Field(() => String, { nullable: true }) finishedAt!: string | null;
+  @Field(() => Int) leaseEpoch!: number;
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Set only by createRun: true when the idempotency key named an existing run, which is returned instead.',
+  })
+  deduped?: boolean;
+}
+
+@ObjectType('RunPage')
+export class RunPageType {
+  @Field(() => [RunType]) items!: RunType[];
+  @Field(() => String, { nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' }) nextCursor!: string | null;
+}

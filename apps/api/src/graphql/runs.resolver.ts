@@ -1,0 +1,64 @@
+/** GraphQL for runs, their events (a field and a subscription) and ad-hoc runs; the same use cases as REST. */
+import { Args, ID, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
+import type { JsonValue } from '@kairos/domain';
+import { Caller, type CallerContext } from '../http/request-context.js';
+import { runListQuery } from '../http/query.js';
+import type { RunEventView } from '../runs/run.view.js';
+import { RunsService } from '../runs/runs.service.js';
+import { JsonScalar } from './json.scalar.js';
+import { RunEventType, RunPageType, RunType } from './run.types.js';
+
+const id = () => ID;
+
+@Resolver(() => RunType)
+export class RunsResolver {
+  constructor(private readonly runs: RunsService) {}
+
+  @Query(() => RunType, { description: 'GET /v1/runs/:id' })
+  run(@Caller() caller: CallerContext, @Args('id', { type: id }) runId: string) {
+    return this.runs.get(caller, runId);
+  }
+
+  @Query(() => RunPageType, { name: 'runs', description: 'GET /v1/runs, newest first.' })
+  listRuns(
+    @Caller() caller: CallerContext,
+    @Args('scheduleId', { type: id, nullable: true }) scheduleId?: string | null,
+    @Args('state', { type: () => String, nullable: true }) state?: string | null,
+    @Args('limit', { type: () => Int, nullable: true }) limit?: number | null,
+    @Args('cursor', { type: () => String, nullable: true }) cursor?: string | null,
+  ) {
+    const query = runListQuery({ scheduleId, state, limit, cursor });
+    return this.runs.list(caller, query.filter, query.limit, query.cursor);
+  }
+
+  /** GET /v1/runs/:id/events, read only when asked for. */
+  @ResolveField(() => [RunEventType], { description: 'The run\'s transition history, oldest first (GET /v1/runs/:id/events).' })
+  async events(@Caller() caller: CallerContext, @Parent() run: RunType) {
+    return (await this.runs.events(caller, run.id)).items;
+  }
+
+  @Mutation(() => RunType, {
+    description: 'POST /v1/runs: `input` is the same JSON body (target, payload, retry, timeout, availableAt, idempotencyKey).',
+  })
+  createRun(@Caller() caller: CallerContext, @Args('input', { type: () => JsonScalar }) input: JsonValue) {
+    return this.runs.create(caller, input);
+  }
+
+  @Mutation(() => RunType, { description: 'POST /v1/runs/:id/cancel' })
+  cancelRun(@Caller() caller: CallerContext, @Args('id', { type: id }) runId: string) {
+    return this.runs.cancel(caller, runId);
+  }
+
+  @Mutation(() => RunType, { description: 'POST /v1/runs/:id/retry: a fresh run of a failed or dead run.' })
+  retryRun(@Caller() caller: CallerContext, @Args('id', { type: id }) runId: string) {
+    return this.runs.retry(caller, runId);
+  }
+
+  @Subscription(() => RunEventType, {
+    description: 'The run\'s events as they are recorded: those so far, then each new one; completes after the event of its terminal transition.',
+    resolve: (event: RunEventView) => event,
+  })
+  runEvents(@Caller() caller: CallerContext, @Args('runId', { type: id }) runId: string) {
+    return this.runs.followEvents(caller, runId);
+  }
+}

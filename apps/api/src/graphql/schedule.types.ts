@@ -1,0 +1,87 @@
+/**
+ * GraphQL object types of schedules and their ticks, field for field the REST wire shape of
+ * schedules/schedule.view.ts. Each class `implements` its view type, so a field added to REST and
+ * not here fails to compile.
+ */
+import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
+import type { JsonValue } from '@kairos/domain';
+import type { ScheduleView, TickView } from '../schedules/schedule.view.js';
+import type { BackfillResult } from '../schedules/schedules.service.js';
+import { JsonScalar } from './json.scalar.js';
+import { RetryPolicyType, RunType } from './run.types.js';
+
+@ObjectType('DstPolicy')
+export class DstPolicyType {
+  @Field(() => String) gap!: string;
+  @Field(() => String) overlap!: string;
+}
+
+@ObjectType('CatchupPolicy')
+export class CatchupPolicyType {
+  @Field(() => String) mode!: string;
+  @Field(() => String, { nullable: true }) window!: string | null;
+  @Field(() => Int, { nullable: true }) limit!: number | null;
+}
+
+@ObjectType('Schedule', { description: 'A schedule: its definition with defaults filled in, and its cursor (GET /v1/schedules/:id).' })
+export class ScheduleType implements ScheduleView {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String, { nullable: true }) cron!: string | null;
+  @Field(() => String, { nullable: true }) every!: string | null;
+  @Field(() => String, { nullable: true }) at!: string | null;
+  @Field(() => String) timezone!: string;
+  @Field(() => DstPolicyType) dst!: DstPolicyType;
+  @Field(() => CatchupPolicyType) catchup!: CatchupPolicyType;
+  @Field(() => String) overlap!: string;
+  @Field(() => JsonScalar) target!: Record<string, unknown>;
+  @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
+  @Field(() => RetryPolicyType) retry!: RetryPolicyType;
+  @Field(() => String) timeout!: string;
+  @Field(() => String, { nullable: true }) startAt!: string | null;
+  @Field(() => String, { nullable: true }) endAt!: string | null;
+  @Field(() => Int, { nullable: true }) maxRuns!: number | null;
+  @Field(() => String) jitter!: string;
+  @Field(() => Boolean) paused!: boolean;
+  @Field(() => String, { nullable: true }) idempotencyKey!: string | null;
+  @Field(() => JsonScalar) labels!: Record<string, string>;
+  @Field(() => String) status!: string;
+  @Field(() => String, { nullable: true }) nextFireAt!: string | null;
+  @Field(() => String, { nullable: true }) lastFireAt!: string | null;
+  @Field(() => Int) fireCount!: number;
+  @Field(() => String) createdAt!: string;
+  @Field(() => String) updatedAt!: string;
+  @Field(() => Boolean, { description: 'True when createSchedule found an existing schedule with the same idempotencyKey and returned it.' })
+  deduped!: boolean;
+}
+
+@ObjectType('SchedulePage')
+export class SchedulePageType {
+  @Field(() => [ScheduleType]) items!: ScheduleType[];
+  @Field(() => String, { nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' }) nextCursor!: string | null;
+}
+
+@ObjectType('Tick', { description: 'One evaluated slot of a schedule and what came of it.' })
+export class TickType implements TickView {
+  @Field(() => String) scheduledFor!: string;
+  @Field(() => String) outcome!: TickView['outcome'];
+  @Field(() => String) reasonCode!: TickView['reasonCode'];
+  @Field(() => String, { nullable: true }) reasonText!: string | null;
+  @Field(() => ID, { nullable: true }) runId!: string | null;
+  @Field(() => String) origin!: TickView['origin'];
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('TickPage')
+export class TickPageType {
+  @Field(() => [TickType]) items!: TickType[];
+  @Field(() => String, { nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' }) nextCursor!: string | null;
+}
+
+@ObjectType('BackfillResult')
+export class BackfillResultType implements BackfillResult {
+  @Field(() => Int, { description: 'Slots of the schedule inside the range.' }) slots!: number;
+  @Field(() => Int, { description: 'Runs created by this request.' }) created!: number;
+  @Field(() => Int, { description: 'Slots skipped because a tick for them already existed.' }) alreadyTicked!: number;
+  @Field(() => [RunType]) runs!: RunType[];
+}

@@ -1,0 +1,409 @@
+/**
+ * GraphQL at /graphql mirrors REST (DESIGN.md sections 6 and 7): the same fields with the same
+ * values, the same validation with the same codes, and a subscription that follows a run's events
+ * until it ends.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { RunsService } from '../../apps/api/src/runs/runs.service.js';
+import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+const echo = { type: 'handler', name: 'echo' };
+const MISSING_ID = '01a226b4-d238-7c31-b6af-28c7c8951e9e';
+
+const RETRY = 'retry { maxAttempts backoff { type base max jitter } }';
+const SCHEDULE = `id name cron every at timezone dst { gap overlap } catchup { mode window limit } overlap target payload ${RETRY}
+  timeout startAt endAt maxRuns jitter paused idempotencyKey labels status nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
+const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RETRY} payload result
+  error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch`;
+const EVENT = 'id at kind fromState toState leaseEpoch actor reasonCode detail';
+
+interface GraphqlResponse {
+  status: number;
+  data: any;
+  errors?: { message: string; path?: string[]; extensions: Record<string, unknown> }[];
+}
+
+function graphql(baseUrl: string) {
+  return async (query: string, variables: Record<string, unknown> = {}): Promise<GraphqlResponse> => {
+    const response = await fetch(`${baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await response.json()) as Omit<GraphqlResponse, 'status'>;
+    return { status: response.status, ...body };
+  };
+}
+
+/** The only error of a response, which must have no data for the failed field. */
+function onlyError(response: GraphqlResponse) {
+  expect(response.errors).toHaveLength(1);
+  return response.errors![0]!;
+}
+
+describe('GraphQL mirrors the REST API', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+  let rest: ReturnType<typeof api>;
+  let gql: ReturnType<typeof graphql>;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(t.env(), ['api']);
+    rest = api(kairos.url);
+    gql = graphql(kairos.url);
+  });
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  const count = async (table: 'schedules' | 'runs'): Promise<number> => (await t.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
+
+  it('creates a schedule that reads back exactly as REST returns it', async () => {
+    const input = {
+      name: 'nightly-report',
+      cron: '30 2 * * *',
+      timezone: 'Europe/Berlin',
+      dst: { gap: 'skip', overlap: 'both' },
+      catchup: { mode: 'all', window: '1h', limit: 3 },
+      target: echo,
+      payload: { any: ['json', 1, 2.5, true, null, { nested: 'yes' }], emoji: 'ü ✓' },
+      retry: { maxAttempts: 4, backoff: { type: 'exponential', base: '30s', max: '10m', jitter: 0.2 } },
+      timeout: '2m',
+      labels: { team: 'billing', tier: 'gold' },
+    };
+    const created = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { ${SCHEDULE} } }`, { input });
+    expect(created.errors).toBeUndefined();
+    const schedule = created.data.createSchedule;
+    expect(schedule).toMatchObject({ name: 'nightly-report', status: 'active', deduped: false, payload: input.payload, labels: input.labels });
+
+    const viaRest = await rest.get(`/v1/schedules/${schedule.id}`);
+    expect(viaRest.status).toBe(200);
+    expect(schedule).toEqual(viaRest.body);
+
+    const read = await gql(`query ($id: ID!) { schedule(id: $id) { ${SCHEDULE} } }`, { id: schedule.id });
+    expect(read.errors).toBeUndefined();
+    expect(read.data.schedule).toEqual(viaRest.body);
+  });
+
+  it('accepts the input written inline as a GraphQL literal, with variables inside it', async () => {
+    const created = await gql(
+      `mutation ($zone: JSON) { createSchedule(input: { name: "inline", every: "15m", timezone: $zone, target: { type: "handler", name: "noop" },
+        payload: { n: 1, f: 1.5, list: [1, "two", null], ok: false } }) { id every timezone payload } }`,
+      { zone: 'America/New_York' },
+    );
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createSchedule).toMatchObject({ every: '15m', timezone: 'America/New_York', payload: { n: 1, f: 1.5, list: [1, 'two', null], ok: false } });
+  });
+
+  it('lists schedules page by page with the same cursors as REST', async () => {
+    for (const name of ['page-a', 'page-b', 'page-c']) {
+      const created = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { id } }`, {
+        input: { name, every: '1h', target: echo, labels: { group: 'paged' } },
+      });
+      expect(created.errors).toBeUndefined();
+    }
+    const page = `query ($cursor: String) { schedules(limit: 2, label: "group:paged", cursor: $cursor) { items { ${SCHEDULE} } nextCursor } }`;
+    const first = await gql(page);
+    expect(first.errors).toBeUndefined();
+    expect(first.data.schedules.items).toHaveLength(2);
+    expect(first.data.schedules.nextCursor).toEqual(expect.any(String));
+    const restFirst = await rest.get('/v1/schedules?limit=2&label=group:paged');
+    expect(first.data.schedules).toEqual(restFirst.body);
+
+    const second = await gql(page, { cursor: first.data.schedules.nextCursor });
+    expect(second.data.schedules.items).toHaveLength(1);
+    expect(second.data.schedules.nextCursor).toBeNull();
+    const names = [...first.data.schedules.items, ...second.data.schedules.items].map((s: { name: string }) => s.name).sort();
+    expect(names).toEqual(['page-a', 'page-b', 'page-c']);
+
+    const filtered = await gql(`{ schedules(name: "page-b") { items { name } nextCursor } }`);
+    expect(filtered.data.schedules).toEqual({ items: [{ name: 'page-b' }], nextCursor: null });
+  });
+
+  it('refuses an invalid cron with the REST code, field and status, and stores nothing', async () => {
+    const body = { cron: '61 * * * *', target: echo };
+    const before = await count('schedules');
+    const response = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { id } }`, { input: body });
+    expect(response.status).toBe(200);
+    expect(response.data).toBeNull();
+    const error = onlyError(response);
+    expect(error.message).toMatch(/minute field: 61 is out of range 0-59/);
+    expect(error.path).toEqual(['createSchedule']);
+    expect(error.extensions).toEqual({ code: 'INVALID_CRON', field: 'cron', status: 400 });
+    expect(await count('schedules')).toBe(before);
+
+    const viaRest = await rest.post('/v1/schedules', body);
+    expect(viaRest.status).toBe(400);
+    expect(viaRest.body).toEqual({ code: 'INVALID_CRON', field: 'cron', message: error.message });
+  });
+
+  it.each([
+    ['an unknown field', { cron: '* * * * *', target: echo, cronn: 'x' }, 'UNKNOWN_FIELD', 'cronn'],
+    ['an unknown handler', { cron: '* * * * *', target: { type: 'handler', name: 'launch-missiles' } }, 'UNKNOWN_HANDLER', 'target.name'],
+    ['a list instead of an object', [{ cron: '* * * * *', target: echo }], 'VALIDATION_FAILED', null],
+  ])('refuses %s through the same readers as REST', async (_what, input, code, field) => {
+    const response = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { id } }`, { input });
+    expect(onlyError(response).extensions).toEqual({ code, field, status: 400 });
+  });
+
+  it.each([
+    ['{ schedules(status: "sleeping") { nextCursor } }', 'status'],
+    ['{ schedules(label: "nocolon") { nextCursor } }', 'label'],
+    ['{ schedules(cursor: "Zm9v") { nextCursor } }', 'cursor'],
+    ['{ runs(limit: 0) { nextCursor } }', 'limit'],
+    ['{ runs(state: "finished") { nextCursor } }', 'state'],
+    ['{ deadLetters(scheduleId: "nope") { nextCursor } }', 'scheduleId'],
+  ])('refuses the arguments of %s naming %s', async (query, field) => {
+    const error = onlyError(await gql(query));
+    expect(error.extensions).toMatchObject({ field, status: 400 });
+  });
+
+  it('answers unknown ids with NOT_FOUND and status 404, as REST does', async () => {
+    for (const [query, path] of [
+      [`{ schedule(id: "${MISSING_ID}") { id } }`, `/v1/schedules/${MISSING_ID}`],
+      [`{ schedule(id: "not-a-uuid") { id } }`, '/v1/schedules/not-a-uuid'],
+      [`{ run(id: "${MISSING_ID}") { id } }`, `/v1/runs/${MISSING_ID}`],
+      [`mutation { pauseSchedule(id: "${MISSING_ID}") { id } }`, `/v1/schedules/${MISSING_ID}`],
+      [`mutation { cancelRun(id: "${MISSING_ID}") { id } }`, `/v1/runs/${MISSING_ID}`],
+    ] as const) {
+      const error = onlyError(await gql(query));
+      expect(error.extensions).toEqual({ code: 'NOT_FOUND', field: null, status: 404 });
+      const viaRest = await rest.get(path);
+      expect(viaRest.body).toEqual({ code: 'NOT_FOUND', field: null, message: error.message });
+    }
+  });
+
+  it('keeps GraphQL\'s own refusals (unknown fields, missing arguments) in the GraphQL shape', async () => {
+    const response = await gql('{ schedule(id: "x") { noSuchField } }');
+    expect(response.status).toBe(400);
+    expect(onlyError(response).extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(onlyError(await gql('mutation { createSchedule { id } }')).extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('pauses, resumes, updates, upserts and deletes like REST', async () => {
+    const { data } = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { id } }`, {
+      input: { name: 'lifecycle', cron: '0 * * * *', target: echo },
+    });
+    const id = data.createSchedule.id;
+
+    const paused = await gql(`mutation ($id: ID!) { pauseSchedule(id: $id) { ${SCHEDULE} } }`, { id });
+    expect(paused.data.pauseSchedule).toMatchObject({ status: 'paused', paused: true });
+    expect(paused.data.pauseSchedule).toEqual((await rest.get(`/v1/schedules/${id}`)).body);
+
+    const resumed = await gql(`mutation ($id: ID!) { resumeSchedule(id: $id) { status paused nextFireAt } }`, { id });
+    expect(resumed.data.resumeSchedule).toMatchObject({ status: 'active', paused: false, nextFireAt: expect.any(String) });
+
+    const updated = await gql(`mutation ($id: ID!, $input: JSON!) { updateSchedule(id: $id, input: $input) { ${SCHEDULE} } }`, {
+      id,
+      input: { cron: '*/10 * * * *', labels: { owner: 'ops' } },
+    });
+    expect(updated.errors).toBeUndefined();
+    expect(updated.data.updateSchedule).toMatchObject({ cron: '*/10 * * * *', labels: { owner: 'ops' } });
+    expect(updated.data.updateSchedule).toEqual((await rest.get(`/v1/schedules/${id}`)).body);
+
+    const upserted = await gql(`mutation ($input: JSON!) { upsertSchedule(name: "lifecycle", input: $input) { id cron } }`, {
+      input: { cron: '5 4 * * *', target: echo },
+    });
+    expect(upserted.data.upsertSchedule).toEqual({ id, cron: '5 4 * * *' });
+    const conflicting = await gql(`mutation ($input: JSON!) { upsertSchedule(name: "lifecycle", input: $input) { id } }`, {
+      input: { name: 'other', cron: '5 4 * * *', target: echo },
+    });
+    expect(onlyError(conflicting).extensions).toEqual({ code: 'CONFLICTING_FIELDS', field: 'name', status: 400 });
+
+    const duplicate = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { id } }`, {
+      input: { name: 'lifecycle', cron: '0 * * * *', target: echo },
+    });
+    expect(onlyError(duplicate).extensions).toEqual({ code: 'CONFLICT', field: 'name', status: 409 });
+
+    const deleted = await gql(`mutation ($id: ID!) { deleteSchedule(id: $id) }`, { id });
+    expect(deleted.data).toEqual({ deleteSchedule: true });
+    expect(onlyError(await gql(`query ($id: ID!) { schedule(id: $id) { id } }`, { id })).extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('triggers, backfills, previews and lists ticks like REST', async () => {
+    const { data } = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { id } }`, {
+      input: { name: 'hourly', cron: '0 * * * *', target: echo, payload: { from: 'schedule' } },
+    });
+    const id = data.createSchedule.id;
+
+    const triggered = await gql(`mutation ($id: ID!) { triggerSchedule(id: $id, input: { payload: { from: "trigger" } }) { ${RUN} } }`, { id });
+    expect(triggered.errors).toBeUndefined();
+    expect(triggered.data.triggerSchedule).toMatchObject({ scheduleId: id, origin: 'manual', state: 'queued', payload: { from: 'trigger' } });
+    expect(triggered.data.triggerSchedule).toEqual((await rest.get(`/v1/runs/${triggered.data.triggerSchedule.id}`)).body);
+
+    const hour = 3_600_000;
+    const top = Math.floor(Date.now() / hour) * hour;
+    const range = { from: new Date(top - 3 * hour).toISOString(), to: new Date(top - hour).toISOString() };
+    const backfilled = await gql(`mutation ($id: ID!, $input: JSON!) { backfillSchedule(id: $id, input: $input) { slots created alreadyTicked runs { id origin } } }`, {
+      id,
+      input: range,
+    });
+    expect(backfilled.errors).toBeUndefined();
+    expect(backfilled.data.backfillSchedule).toMatchObject({ slots: 3, created: 3, alreadyTicked: 0 });
+    expect(backfilled.data.backfillSchedule.runs.every((r: { origin: string }) => r.origin === 'backfill')).toBe(true);
+
+    const ticks = await gql(`query ($id: ID!) { scheduleTicks(id: $id, limit: 2) { items { scheduledFor outcome reasonCode reasonText runId origin createdAt } nextCursor } }`, { id });
+    expect(ticks.errors).toBeUndefined();
+    expect(ticks.data.scheduleTicks).toEqual((await rest.get(`/v1/schedules/${id}/ticks?limit=2`)).body);
+    expect(ticks.data.scheduleTicks.nextCursor).toEqual(expect.any(String));
+
+    const after = '2030-01-01T00:30:00Z';
+    const preview = await gql(`query ($id: ID!, $after: String) { schedulePreview(id: $id, count: 3, after: $after) }`, { id, after });
+    expect(preview.data.schedulePreview).toEqual(['2030-01-01T01:00:00.000Z', '2030-01-01T02:00:00.000Z', '2030-01-01T03:00:00.000Z']);
+    expect((await rest.get(`/v1/schedules/${id}/preview?count=3&after=${after}`)).body).toEqual({ fireTimes: preview.data.schedulePreview });
+  });
+
+  it('starts an ad-hoc run and reads it back with its events, as REST does', async () => {
+    const input = { target: echo, payload: { hello: 'world' }, idempotencyKey: 'graphql-run-1', availableAt: '2099-01-01T00:00:00Z' };
+    const created = await gql(`mutation ($input: JSON!) { createRun(input: $input) { ${RUN} deduped } }`, { input });
+    expect(created.errors).toBeUndefined();
+    const run = created.data.createRun;
+    expect(run).toMatchObject({ origin: 'manual', state: 'queued', payload: { hello: 'world' }, deduped: false, scheduleId: null });
+
+    const restRun = await rest.get(`/v1/runs/${run.id}`);
+    const { deduped: _deduped, ...fields } = run;
+    expect(fields).toEqual(restRun.body);
+
+    const read = await gql(`query ($id: ID!) { run(id: $id) { ${RUN} events { ${EVENT} } } }`, { id: run.id });
+    expect(read.errors).toBeUndefined();
+    const { events, ...readFields } = read.data.run;
+    expect(readFields).toEqual(restRun.body);
+    expect(events).toEqual((await rest.get(`/v1/runs/${run.id}/events`)).body.items);
+    expect(events.map((e: { kind: string }) => e.kind)).toEqual(['queued']);
+
+    const again = await gql(`mutation ($input: JSON!) { createRun(input: $input) { id deduped } }`, { input: { ...input, payload: { other: true } } });
+    expect(again.data.createRun).toEqual({ id: run.id, deduped: true });
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'graphql-run-1'`)).rows[0].n).toBe(1);
+
+    const listed = await gql(`{ runs(state: "queued", limit: 50) { items { id } nextCursor } }`);
+    expect(listed.data.runs.items.map((r: { id: string }) => r.id)).toContain(run.id);
+    expect((await gql(`{ deadLetters { items { id } nextCursor } }`)).data.deadLetters).toEqual({ items: [], nextCursor: null });
+
+    const cancelled = await gql(`mutation ($id: ID!) { cancelRun(id: $id) { state reasonCode } }`, { id: run.id });
+    expect(cancelled.data.cancelRun).toEqual({ state: 'cancelled', reasonCode: 'CANCELLED_BY_USER' });
+    const cancelAgain = await gql(`mutation ($id: ID!) { cancelRun(id: $id) { id } }`, { id: run.id });
+    expect(onlyError(cancelAgain).extensions).toEqual({ code: 'INVALID_STATE', field: null, status: 409 });
+    const retry = await gql(`mutation ($id: ID!) { retryRun(id: $id) { id } }`, { id: run.id });
+    expect(onlyError(retry).extensions).toEqual({ code: 'INVALID_STATE', field: null, status: 409 });
+  });
+
+  it('refuses an invalid ad-hoc run and stores nothing', async () => {
+    const before = await count('runs');
+    const response = await gql(`mutation { createRun(input: { target: { type: "handler", name: "nope" } }) { id } }`);
+    expect(onlyError(response).extensions).toEqual({ code: 'UNKNOWN_HANDLER', field: 'target.name', status: 400 });
+    expect(await count('runs')).toBe(before);
+  });
+
+  it('previews an ad-hoc spec like POST /v1/cron/preview', async () => {
+    const input = { cron: '30 2 * * *', timezone: 'America/New_York', after: '2030-03-08T00:00:00Z', count: 3 };
+    const preview = await gql(`query ($input: JSON!) { cronPreview(input: $input) }`, { input });
+    expect(preview.errors).toBeUndefined();
+    // 2030-03-10 is the spring-forward day in New York: 02:30 does not exist and shifts to 03:30 EDT.
+    expect(preview.data.cronPreview).toEqual(['2030-03-08T07:30:00.000Z', '2030-03-09T07:30:00.000Z', '2030-03-10T07:30:00.000Z']);
+    expect((await rest.post('/v1/cron/preview', input)).body).toEqual({ fireTimes: preview.data.cronPreview });
+
+    const invalid = await gql(`{ cronPreview(input: { cron: "0 0 * * 8" }) }`);
+    expect(onlyError(invalid).extensions).toEqual({ code: 'INVALID_CRON', field: 'cron', status: 400 });
+  });
+});
+
+describe('the runEvents subscription', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(t.env(), ['api', 'scheduler', 'worker']);
+  });
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  const subscriptionClient = () =>
+    createClient({ url: `${kairos.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+
+  it('delivers a run\'s events in order over graphql-ws and completes when the run has ended', async () => {
+    // Due a little later, so the subscription sees the run queued and then follows it live.
+    const availableAt = new Date(Date.now() + 1_500).toISOString();
+    const created = await graphql(kairos.url)(`mutation ($input: JSON!) { createRun(input: $input) { id } }`, {
+      input: { target: echo, payload: { say: 'hi' }, availableAt },
+    });
+    expect(created.errors).toBeUndefined();
+    const runId = created.data.createRun.id;
+
+    const client = subscriptionClient();
+    const received: any[] = [];
+    let completed = false;
+    try {
+      const events = client.iterate<{ runEvents: any }>({ query: `subscription ($runId: ID!) { runEvents(runId: $runId) { ${EVENT} } }`, variables: { runId } });
+      for await (const result of events) {
+        expect(result.errors).toBeUndefined();
+        received.push(result.data!.runEvents);
+      }
+      completed = true;
+    } finally {
+      await client.dispose();
+    }
+
+    expect(completed).toBe(true);
+    expect(received.map((e) => [e.kind, e.toState])).toEqual([
+      ['queued', 'queued'],
+      ['claimed', 'running'],
+      ['succeeded', 'succeeded'],
+    ]);
+    expect(received).toEqual((await api(kairos.url).get(`/v1/runs/${runId}/events`)).body.items);
+    const run = await api(kairos.url).get(`/v1/runs/${runId}`);
+    expect(run.body).toMatchObject({ state: 'succeeded', result: { say: 'hi' } });
+  });
+
+  it('stops polling when the subscriber goes away before the run ends', async () => {
+    const created = await graphql(kairos.url)(`mutation ($input: JSON!) { createRun(input: $input) { id } }`, {
+      input: { target: echo, availableAt: '2099-01-01T00:00:00Z' },
+    });
+    const runId = created.data.createRun.id;
+    // The feeds the API holds open; a private field, read here because leaking one is invisible from outside.
+    const openFeeds = () => (kairos.app.get(RunsService) as unknown as { feeds: Set<unknown> }).feeds.size;
+
+    const client = subscriptionClient();
+    try {
+      const events = client.iterate<{ runEvents: { kind: string } }>({ query: `subscription { runEvents(runId: "${runId}") { kind } }` });
+      for await (const result of events) {
+        expect(result.data!.runEvents.kind).toBe('queued');
+        expect(openFeeds()).toBe(1);
+        break;
+      }
+      await waitFor(async () => (openFeeds() === 0 ? true : undefined), 'the feed to close', 5_000);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('refuses to follow an unknown run with NOT_FOUND', async () => {
+    const client = subscriptionClient();
+    try {
+      const results = [];
+      for await (const result of client.iterate({ query: `subscription { runEvents(runId: "${MISSING_ID}") { id } }` })) results.push(result);
+      expect(results).toEqual([
+        {
+          errors: [
+            expect.objectContaining({
+              message: `run ${MISSING_ID} does not exist`,
+              path: ['runEvents'],
+              extensions: { code: 'NOT_FOUND', field: null, status: 404 },
+            }),
+          ],
+        },
+      ]);
+    } finally {
+      await client.dispose();
+    }
+  });
+});
