@@ -1,0 +1,235 @@
+/**
+ * `npm run bench`: Kairos against raw BullMQ on this machine, in one run, same Redis, same worker
+ * concurrency. Two figures each:
+ *   throughput  durable runs per second: ledger insert, dispatch, BullMQ, claim, noop, fenced verdict
+ *               (raw BullMQ: add, process noop, complete)
+ *   lateness    actual start minus slot, p50/p99, for 2,000 one-shot timers spread over 10 s
+ *               (raw BullMQ: 2,000 delayed jobs, processing start minus due time)
+ * and the ratios Kairos/BullMQ. Each phase gets a fresh database and Redis prefix.
+ */
+import { Queue, Worker } from 'bullmq';
+import pg from 'pg';
+import { newId, type ScheduleSpec } from '@kairos/domain';
+import { RunRepository, ScheduleRepository, inTransaction, type NewRun } from '@kairos/ledger';
+import { RUNS_QUEUE } from '@kairos/queue';
+import { startKairos, type StartedKairos } from '@kairos/runtime';
+import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
+import { WorkerModule } from '../apps/worker/src/worker.module.js';
+
+const ADMIN_URL = process.env.KAIROS_BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const RUNS = Number(process.env.KAIROS_BENCH_RUNS ?? 10_000);
+const TIMERS = Number(process.env.KAIROS_BENCH_TIMERS ?? 2_000);
+const SPREAD_MS = 10_000;
+const CONCURRENCY = Number(process.env.KAIROS_BENCH_CONCURRENCY ?? 32);
+const RETRY = { maxAttempts: 1, backoff: { type: 'fixed' as const, baseMs: 1_000, maxMs: 1_000, jitter: 0 } };
+
+interface Sandbox {
+  url: string;
+  prefix: string;
+  db: pg.Pool;
+  drop(): Promise<void>;
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+}
+
+async function sandbox(label: string): Promise<Sandbox> {
+  const name = `kairos_bench_${label}_${Date.now().toString(36)}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const db = new pg.Pool({ connectionString: url.toString(), max: 4 });
+  return {
+    url: url.toString(),
+    prefix: `kb-${name}`,
+    db,
+    drop: async () => {
+      await db.end();
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      const queue = new Queue(RUNS_QUEUE, { connection: { url: REDIS_URL }, prefix: `kb-${name}` });
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+    },
+  };
+}
+
+function kairos(box: Sandbox): Promise<StartedKairos> {
+  return startKairos(
+    { name: 'bench', defaultRoles: ['scheduler', 'worker'], modules: { scheduler: SchedulerModule, worker: WorkerModule } },
+    {
+      DATABASE_URL: box.url,
+      REDIS_URL,
+      KAIROS_QUEUE_PREFIX: box.prefix,
+      KAIROS_WORKER_CONCURRENCY: String(CONCURRENCY),
+      DATABASE_POOL_SIZE: String(Math.min(40, CONCURRENCY + 8)),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    },
+  );
+}
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function rawThroughput(): Promise<number> {
+  const box = await sandbox('raw_tp');
+  const queue = new Queue('bench', { connection: { url: REDIS_URL }, prefix: box.prefix });
+  let done = 0;
+  const worker = new Worker('bench', async () => undefined, {
+    connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+    prefix: box.prefix,
+    concurrency: CONCURRENCY,
+  });
+  worker.on('completed', () => done++);
+  await worker.waitUntilReady();
+  const started = performance.now();
+  for (let i = 0; i < RUNS; i += 500) {
+    await queue.addBulk(Array.from({ length: Math.min(500, RUNS - i) }, (_, k) => ({ name: 'noop', data: { n: i + k }, opts: { removeOnComplete: true } })));
+  }
+  await until(async () => done >= RUNS, 300_000, 'raw BullMQ jobs');
+  const elapsed = performance.now() - started;
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await box.drop();
+  return (RUNS / elapsed) * 1000;
+}
+
+async function kairosThroughput(): Promise<number> {
+  const box = await sandbox('kairos_tp');
+  const app = await kairos(box);
+  const { RunDispatcher } = await import('@kairos/queue');
+  const dispatcher = app.app.get(RunDispatcher);
+  const runs = new RunRepository();
+  const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
+  const started = performance.now();
+  for (let i = 0; i < RUNS; i += 500) {
+    const now = new Date();
+    const batch: NewRun[] = Array.from({ length: Math.min(500, RUNS - i) }, () => ({
+      id: newId(),
+      namespaceId,
+      scheduleId: null,
+      origin: 'manual',
+      sourceRunId: null,
+      scheduledFor: now,
+      availableAt: now,
+      deferReason: null,
+      exclusive: false,
+      maxAttempts: 1,
+      target: { type: 'handler', name: 'noop' },
+      payload: null,
+      retry: RETRY,
+      timeoutMs: 60_000,
+      idempotencyKey: null,
+      actor: 'bench',
+      reasonCode: null,
+      detail: {},
+    }));
+    await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
+    await dispatcher.dispatch(batch.map((r) => ({ id: r.id, availableAt: r.availableAt! })));
+  }
+  await until(
+    async () => (await box.db.query(`SELECT count(*)::int AS n FROM runs WHERE state = 'succeeded'`)).rows[0].n >= RUNS,
+    300_000,
+    'Kairos runs',
+  );
+  const elapsed = performance.now() - started;
+  await app.app.close();
+  await box.drop();
+  return (RUNS / elapsed) * 1000;
+}
+
+async function rawLateness(): Promise<number[]> {
+  const box = await sandbox('raw_late');
+  const queue = new Queue('bench', { connection: { url: REDIS_URL }, prefix: box.prefix });
+  const lateness: number[] = [];
+  const worker = new Worker<{ due: number }>('bench', async (job) => void lateness.push(Date.now() - job.data.due), {
+    connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+    prefix: box.prefix,
+    concurrency: CONCURRENCY,
+  });
+  await worker.waitUntilReady();
+  const t0 = Date.now() + 3_000;
+  const jobs = Array.from({ length: TIMERS }, (_, i) => t0 + Math.floor((i * SPREAD_MS) / TIMERS));
+  await queue.addBulk(jobs.map((due) => ({ name: 'timer', data: { due }, opts: { delay: due - Date.now(), removeOnComplete: true } })));
+  await until(async () => lateness.length >= TIMERS, SPREAD_MS + 60_000, 'raw BullMQ timers');
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await box.drop();
+  return lateness.sort((a, b) => a - b);
+}
+
+async function kairosLateness(): Promise<number[]> {
+  const box = await sandbox('kairos_late');
+  const app = await kairos(box);
+  const schedules = new ScheduleRepository();
+  const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
+  const t0 = Date.now() + 5_000;
+  await inTransaction(box.db, async (tx) => {
+    for (let i = 0; i < TIMERS; i++) {
+      const at = t0 + Math.floor((i * SPREAD_MS) / TIMERS);
+      const spec: ScheduleSpec = {
+        name: `timer-${i}`,
+        timing: { kind: 'at', atMs: at },
+        timezone: 'UTC',
+        dst: { gap: 'shift', overlap: 'first' },
+        catchup: { mode: 'latest', windowMs: null, limit: null },
+        overlap: 'allow',
+        target: { type: 'handler', name: 'noop' },
+        payload: null,
+        retry: RETRY,
+        timeoutMs: 60_000,
+        startAtMs: null,
+        endAtMs: null,
+        maxRuns: null,
+        jitterMs: 0,
+        labels: {},
+      };
+      await schedules.create(tx, { id: newId(), namespaceId, name: spec.name!, spec, specHash: String(i), paused: false, idempotencyKey: null, nextFireAt: new Date(at) });
+    }
+  });
+  if (Date.now() > t0 - 500) throw new Error('bench: creating the timers took longer than the head start; lower KAIROS_BENCH_TIMERS');
+  await until(
+    async () => (await box.db.query(`SELECT count(*)::int AS n FROM runs WHERE state = 'succeeded'`)).rows[0].n >= TIMERS,
+    SPREAD_MS + 60_000,
+    'Kairos timers',
+  );
+  const { rows } = await box.db.query<{ ms: number }>(
+    `SELECT (extract(epoch FROM started_at - scheduled_for) * 1000)::float8 AS ms FROM runs ORDER BY 1`,
+  );
+  await app.app.close();
+  await box.drop();
+  return rows.map((r) => r.ms);
+}
+
+const fmt = (n: number, digits = 0): string => n.toFixed(digits);
+
+const rawTp = await rawThroughput();
+const kairosTp = await kairosThroughput();
+const rawLate = await rawLateness();
+const kairosLate = await kairosLateness();
+
+const rows = [
+  ['', 'raw BullMQ', 'Kairos', 'Kairos / BullMQ'],
+  [`throughput (runs/s, ${RUNS} noop runs)`, fmt(rawTp), fmt(kairosTp), fmt(kairosTp / rawTp, 2)],
+  [`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, fmt(percentile(rawLate, 50), 1), fmt(percentile(kairosLate, 50), 1), fmt(percentile(kairosLate, 50) / Math.max(1, percentile(rawLate, 50)), 2)],
+  ['lateness p99 (ms)', fmt(percentile(rawLate, 99), 1), fmt(percentile(kairosLate, 99), 1), fmt(percentile(kairosLate, 99) / Math.max(1, percentile(rawLate, 99)), 2)],
+];
+const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+process.stdout.write(`\n${rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n')}\n\n`);
+process.stdout.write(`concurrency ${CONCURRENCY}, node ${process.version}, targets: throughput >= 0.5x BullMQ, lateness p99 <= 150 ms\n`);
+process.exit(0);
