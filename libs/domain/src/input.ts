@@ -155,7 +155,7 @@ export function readInstant(obj: JsonObject, key: string, prefix: string): numbe
 }
 
 export function parseInstant(value: unknown, field: string): number {
-  const ms = typeof value === 'string' && ISO_INSTANT.test(value) ? Date.parse(value) : Number.NaN;
+  const ms = typeof value === 'string' && ISO_INSTANT.test(value) && isCalendarDate(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(ms)) {
     throw new ValidationError(
       'INVALID_INSTANT',
@@ -164,6 +164,16 @@ export function parseInstant(value: unknown, field: string): number {
     );
   }
   return ms;
+}
+
+/** Date.parse rolls "2026-02-30" over to March 2; a day the month does not have is a typo to refuse. */
+function isCalendarDate(iso: string): boolean {
+  const year = Number(iso.slice(0, 4));
+  const month = Number(iso.slice(5, 7));
+  const day = Number(iso.slice(8, 10));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return daysInMonth !== undefined && day <= daysInMonth;
 }
 
 /** A JSON payload, at most MAX_PAYLOAD_BYTES when serialized. */

@@ -34,7 +34,9 @@ export function decideOverlap(policy: OverlapPolicy, active: readonly ActiveRun[
         ? { action: 'run', exclusive: true, cancel: [] }
         : { action: 'buffer', blockedBy: head.id, cancel: [] };
     case 'buffer_all':
-      return { action: 'buffer', blockedBy: (head ?? buffered.at(-1)!).id, cancel: [] };
+      // Parked runs are released one at a time, oldest first, so the new run waits for the last
+      // one already in line, not for the running head.
+      return { action: 'buffer', blockedBy: (buffered.at(-1) ?? head!).id, cancel: [] };
     case 'replace': {
       // Everything older goes: buffered and queued runs are cancelled outright, a running run is
       // asked to stop, and the new run waits for it.

@@ -1,8 +1,7 @@
 /** The stateless preview: `{cron|every, timezone, dst, startAt, after, count}` to the next fire instants. */
 import { ValidationError } from './errors.js';
 import { present, readInstant, readInteger, readObject } from './input.js';
-import { parseScheduleCreate, recurrenceOf } from './schedule-spec.js';
-import { nextFireTimes } from './time/index.js';
+import { nextSlotWithinBounds, parseScheduleCreate, recurrenceOf } from './schedule-spec.js';
 
 export const MAX_PREVIEW_COUNT = 1_000;
 
@@ -17,5 +16,12 @@ export function previewSpec(body: unknown, nowMs: number): number[] {
   // Reuse the schedule reader so preview accepts exactly what a schedule would; a placeholder
   // target stands in, as a preview executes nothing.
   const { spec } = parseScheduleCreate({ ...definition, target: { type: 'handler', name: 'noop' } }, after);
-  return nextFireTimes(recurrenceOf(spec, spec.startAtMs ?? after), after, count);
+  // Walk the bounded slots, as the stored schedule's preview does: a cron slot before startAt does
+  // not exist, so it must not be shown.
+  const rec = recurrenceOf(spec, after);
+  const fireTimes: number[] = [];
+  for (let slot = nextSlotWithinBounds(spec, rec, after); slot !== null && fireTimes.length < count; slot = nextSlotWithinBounds(spec, rec, slot)) {
+    fireTimes.push(slot);
+  }
+  return fireTimes;
 }

@@ -100,6 +100,9 @@ const SPEC_FIELDS = [
 ] as const;
 const CREATE_FIELDS = [...SPEC_FIELDS, 'paused', 'idempotencyKey'] as const;
 
+/** The ways to say when a schedule fires; a body gives exactly one. */
+const TIMING_FIELDS = ['cron', 'every', 'at', 'in'] as const;
+
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
 /** Reads a POST /v1/schedules (or PUT by-name) body. `nowMs` resolves `in` and checks for a future fire. */
@@ -149,23 +152,22 @@ function readSpec(obj: JsonObject, nowMs: number): ScheduleSpec {
     throw new ValidationError('VALIDATION_FAILED', 'endAt', 'endAt must be later than startAt');
   }
   if (firstFireAt(spec, nowMs) === null) {
+    // Name the field the caller wrote: an `in` timer is stored as `at`, and a future instant
+    // that startAt or endAt rules out is not "in the past".
+    const field = TIMING_FIELDS.find((k) => present(obj, k))!;
     throw new ValidationError(
       'NO_FUTURE_FIRE',
-      timingField(spec.timing),
-      spec.timing.kind === 'at'
-        ? `${timingField(spec.timing)} is in the past; give a future instant`
+      field,
+      spec.timing.kind === 'at' && spec.timing.atMs <= nowMs
+        ? `${field} is in the past; give a future instant`
         : 'this schedule never fires after now within its bounds (check the expression, startAt and endAt)',
     );
   }
   return spec;
 }
 
-function timingField(timing: Timing): string {
-  return timing.kind;
-}
-
 function readTiming(obj: JsonObject, nowMs: number): Timing {
-  const given = (['cron', 'every', 'at', 'in'] as const).filter((k) => present(obj, k));
+  const given = TIMING_FIELDS.filter((k) => present(obj, k));
   if (given.length === 0) {
     throw new ValidationError(
       'MISSING_FIELD',

@@ -47,8 +47,11 @@ export function materializeSlots(opts: MaterializeOptions): Materialized {
       continue;
     }
     for (const id of decision.cancel) {
-      out.cancel.push(id);
-      opts.active.splice(opts.active.findIndex((r) => r.id === id), 1);
+      if (!out.cancel.includes(id)) out.cancel.push(id);
+      // A queued run ends at once; a running one is only asked to stop and stays active until its
+      // holder stops it, so a later slot of this pass still waits for it.
+      const index = opts.active.findIndex((r) => r.id === id);
+      if (index !== -1 && opts.active[index]!.state !== 'running') opts.active.splice(index, 1);
     }
     const id = newId();
     const buffered = decision.action === 'buffer';

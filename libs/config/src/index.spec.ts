@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ROLES, loadConfig, redactUrl, type KairosConfig } from './index.js';
+
+describe('loadConfig', () => {
+  it('has a default for everything, so an empty environment starts all three roles locally', () => {
+    expect(loadConfig({})).toEqual({
+      roles: ['api', 'scheduler', 'worker'],
+      databaseUrl: 'postgresql://postgres@127.0.0.1:5432/kairos',
+      databasePoolSize: 10,
+      migrationsDir: null,
+      redisUrl: 'redis://127.0.0.1:6379',
+      queuePrefix: 'kairos',
+      logLevel: 'log',
+      shutdownGraceMs: 10_000,
+      api: { host: '0.0.0.0', port: 3000 },
+      scheduler: {
+        leaderTtlMs: 10_000,
+        tickMaxIdleMs: 1_000,
+        tickBatchSize: 500,
+        lookaheadMs: 0,
+        relayIntervalMs: 1_000,
+        reconcileIntervalMs: 5_000,
+        reconcileGraceMs: 10_000,
+        reaperIntervalMs: 2_000,
+        reaperSkewMs: 5_000,
+        reaperBackoffMs: 5_000,
+        crashBudget: 3,
+      },
+      worker: { concurrency: 16, runLeaseTtlMs: 30_000, httpAllowList: [] },
+    } satisfies KairosConfig);
+  });
+
+  it('treats empty and blank variables as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', PORT: '   ', KAIROS_ROLES: ' ', KAIROS_MIGRATIONS_DIR: '' })).toEqual(loadConfig({}));
+  });
+
+  it('uses the roles the entry point defaults to when KAIROS_ROLES is unset', () => {
+    expect(loadConfig({}, ['worker']).roles).toEqual(['worker']);
+    expect(loadConfig({ KAIROS_ROLES: 'api' }, ['worker']).roles).toEqual(['api']);
+  });
+
+  it('does not share the default roles array between calls', () => {
+    const first = loadConfig({});
+    first.roles.pop();
+    expect(loadConfig({}).roles).toEqual([...ROLES]);
+  });
+
+  it.each<[string, string, string[]]>([
+    ['one role', 'api', ['api']],
+    ['two roles', 'scheduler,worker', ['scheduler', 'worker']],
+    ['spaces around names', ' api , worker ', ['api', 'worker']],
+    ['repeats collapse', 'worker,worker,api', ['worker', 'api']],
+    ['all three', 'worker,scheduler,api', ['worker', 'scheduler', 'api']],
+  ])('KAIROS_ROLES: %s', (_name, value, expected) => {
+    expect(loadConfig({ KAIROS_ROLES: value }).roles).toEqual(expected);
+  });
+
+  type Pick = (c: KairosConfig) => unknown;
+  it.each<[string, string, Pick, unknown]>([
+    ['DATABASE_URL', 'postgres://u:p@db:5432/k', (c) => c.databaseUrl, 'postgres://u:p@db:5432/k'],
+    ['DATABASE_URL', 'postgresql://db/k?sslmode=require', (c) => c.databaseUrl, 'postgresql://db/k?sslmode=require'],
+    ['DATABASE_URL', '  postgresql://db/k  ', (c) => c.databaseUrl, 'postgresql://db/k'],
+    ['DATABASE_POOL_SIZE', '1', (c) => c.databasePoolSize, 1],
+    ['DATABASE_POOL_SIZE', '200', (c) => c.databasePoolSize, 200],
+    ['KAIROS_MIGRATIONS_DIR', '/srv/kairos/migrations', (c) => c.migrationsDir, '/srv/kairos/migrations'],
+    ['REDIS_URL', 'rediss://:pw@cache:6380/2', (c) => c.redisUrl, 'rediss://:pw@cache:6380/2'],
+    ['REDIS_URL', 'redis://cache', (c) => c.redisUrl, 'redis://cache'],
+    ['KAIROS_QUEUE_PREFIX', 'kairos-test_1.a:b', (c) => c.queuePrefix, 'kairos-test_1.a:b'],
+    ['LOG_LEVEL', 'error', (c) => c.logLevel, 'error'],
+    ['LOG_LEVEL', 'warn', (c) => c.logLevel, 'warn'],
+    ['LOG_LEVEL', 'debug', (c) => c.logLevel, 'debug'],
+    ['LOG_LEVEL', 'verbose', (c) => c.logLevel, 'verbose'],
+    ['KAIROS_SHUTDOWN_GRACE', '30s', (c) => c.shutdownGraceMs, 30_000],
+    ['KAIROS_SHUTDOWN_GRACE', '2500', (c) => c.shutdownGraceMs, 2_500],
+    ['HOST', '127.0.0.1', (c) => c.api.host, '127.0.0.1'],
+    ['HOST', '::', (c) => c.api.host, '::'],
+    ['HOST', 'api.internal', (c) => c.api.host, 'api.internal'],
+    ['PORT', '0', (c) => c.api.port, 0],
+    ['PORT', '8080', (c) => c.api.port, 8080],
+    ['PORT', '65535', (c) => c.api.port, 65535],
+    ['KAIROS_LEADER_TTL', '15s', (c) => c.scheduler.leaderTtlMs, 15_000],
+    ['KAIROS_TICK_MAX_IDLE', '250ms', (c) => c.scheduler.tickMaxIdleMs, 250],
+    ['KAIROS_TICK_BATCH', '1', (c) => c.scheduler.tickBatchSize, 1],
+    ['KAIROS_TICK_BATCH', '10000', (c) => c.scheduler.tickBatchSize, 10_000],
+    ['KAIROS_LOOKAHEAD', '2s', (c) => c.scheduler.lookaheadMs, 2_000],
+    ['KAIROS_RELAY_INTERVAL', '500ms', (c) => c.scheduler.relayIntervalMs, 500],
+    ['KAIROS_RECONCILE_INTERVAL', '1m', (c) => c.scheduler.reconcileIntervalMs, 60_000],
+    ['KAIROS_RECONCILE_GRACE', '1m30s', (c) => c.scheduler.reconcileGraceMs, 90_000],
+    ['KAIROS_REAPER_INTERVAL', '3000', (c) => c.scheduler.reaperIntervalMs, 3_000],
+    ['KAIROS_REAPER_SKEW', '1s', (c) => c.scheduler.reaperSkewMs, 1_000],
+    ['KAIROS_REAPER_BACKOFF', '10s', (c) => c.scheduler.reaperBackoffMs, 10_000],
+    ['KAIROS_CRASH_BUDGET', '1', (c) => c.scheduler.crashBudget, 1],
+    ['KAIROS_CRASH_BUDGET', '100', (c) => c.scheduler.crashBudget, 100],
+    ['KAIROS_WORKER_CONCURRENCY', '1', (c) => c.worker.concurrency, 1],
+    ['KAIROS_WORKER_CONCURRENCY', '1000', (c) => c.worker.concurrency, 1_000],
+    ['KAIROS_RUN_LEASE_TTL', '1m', (c) => c.worker.runLeaseTtlMs, 60_000],
+    ['KAIROS_HTTP_ALLOWLIST', '127.0.0.1', (c) => c.worker.httpAllowList, ['127.0.0.1']],
+    ['KAIROS_HTTP_ALLOWLIST', ' localhost , 10.0.0.0/8 ,,', (c) => c.worker.httpAllowList, ['localhost', '10.0.0.0/8']],
+  ])('%s=%j', (name, value, pick, expected) => {
+    expect(pick(loadConfig({ [name]: value }))).toEqual(expected);
+    // The row sets something other than the default, so it shows the variable is read.
+    expect(pick(loadConfig({}))).not.toEqual(expected);
+  });
+
+  it.each<[string, string, RegExp]>([
+    ['KAIROS_ROLES', 'api,cron', /^KAIROS_ROLES: unknown role "cron"; use a comma-separated list of api, scheduler, worker$/],
+    ['KAIROS_ROLES', 'API', /KAIROS_ROLES: unknown role "API"/],
+    ['KAIROS_ROLES', 'api,', /KAIROS_ROLES: unknown role ""/],
+    ['DATABASE_URL', 'not a url', /^DATABASE_URL is not a valid URL$/],
+    ['DATABASE_URL', 'mysql://db/k', /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/$/],
+    ['DATABASE_URL', 'redis://db', /DATABASE_URL must start with postgres:\/\//],
+    ['DATABASE_POOL_SIZE', '0', /^DATABASE_POOL_SIZE="0" must be an integer from 1 to 200$/],
+    ['DATABASE_POOL_SIZE', '201', /DATABASE_POOL_SIZE="201" must be an integer from 1 to 200/],
+    ['DATABASE_POOL_SIZE', '2.5', /DATABASE_POOL_SIZE="2.5" must be an integer/],
+    ['DATABASE_POOL_SIZE', 'ten', /DATABASE_POOL_SIZE="ten" must be an integer/],
+    ['REDIS_URL', 'localhost:6379', /^REDIS_URL must start with redis:\/\/ or rediss:\/\/$/],
+    ['REDIS_URL', 'http://cache:6379', /REDIS_URL must start with redis:\/\/ or rediss:\/\//],
+    ['REDIS_URL', '://', /^REDIS_URL is not a valid URL$/],
+    ['KAIROS_QUEUE_PREFIX', 'has space', /^KAIROS_QUEUE_PREFIX="has space" is not valid/],
+    ['KAIROS_QUEUE_PREFIX', 'a/b', /KAIROS_QUEUE_PREFIX="a\/b" is not valid/],
+    ['KAIROS_QUEUE_PREFIX', 'p'.repeat(65), /KAIROS_QUEUE_PREFIX="p+" is not valid/],
+    ['LOG_LEVEL', 'info', /^LOG_LEVEL="info" is not one of error, warn, log, debug, verbose$/],
+    ['LOG_LEVEL', 'LOG', /LOG_LEVEL="LOG" is not one of/],
+    ['KAIROS_SHUTDOWN_GRACE', '10 s', /KAIROS_SHUTDOWN_GRACE="10 s": duration '10 s' cannot be read/],
+    ['KAIROS_SHUTDOWN_GRACE', '-1s', /KAIROS_SHUTDOWN_GRACE="-1s": duration '-1s' is negative/],
+    ['HOST', 'bad host', /^HOST="bad host" is not valid/],
+    ['HOST', 'http://x', /HOST="http:\/\/x" is not valid/],
+    ['PORT', '65536', /^PORT="65536" must be an integer from 0 to 65535$/],
+    ['PORT', '-1', /PORT="-1" must be an integer from 0 to 65535/],
+    ['PORT', '80a', /PORT="80a" must be an integer/],
+    ['KAIROS_LEADER_TTL', '10x', /^KAIROS_LEADER_TTL="10x": duration '10x' has an unknown unit 'x'/],
+    ['KAIROS_TICK_MAX_IDLE', '1.5s', /^KAIROS_TICK_MAX_IDLE="1.5s": /],
+    ['KAIROS_TICK_BATCH', '0', /^KAIROS_TICK_BATCH="0" must be an integer from 1 to 10000$/],
+    ['KAIROS_TICK_BATCH', '10001', /KAIROS_TICK_BATCH="10001"/],
+    ['KAIROS_LOOKAHEAD', 'soon', /^KAIROS_LOOKAHEAD="soon": /],
+    ['KAIROS_RELAY_INTERVAL', '1 s', /^KAIROS_RELAY_INTERVAL="1 s": /],
+    ['KAIROS_RECONCILE_INTERVAL', '5sec', /^KAIROS_RECONCILE_INTERVAL="5sec": /],
+    ['KAIROS_RECONCILE_GRACE', 'x', /^KAIROS_RECONCILE_GRACE="x": /],
+    ['KAIROS_REAPER_INTERVAL', '2S', /^KAIROS_REAPER_INTERVAL="2S": /],
+    ['KAIROS_REAPER_SKEW', '5s5s', /^KAIROS_REAPER_SKEW="5s5s": /],
+    ['KAIROS_REAPER_BACKOFF', '1e3', /^KAIROS_REAPER_BACKOFF="1e3": /],
+    ['KAIROS_CRASH_BUDGET', '0', /^KAIROS_CRASH_BUDGET="0" must be an integer from 1 to 100$/],
+    ['KAIROS_CRASH_BUDGET', '101', /KAIROS_CRASH_BUDGET="101"/],
+    ['KAIROS_WORKER_CONCURRENCY', '0', /^KAIROS_WORKER_CONCURRENCY="0" must be an integer from 1 to 1000$/],
+    ['KAIROS_WORKER_CONCURRENCY', '1001', /KAIROS_WORKER_CONCURRENCY="1001"/],
+    ['KAIROS_RUN_LEASE_TTL', '30 s', /^KAIROS_RUN_LEASE_TTL="30 s": /],
+  ])('refuses %s=%j, naming the variable', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('reads a bare integer duration as milliseconds, after trimming', () => {
+    expect(loadConfig({ KAIROS_LEADER_TTL: ' 2500 ' }).scheduler.leaderTtlMs).toBe(2_500);
+  });
+
+  it('never echoes a database password in its errors', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/k' })).toThrow(/^(?!.*hunter2)/);
+  });
+});
+
+describe('redactUrl', () => {
+  it.each<[string, string]>([
+    ['postgresql://user:secret@db:5432/kairos', 'postgresql://user:***@db:5432/kairos'],
+    ['redis://:secret@cache:6379', 'redis://:***@cache:6379'],
+    ['rediss://default:s3cr%40t@cache:6380/0', 'rediss://default:***@cache:6380/0'],
+    ['https://user:pw@example.com', 'https://user:***@example.com/'],
+    ['postgresql://user@db/kairos', 'postgresql://user@db/kairos'],
+    ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'],
+    ['not a url', '(unparseable URL)'],
+    ['', '(unparseable URL)'],
+  ])('%s -> %s', (input, expected) => {
+    expect(redactUrl(input)).toBe(expected);
+  });
+});

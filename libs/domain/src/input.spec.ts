@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from './errors.js';
+import { parseInstant, readDuration, readObject, readStringMap } from './input.js';
+
+describe('parseInstant', () => {
+  it.each<[string, string]>([
+    ['2026-12-01T09:00:00Z', '2026-12-01T09:00:00.000Z'],
+    ['2026-12-01T09:00Z', '2026-12-01T09:00:00.000Z'],
+    ['2026-12-01T09:00:00.5Z', '2026-12-01T09:00:00.500Z'],
+    ['2026-12-01T09:00:00.123Z', '2026-12-01T09:00:00.123Z'],
+    ['2026-12-01T10:30:00+01:30', '2026-12-01T09:00:00.000Z'],
+    ['2026-12-01T04:00:00-05:00', '2026-12-01T09:00:00.000Z'],
+    ['2026-12-01t09:00:00z', '2026-12-01T09:00:00.000Z'],
+    ['2028-02-29T00:00:00Z', '2028-02-29T00:00:00.000Z'],
+    ['2000-02-29T00:00:00Z', '2000-02-29T00:00:00.000Z'],
+    ['2026-01-31T23:59:59Z', '2026-01-31T23:59:59.000Z'],
+    ['2026-04-30T00:00:00Z', '2026-04-30T00:00:00.000Z'],
+    ['2026-12-31T23:00:00-02:00', '2027-01-01T01:00:00.000Z'],
+  ])('reads %s as %s', (input, expected) => {
+    expect(new Date(parseInstant(input, 'at')).toISOString()).toBe(expected);
+  });
+
+  it.each<[string, unknown]>([
+    ['no offset', '2026-12-01T09:00:00'],
+    ['a date only', '2026-12-01'],
+    ['a space instead of T', '2026-12-01 09:00:00Z'],
+    ['words', 'tomorrow'],
+    ['empty', ''],
+    ['a number', 1_800_000_000_000],
+    ['a Date-like object', { iso: '2026-12-01T09:00:00Z' }],
+    ['month 13', '2026-13-01T09:00:00Z'],
+    ['month 0', '2026-00-01T09:00:00Z'],
+    ['day 0', '2026-12-00T09:00:00Z'],
+    ['day 32', '2026-12-32T09:00:00Z'],
+    ['31 April', '2026-04-31T09:00:00Z'],
+    ['31 June', '2026-06-31T09:00:00Z'],
+    ['30 February', '2026-02-30T09:00:00Z'],
+    ['29 February of a common year', '2026-02-29T09:00:00Z'],
+    ['29 February of a century that is not a leap year', '2100-02-29T09:00:00Z'],
+    ['hour 25', '2026-12-01T25:00:00Z'],
+    ['minute 60', '2026-12-01T09:60:00Z'],
+    ['an offset of 25 hours', '2026-12-01T09:00:00+25:00'],
+    ['an offset without a colon', '2026-12-01T09:00:00+0200'],
+    ['ten fraction digits', '2026-12-01T09:00:00.1234567890Z'],
+  ])('refuses %s', (_name, input) => {
+    expect(() => parseInstant(input, 'startAt')).toThrow(ValidationError);
+    try {
+      parseInstant(input, 'startAt');
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'INVALID_INSTANT', field: 'startAt' });
+      expect((error as Error).message).toMatch(/startAt must be an ISO 8601 instant with an offset, such as "2026-12-01T09:00:00Z"/);
+    }
+  });
+});
+
+describe('readObject', () => {
+  it.each<[string, unknown, string, string | null, string]>([
+    ['an array', [], '', null, 'the body must be a JSON object'],
+    ['null', null, '', null, 'the body must be a JSON object'],
+    ['a number under a field', 5, 'retry', 'retry', 'retry must be a JSON object'],
+  ])('refuses %s', (_name, value, field, expectedField, message) => {
+    expect(() => readObject(value, field, ['a'])).toThrow(message);
+    expect(() => readObject(value, field, ['a'])).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', field: expectedField }));
+  });
+
+  it('names an unknown key with its full path', () => {
+    expect(() => readObject({ a: 1, b: 2 }, 'retry.backoff', ['a'])).toThrow(
+      expect.objectContaining({ code: 'UNKNOWN_FIELD', field: 'retry.backoff.b' }),
+    );
+  });
+
+  it('accepts known keys, including ones set to undefined', () => {
+    const value = { a: 1, b: undefined };
+    expect(readObject(value, '', ['a', 'b'])).toBe(value);
+  });
+});
+
+describe('readDuration', () => {
+  it.each<[unknown, { minMs?: number; maxMs?: number }, number | undefined]>([
+    ['90s', {}, 90_000],
+    [1_500, {}, 1_500],
+    [undefined, {}, undefined],
+    [null, {}, undefined],
+    ['1s', { minMs: 1_000 }, 1_000],
+    ['24h', { maxMs: 86_400_000 }, 86_400_000],
+  ])('reads %j with bounds %j as %j', (value, bounds, expected) => {
+    expect(readDuration({ d: value }, 'd', 'x', bounds)).toBe(expected);
+  });
+
+  it.each<[unknown, { minMs?: number; maxMs?: number }, RegExp]>([
+    ['999ms', { minMs: 1_000 }, /x\.d must be at least 1000 ms/],
+    ['24h1ms', { maxMs: 86_400_000 }, /x\.d must be at most 86400000 ms/],
+    ['15', {}, /x\.d: duration '15' has no unit/],
+    [[], {}, /x\.d: expected a string or a number/],
+  ])('refuses %j with bounds %j', (value, bounds, message) => {
+    expect(() => readDuration({ d: value }, 'd', 'x', bounds)).toThrow(message);
+    expect(() => readDuration({ d: value }, 'd', 'x', bounds)).toThrow(expect.objectContaining({ code: 'INVALID_DURATION', field: 'x.d' }));
+  });
+});
+
+describe('readStringMap', () => {
+  const limits = { maxEntries: 2, maxValueLength: 3 };
+
+  it('copies a valid map', () => {
+    expect(readStringMap({ m: { a: 'x', b: 'yyy' } }, 'm', '', limits)).toEqual({ a: 'x', b: 'yyy' });
+  });
+
+  it.each<[string, unknown, string]>([
+    ['too many entries', { a: '1', b: '2', c: '3' }, 'm'],
+    ['a value too long', { a: 'long' }, 'm.a'],
+    ['a non-string value', { a: null }, 'm.a'],
+    ['an array', ['a'], 'm'],
+  ])('refuses %s', (_name, value, field) => {
+    expect(() => readStringMap({ m: value }, 'm', '', limits)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', field }));
+  });
+});

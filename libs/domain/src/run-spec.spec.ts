@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError, type ErrorCode } from './errors.js';
+import { parseRunCreate } from './run-spec.js';
+
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+const TARGET = { type: 'handler', name: 'echo' };
+
+describe('parseRunCreate', () => {
+  it('fills in the defaults: now, no payload, the default retry policy, 5 minutes', () => {
+    expect(parseRunCreate({ target: TARGET }, NOW)).toEqual({
+      target: { type: 'handler', name: 'echo' },
+      payload: null,
+      retry: { maxAttempts: 3, backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 } },
+      timeoutMs: 300_000,
+      availableAtMs: NOW,
+      idempotencyKey: null,
+    });
+  });
+
+  it('reads every field', () => {
+    expect(
+      parseRunCreate(
+        {
+          target: { type: 'http', url: 'https://example.com/hook', method: 'PUT' },
+          payload: { order: 42, items: ['a', 'b'] },
+          retry: { maxAttempts: 1 },
+          timeout: '90s',
+          availableAt: '2026-06-01T13:00:00+01:00',
+          idempotencyKey: 'order-42',
+        },
+        NOW,
+      ),
+    ).toEqual({
+      target: { type: 'http', url: 'https://example.com/hook', method: 'PUT', headers: {}, timeoutMs: 30_000 },
+      payload: { order: 42, items: ['a', 'b'] },
+      retry: { maxAttempts: 1, backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 } },
+      timeoutMs: 90_000,
+      availableAtMs: NOW,
+      idempotencyKey: 'order-42',
+    });
+  });
+
+  it.each<[string, string, number]>([
+    ['a future availableAt is kept', '2026-06-01T12:30:00Z', Date.parse('2026-06-01T12:30:00Z')],
+    ['an availableAt 1 ms ahead is kept', '2026-06-01T12:00:00.001Z', NOW + 1],
+    ['an availableAt of now is now', '2026-06-01T12:00:00Z', NOW],
+    ['a past availableAt runs now, never earlier', '2026-05-01T00:00:00Z', NOW],
+  ])('%s', (_name, availableAt, expected) => {
+    expect(parseRunCreate({ target: TARGET, availableAt }, NOW).availableAtMs).toBe(expected);
+  });
+
+  it('passes the payload through verbatim', () => {
+    const payload = { z: 1, a: [null, true, 'x', { nested: 1.5 }] };
+    expect(JSON.stringify(parseRunCreate({ target: TARGET, payload }, NOW).payload)).toBe(JSON.stringify(payload));
+  });
+
+  it.each<[string, unknown, ErrorCode, string | null]>([
+    ['body not an object', 'run it', 'VALIDATION_FAILED', null],
+    ['a schedule field', { target: TARGET, cron: '* * * * *' }, 'UNKNOWN_FIELD', 'cron'],
+    ['an unknown field', { target: TARGET, priority: 1 }, 'UNKNOWN_FIELD', 'priority'],
+    ['no target', { payload: {} }, 'MISSING_FIELD', 'target'],
+    ['an unknown handler', { target: { type: 'handler', name: 'nope' } }, 'UNKNOWN_HANDLER', 'target.name'],
+    ['availableAt not an instant', { target: TARGET, availableAt: 'later' }, 'INVALID_INSTANT', 'availableAt'],
+    ['availableAt without an offset', { target: TARGET, availableAt: '2026-06-01T13:00:00' }, 'INVALID_INSTANT', 'availableAt'],
+    ['timeout zero', { target: TARGET, timeout: 0 }, 'INVALID_DURATION', 'timeout'],
+    ['timeout over 24 h', { target: TARGET, timeout: '1d1s' }, 'INVALID_DURATION', 'timeout'],
+    ['payload over 256 KiB', { target: TARGET, payload: { big: 'x'.repeat(262_144) } }, 'PAYLOAD_TOO_LARGE', 'payload'],
+    ['retry attempts over 100', { target: TARGET, retry: { maxAttempts: 101 } }, 'VALIDATION_FAILED', 'retry.maxAttempts'],
+    ['idempotencyKey empty', { target: TARGET, idempotencyKey: '' }, 'VALIDATION_FAILED', 'idempotencyKey'],
+    ['idempotencyKey over 200 characters', { target: TARGET, idempotencyKey: 'k'.repeat(201) }, 'VALIDATION_FAILED', 'idempotencyKey'],
+  ])('refuses %s: %s on %s', (_name, body, code, field) => {
+    let caught: unknown;
+    try {
+      parseRunCreate(body, NOW);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    expect(caught).toMatchObject({ code, field });
+  });
+});
