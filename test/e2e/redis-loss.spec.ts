@@ -31,7 +31,8 @@ describe('losing Redis loses nothing', () => {
   const stateOf = async (id: string): Promise<string> => (await t.db.query('SELECT state FROM runs WHERE id = $1', [id])).rows[0].state;
   const succeeded = (id: string) => waitFor(async () => ((await stateOf(id)) === 'succeeded' ? true : undefined), `run ${id} to succeed`, 20_000);
 
-  it('executes a run that was committed but never enqueued (a crash between commit and enqueue)', async () => {
+  /** A run written straight to the ledger, as a writer that crashed before dispatching would leave it. */
+  async function committedRun(payload: Record<string, unknown>): Promise<string> {
     const namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id;
     const id = newId();
     await inTransaction(t.db, (tx) =>
@@ -48,7 +49,7 @@ describe('losing Redis loses nothing', () => {
           exclusive: false,
           maxAttempts: 1,
           target: { type: 'handler', name: 'echo' },
-          payload: { committed: 'only' },
+          payload,
           retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1000, maxMs: 1000, jitter: 0 } },
           timeoutMs: 10_000,
           idempotencyKey: null,
@@ -58,7 +59,19 @@ describe('losing Redis loses nothing', () => {
         },
       ]),
     );
-    expect((await t.db.query('SELECT enqueued_at FROM runs WHERE id = $1', [id])).rows[0].enqueued_at).toBeNull();
+    return id;
+  }
+
+  it('executes a run that was committed but never enqueued (a crash between commit and enqueue)', async () => {
+    const id = await committedRun({ committed: 'only' });
+    expect(await queue.getJobState(id)).toBe('unknown');
+    await succeeded(id);
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM run_events WHERE run_id = $1 AND kind = 'claimed'`, [id])).rows[0].n).toBe(1);
+  });
+
+  it('executes a run whose dispatch Redis refused (left unenqueued for the relay)', async () => {
+    const id = await committedRun({ refused: true });
+    await t.db.query(`UPDATE runs SET enqueued_at = NULL WHERE id = $1`, [id]);
     await succeeded(id);
   });
 

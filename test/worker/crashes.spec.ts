@@ -22,11 +22,13 @@ describe('worker crashes', () => {
     client = api(control.url);
   });
 
-  afterEach(() => {
-    for (const w of workers.splice(0)) {
+  afterEach(async () => {
+    const stopping = workers.splice(0);
+    for (const w of stopping) {
       w.process.kill('SIGCONT');
       w.process.kill('SIGKILL');
     }
+    await Promise.all(stopping.map((w) => w.exited));
   });
 
   afterAll(async () => {

@@ -33,24 +33,43 @@ describe('lease fencing', () => {
 
   it('refuses the verdict of a holder whose epoch was superseded, and records the refusal', async () => {
     const id = await ledgerRun();
-    const first = (await runs.claim(t.db, id, 'worker-a', 60_000))!;
-    expect(first.leaseEpoch).toBe(1);
+    const [first] = await runs.claimMany(t.db, [id], 'worker-a', 60_000);
+    expect(first!.leaseEpoch).toBe(1);
     // worker-a goes silent; its lease expires and the reaper takes the run back (epoch 2).
     await t.db.query(`UPDATE runs SET lease_expires_at = now() - interval '1 minute' WHERE id = $1`, [id]);
     const reaped = await runs.reapExpired(t.db, { skewMs: 0, backoffMs: 0, crashBudget: 5, limit: 10, actor: 'reaper:test' });
     expect(reaped.requeued.map((r) => r.id)).toContain(id);
-    const second = (await runs.claim(t.db, id, 'worker-b', 60_000))!;
-    expect(second.leaseEpoch).toBe(3);
+    const [second] = await runs.claimMany(t.db, [id], 'worker-b', 60_000);
+    expect(second!.leaseEpoch).toBe(3);
 
     const late = { state: 'succeeded' as const, result: { from: 'a' }, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null, response: null };
-    expect(await runs.finish(t.db, id, first.leaseEpoch, 'worker-a', late)).toBe(false);
+    expect(await runs.finishMany(t.db, 'worker-a', [{ runId: id, epoch: first!.leaseEpoch, verdict: late }])).toEqual(new Set());
     expect((await t.db.query(`SELECT state, lease_owner FROM runs WHERE id = $1`, [id])).rows[0]).toEqual({ state: 'running', lease_owner: 'worker-b' });
 
-    expect(await runs.finish(t.db, id, second.leaseEpoch, 'worker-b', { ...late, result: { from: 'b' } })).toBe(true);
+    expect(await runs.finishMany(t.db, 'worker-b', [{ runId: id, epoch: second!.leaseEpoch, verdict: { ...late, result: { from: 'b' } } }])).toEqual(
+      new Set([id]),
+    );
     const final = (await t.db.query(`SELECT state, result, crash_count FROM runs WHERE id = $1`, [id])).rows[0];
     expect(final).toEqual({ state: 'succeeded', result: { from: 'b' }, crash_count: 1 });
     const kinds = (await runs.events(t.db, id)).map((e) => `${e.kind}@${e.leaseEpoch}`);
     expect(kinds).toEqual(['queued@0', 'claimed@1', 'reaped@2', 'claimed@3', 'succeeded@3']);
+  });
+
+  it('fences each verdict of a batch on its own', async () => {
+    const fresh = await ledgerRun();
+    const stale = await ledgerRun();
+    const claimed = await runs.claimMany(t.db, [fresh, stale], 'worker-a', 60_000);
+    expect(claimed.map((c) => c.id).sort()).toEqual([fresh, stale].sort());
+    // The stale one was taken over in between (reaped and reclaimed elsewhere).
+    await t.db.query(`UPDATE runs SET lease_epoch = lease_epoch + 2, lease_owner = 'worker-b' WHERE id = $1`, [stale]);
+    const verdict = { state: 'succeeded' as const, result: null, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null, response: null };
+    const written = await runs.finishMany(t.db, 'worker-a', [
+      { runId: fresh, epoch: 1, verdict },
+      { runId: stale, epoch: 1, verdict },
+    ]);
+    expect(written).toEqual(new Set([fresh]));
+    const states = (await t.db.query(`SELECT id, state FROM runs WHERE id = ANY($1::uuid[])`, [[fresh, stale]])).rows;
+    expect(Object.fromEntries(states.map((r) => [r.id, r.state]))).toEqual({ [fresh]: 'succeeded', [stale]: 'running' });
   });
 
   it('stops a running worker from writing once its run was taken over, and records the lease loss', async () => {

@@ -1,6 +1,7 @@
 /** The worker role: the BullMQ worker, the lease keeper, and the targets runs execute. */
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { BatchedLedger } from './execution/batched-ledger.service.js';
 import { RunExecutor } from './execution/run-executor.service.js';
 import { RunWorker } from './execution/run-worker.service.js';
 import { LeaseKeeper } from './heartbeat/lease-keeper.service.js';
@@ -11,6 +12,6 @@ import { TargetRunner } from './targets/target-runner.js';
 
 @Module({
   imports: [DiscoveryModule],
-  providers: [...BUILTIN_HANDLERS, HandlerRegistry, HttpTarget, TargetRunner, LeaseKeeper, RunExecutor, RunWorker],
+  providers: [...BUILTIN_HANDLERS, HandlerRegistry, HttpTarget, TargetRunner, LeaseKeeper, BatchedLedger, RunExecutor, RunWorker],
 })
 export class WorkerModule {}

@@ -13,3 +13,4 @@ export * from './time/index.js';
 export * from './verdict.js';
 export * from './run-spec.js';
 export * from './preview.js';
+export * from './attempts.js';

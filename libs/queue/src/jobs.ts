@@ -12,10 +12,14 @@ export interface JobPayloads {
 export type JobName = keyof JobPayloads;
 
 /**
- * Completed jobs stay visible in Bull Board for a while. Kairos never re-adds the id of a run that
- * ended, and the reconciler clears a leftover job when a run it holds must run again.
+ * Redis holds live work only: a finished job is removed at once (the ledger keeps the history), so
+ * a run's id can always be added again when the run must run again. A processor fails only when
+ * the ledger is unreachable; BullMQ then retries the job with a backoff, and failed jobs are kept a
+ * day for inspection in Bull Board.
  */
 export const RUN_JOB_DEFAULTS = {
-  removeOnComplete: { age: 3_600, count: 1_000 },
+  removeOnComplete: true,
   removeOnFail: { age: 24 * 3_600, count: 5_000 },
+  attempts: 20,
+  backoff: { type: 'exponential', delay: 1_000 },
 } as const;

@@ -1,7 +1,7 @@
 /**
- * Hands committed runs to BullMQ (jobId = run id, delayed to available_at) and records that it did.
- * Always called after the transaction that created the runs has committed; if Redis is away the
- * rows simply stay unenqueued and the scheduler's relay hands them over on a later pass.
+ * Hands committed runs to BullMQ (jobId = run id, delayed to available_at). Always called after the
+ * transaction that wrote the runs, and marked them enqueued, has committed. If Redis refuses, the
+ * mark is undone and the scheduler's relay hands the runs over on a later pass.
  */
 import type { Queue } from 'bullmq';
 import type { Db, DispatchItem, RunRepository } from '@kairos/ledger';
@@ -16,22 +16,22 @@ export class RunDispatcher {
     private readonly runs: RunRepository,
   ) {}
 
-  /** Adds the runs' jobs and marks them enqueued. Returns false (and leaves the rows as they were) when Redis refused. */
+  /** Adds the runs' jobs. Returns false, with the runs marked undispatched for the relay, when Redis refused. */
   async dispatch(items: readonly DispatchItem[]): Promise<boolean> {
     if (items.length === 0) return true;
     try {
       await this.queue.addBulk(items.map((item) => this.job(item)));
+      return true;
     } catch {
+      await this.runs.markUndispatched(this.db, items.map((i) => i.id));
       return false;
     }
-    await this.runs.markEnqueued(this.db, items.map((i) => i.id));
-    return true;
   }
 
   /**
    * The reconciler's repair: for each run Postgres says is queued and enqueued, make sure Redis
-   * really holds a live job for it. A missing job is added again; a job left in a finished state
-   * (which would swallow a new add with the same id) is removed first. Returns the ids repaired.
+   * really holds a live job for it. A missing job is added again; a failed job (kept for Bull Board,
+   * and one that would swallow a new add with the same id) is removed first. Returns the ids repaired.
    */
   async redeliver(items: readonly DispatchItem[]): Promise<string[]> {
     const repaired: string[] = [];

@@ -128,10 +128,11 @@ CREATE INDEX runs_queued_enqueued ON runs (available_at) WHERE state = 'queued' 
 -- The reaper's work list.
 CREATE INDEX runs_running_lease ON runs (lease_expires_at) WHERE state = 'running';
 -- Overlap decisions read the active runs of one schedule.
-CREATE INDEX runs_active_by_schedule ON runs (schedule_id, scheduled_for) WHERE state IN ('queued', 'running');
+CREATE INDEX runs_active_by_schedule ON runs (schedule_id, scheduled_for)
+  WHERE schedule_id IS NOT NULL AND state IN ('queued', 'running');
 -- Overlap and concurrency hold in the database: one exclusive running run per schedule.
 CREATE UNIQUE INDEX runs_one_exclusive_running ON runs (schedule_id) WHERE state = 'running' AND exclusive;
-CREATE INDEX runs_by_schedule ON runs (schedule_id, id DESC);
+CREATE INDEX runs_by_schedule ON runs (schedule_id, id DESC) WHERE schedule_id IS NOT NULL;
 CREATE INDEX runs_listing ON runs (namespace_id, id DESC);
 CREATE INDEX runs_dead ON runs (namespace_id, id DESC) WHERE state = 'dead';
 
@@ -153,7 +154,7 @@ CREATE TABLE ticks (
 );
 
 CREATE TABLE run_events (
-  id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id          bigint GENERATED ALWAYS AS IDENTITY,
   run_id      uuid NOT NULL REFERENCES runs (id),
   at          timestamptz NOT NULL DEFAULT clock_timestamp(),
   kind        text NOT NULL,
@@ -162,10 +163,10 @@ CREATE TABLE run_events (
   lease_epoch bigint,
   actor       text NOT NULL,
   reason_code text,
-  detail      jsonb NOT NULL DEFAULT '{}'
+  detail      jsonb NOT NULL DEFAULT '{}',
+  -- Keyed by run first: every read is "the events of one run, in order".
+  PRIMARY KEY (run_id, id)
 );
-
-CREATE INDEX run_events_by_run ON run_events (run_id, id);
 
 -- Named singleton roles (the scheduler leader). Expiry is always computed on the database clock.
 CREATE TABLE leases (

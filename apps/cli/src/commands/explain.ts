@@ -1,5 +1,5 @@
 /** `kairos explain <run>`: the run, the tick that created it, and every transition in order, with reasons. */
-import { NotFoundError, REASON_CODES, isReasonCode } from '@kairos/domain';
+import { NotFoundError, REASON_CODES, attemptsOf, isReasonCode } from '@kairos/domain';
 import { RunRepository, type Db } from '@kairos/ledger';
 import { iso, type Output } from '../output.js';
 import { defaultNamespaceId } from './namespace.js';
@@ -9,7 +9,7 @@ export async function explain(db: Db, runId: string, out: Output, json: boolean)
   const run = await runs.get(db, await defaultNamespaceId(db), runId);
   if (!run) throw new NotFoundError('run', runId);
   const events = await runs.events(db, runId);
-  const attempts = await runs.attempts(db, runId);
+  const attempts = attemptsOf(events);
   if (json) {
     out.line(JSON.stringify({ run, attempts, events }, null, 2));
     return 0;
@@ -19,8 +19,8 @@ export async function explain(db: Db, runId: string, out: Output, json: boolean)
   out.line(`  attempt ${run.attempt} of ${run.maxAttempts}, lease epoch ${run.leaseEpoch}, crashes ${run.crashCount}`);
   if (run.reasonText) out.line(`  ${run.reasonText}`);
   for (const a of attempts) {
-    const renewed = a.renewals > 0 ? `, renewed ${a.renewals}x (last ${iso(a.lastRenewedAt)})` : '';
     const status = a.response && typeof a.response.status === 'number' ? `, HTTP ${a.response.status}` : '';
+    const renewed = a.outcome === null && run.heartbeatAt ? `, lease last renewed ${iso(run.heartbeatAt)}` : '';
     out.line(`  attempt ${a.attempt} at epoch ${a.leaseEpoch} on ${a.worker}: ${a.outcome ?? 'running'}${a.reasonCode ? ` (${a.reasonCode})` : ''}${status}${renewed}`);
   }
   out.line('');

@@ -10,6 +10,7 @@ import { DelayedError, type Job } from 'bullmq';
 import type { KairosConfig } from '@kairos/config';
 import { decideVerdict, type AttemptOutcome } from '@kairos/domain';
 import { RunBlockedError, RunRepository, type ClaimedRun, type Db } from '@kairos/ledger';
+import { BatchedLedger } from './batched-ledger.service.js';
 import { RunDispatcher, type JobPayloads } from '@kairos/queue';
 import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
 import { LeaseKeeper } from '../heartbeat/lease-keeper.service.js';
@@ -32,17 +33,13 @@ export class RunExecutor {
     private readonly leases: LeaseKeeper,
     private readonly targets: TargetRunner,
     private readonly dispatcher: RunDispatcher,
+    private readonly ledger: BatchedLedger,
   ) {}
 
   async process(job: RunJob, token: string): Promise<void> {
     const { runId } = job.data;
-    let run: ClaimedRun | null;
-    try {
-      run = await this.runs.claim(this.db, runId, this.leases.owner, this.config.worker.runLeaseTtlMs);
-    } catch (error) {
-      if (error instanceof RunBlockedError) return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
-      throw error;
-    }
+    const run = await this.ledger.claim(runId);
+    if (run instanceof RunBlockedError) return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
     if (!run) return this.notClaimed(job, token, runId);
 
     const controller = this.leases.track(run.id, run.leaseEpoch);
@@ -54,12 +51,16 @@ export class RunExecutor {
     try {
       outcome = await this.targets.execute(run, controller.signal);
     } catch (error) {
-      if (!(error instanceof RunAborted)) throw error;
-      if (error.kind === 'lease_lost') {
-        await this.runs.recordLeaseLost(this.db, run.id, run.leaseEpoch, this.leases.owner, { stage: 'execution', message: error.message });
-        return;
+      if (!(error instanceof RunAborted)) {
+        this.leases.untrack(run.id);
+        throw error;
       }
-      if (error.kind === 'shutdown') {
+      if (error.kind === 'lease_lost' || error.kind === 'shutdown') {
+        this.leases.untrack(run.id);
+        if (error.kind === 'lease_lost') {
+          await this.runs.recordLeaseLost(this.db, run.id, run.leaseEpoch, this.leases.owner, { stage: 'execution', message: error.message });
+          return;
+        }
         if (await this.runs.drain(this.db, run.id, run.leaseEpoch, this.leases.owner)) return this.delay(job, token, Date.now());
         return;
       }
@@ -69,25 +70,37 @@ export class RunExecutor {
           : { kind: 'cancelled', reasonCode: error.by === 'overlap' ? 'REPLACED_BY_OVERLAP' : 'CANCELLED_BY_USER' };
     } finally {
       clearTimeout(timer);
-      this.leases.untrack(run.id);
     }
     await this.record(job, token, run, outcome);
   }
 
-  /** Writes the verdict of an attempt, fenced by the epoch it was claimed at. */
+  /**
+   * Writes the verdict of an attempt, fenced by the epoch it was claimed at. A retry is written
+   * before the job is delayed. A final verdict is written behind: the job completes at once and
+   * the worker takes its next one while the verdict joins the next batch. The lease stays held and
+   * renewed until the verdict is in; if the process dies first, the lease expires and the reaper
+   * gives the run to another worker, as for any crash mid-run.
+   */
   private async record(job: RunJob, token: string, run: ClaimedRun, outcome: AttemptOutcome): Promise<void> {
     const verdict = decideVerdict(outcome, run.attempt, run.retry, Math.random());
-    const owner = this.leases.owner;
+    this.leases.settle(run.id);
     if (verdict.kind === 'retry') {
-      const availableAt = await this.runs.requeueForRetry(this.db, run.id, run.leaseEpoch, owner, verdict);
+      const availableAt = await this.ledger.requeue(run.id, run.leaseEpoch, verdict).finally(() => this.leases.untrack(run.id));
       if (availableAt === null) return this.leaseLost(run, verdict.reasonCode);
       return this.delay(job, token, availableAt.getTime());
     }
-    const written = await this.runs.finish(this.db, run.id, run.leaseEpoch, owner, verdict);
-    if (!written) return this.leaseLost(run, verdict.reasonCode);
-    if (run.scheduleId !== null && run.mayReleaseParked) {
-      await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, run.scheduleId, owner));
-    }
+    this.ledger.track(
+      this.ledger
+        .finish(run.id, run.leaseEpoch, verdict)
+        .finally(() => this.leases.untrack(run.id))
+        .then(async (written) => {
+          if (!written) return this.leaseLost(run, verdict.reasonCode);
+          if (run.scheduleId !== null && run.mayReleaseParked) {
+            await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, run.scheduleId, this.leases.owner));
+          }
+        })
+        .catch((error: Error) => this.logger.error(`could not record the verdict of run ${run.id}: ${error.message}; its lease will expire and the run will be retried`)),
+    );
   }
 
   private async leaseLost(run: ClaimedRun, attempted: string): Promise<void> {

@@ -14,6 +14,8 @@ import { RunAborted, type AbortKind } from '../execution/run-abort.js';
 interface HeldLease {
   epoch: number;
   controller: AbortController;
+  /** The attempt is over and its verdict is being written; the lease is renewed but nothing is aborted. */
+  settling: boolean;
 }
 
 @Injectable()
@@ -43,8 +45,14 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
   /** Starts tracking a claimed run; the returned controller aborts when the lease is lost or cancellation arrives. */
   track(runId: string, epoch: number): AbortController {
     const controller = new AbortController();
-    this.held.set(runId, { epoch, controller });
+    this.held.set(runId, { epoch, controller, settling: false });
     return controller;
+  }
+
+  /** The attempt has ended; keep the lease until its verdict is written, but stop acting on it. */
+  settle(runId: string): void {
+    const lease = this.held.get(runId);
+    if (lease) lease.settling = true;
   }
 
   untrack(runId: string): void {
@@ -68,7 +76,8 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
     const answer = new Map(renewed.map((r) => [r.id, r]));
     for (const { id, epoch } of snapshot) {
       const lease = this.held.get(id);
-      if (!lease || lease.epoch !== epoch) continue;
+      // A settling lease that is no longer renewed was most likely just ended by its own verdict.
+      if (!lease || lease.epoch !== epoch || lease.settling) continue;
       const renewal = answer.get(id);
       if (!renewal) {
         this.logger.warn(`lost the lease of run ${id} (epoch ${epoch}); stopping its execution`);

@@ -1,5 +1,5 @@
 /** The runs table's columns as SQL returns them. */
-import type { AttemptOutcomeKind, JsonValue, RetryPolicy, RunOrigin, RunState, Target } from '@kairos/domain';
+import type { JsonValue, RetryPolicy, RunOrigin, RunState, Target } from '@kairos/domain';
 
 export interface RunRow {
   id: string;
@@ -59,18 +59,4 @@ export interface RunEventRow {
   actor: string;
   reasonCode: string | null;
   detail: Record<string, unknown>;
-}
-
-export interface RunAttemptRow {
-  attempt: number;
-  leaseEpoch: number;
-  worker: string;
-  startedAt: Date;
-  renewals: number;
-  lastRenewedAt: Date | null;
-  finishedAt: Date | null;
-  outcome: AttemptOutcomeKind | null;
-  reasonCode: string | null;
-  error: Record<string, unknown> | null;
-  response: Record<string, unknown> | null;
 }

@@ -7,7 +7,7 @@
 import { isUuid, type ActiveRun, type JsonValue, type ReasonCode, type RetryPolicy, type RunOrigin, type RunState, type Target } from '@kairos/domain';
 import { inTransaction, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
-import { RUN_COLUMNS, type RunAttemptRow, type RunEventRow, type RunRow } from './run-row.js';
+import { RUN_COLUMNS, type RunEventRow, type RunRow } from './run-row.js';
 
 export interface NewRun {
   id: string;
@@ -81,6 +81,25 @@ export interface LeaseRenewal {
   cancelRequestedBy: string | null;
 }
 
+/** A final verdict for one run, written by the holder of its lease at `epoch`. */
+export interface FinishedRun {
+  runId: string;
+  epoch: number;
+  verdict: FinalVerdict;
+}
+
+/** A failed attempt to retry, written by the holder of its lease at `epoch`. */
+export interface RetriedRun {
+  runId: string;
+  epoch: number;
+  retry: RetryVerdict;
+}
+
+/** The detail of a verdict event: the story explain tells about the attempt that ended. */
+function eventDetail(reasonText: string | null, error: Record<string, unknown> | null, response: Record<string, unknown> | null) {
+  return { reasonText, ...(error ? { error } : {}), ...(response ? { response } : {}) };
+}
+
 /** A run to hand to the queue: its id and when it is due. */
 export interface DispatchItem {
   id: string;
@@ -89,8 +108,8 @@ export interface DispatchItem {
 
 /** The claim would put a second exclusive run of one schedule into `running`. */
 export class RunBlockedError extends Error {
-  constructor(readonly runId: string) {
-    super(`run ${runId} must wait: another run of its schedule is running`);
+  constructor(readonly runIds: readonly string[]) {
+    super(`run ${runIds.join(', ')} must wait: another run of its schedule is running`);
     this.name = 'RunBlockedError';
   }
 }
@@ -151,18 +170,6 @@ export class RunRepository {
     return toPage(rows, limit, (r) => r.id);
   }
 
-  /** A run's execution attempts, oldest first. */
-  async attempts(db: Queryable, runId: string): Promise<RunAttemptRow[]> {
-    const { rows } = await db.query<RunAttemptRow>(
-      `SELECT attempt, lease_epoch AS "leaseEpoch", worker, started_at AS "startedAt", renewals,
-              last_renewed_at AS "lastRenewedAt", finished_at AS "finishedAt", outcome, reason_code AS "reasonCode",
-              error, response
-       FROM run_attempts WHERE run_id = $1 ORDER BY lease_epoch`,
-      [runId],
-    );
-    return rows;
-  }
-
   /** A run's transition history, oldest first: the backbone of explain. `afterId` skips the events a follower has already seen. */
   async events(db: Queryable, runId: string, afterId = 0): Promise<RunEventRow[]> {
     const { rows } = await db.query<RunEventRow>(
@@ -220,18 +227,25 @@ export class RunRepository {
     );
     return rows.map((r) => r.id);
   }
-  /** Inserts runs and their `queued` events. The caller's transaction decides overlap first. */
+  /**
+   * Inserts runs and their `queued` events. The caller's transaction decides overlap first. Runs
+   * that are due (not parked) are marked enqueued: the caller hands them to Redis right after the
+   * commit, resets the mark if Redis refuses (the relay then retries), and if it crashes in between
+   * the reconciler finds the run overdue with no job and re-creates it.
+   */
   async insertRuns(tx: Queryable, runs: readonly NewRun[]): Promise<void> {
     if (runs.length === 0) return;
-    await tx.query(
-      `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
+    await tx.query({
+      name: 'kairos.runs.insert',
+      text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
                          defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
-                         idempotency_key)
-       SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey
+                         idempotency_key, enqueued_at)
+       SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey,
+              CASE WHEN avail < 'infinity' THEN now() END
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::timestamptz[], $7::timestamptz[],
                    $8::text[], $9::boolean[], $10::int[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[])
          AS t(id, ns, sched, origin, src, slot, avail, defer, excl, maxa, tgt, pl, rt, tmo, ikey)`,
-      [
+      values: [
         runs.map((r) => r.id),
         runs.map((r) => r.namespaceId),
         runs.map((r) => r.scheduleId),
@@ -248,18 +262,19 @@ export class RunRepository {
         runs.map((r) => r.timeoutMs),
         runs.map((r) => r.idempotencyKey),
       ],
-    );
-    await tx.query(
-      `INSERT INTO run_events (run_id, kind, to_state, lease_epoch, actor, reason_code, detail)
+    });
+    await tx.query({
+      name: 'kairos.runs.insert-events',
+      text: `INSERT INTO run_events (run_id, kind, to_state, lease_epoch, actor, reason_code, detail)
        SELECT id, 'queued', 'queued', 0, actor, reason, detail::jsonb
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS t(id, actor, reason, detail)`,
-      [
+      values: [
         runs.map((r) => r.id),
         runs.map((r) => r.actor),
         runs.map((r) => r.reasonCode),
         runs.map((r) => JSON.stringify({ origin: r.origin, scheduledFor: r.scheduledFor.toISOString(), ...r.detail })),
       ],
-    );
+    });
   }
 
   /** Committed runs that Redis has not been given yet, oldest due first. Parked runs wait for release. */
@@ -273,10 +288,20 @@ export class RunRepository {
     return rows;
   }
 
-  /** Records that Redis holds a job for each run (again, after a repair). */
+  /** Marks runs as handed to Redis, before the relay or the reconciler hands them over. */
   async markEnqueued(db: Queryable, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await db.query(`UPDATE runs SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND state = 'queued'`, [ids]);
+    await db.query({
+      name: 'kairos.runs.mark-enqueued',
+      text: `UPDATE runs SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND state = 'queued'`,
+      values: [ids],
+    });
+  }
+
+  /** Undoes markEnqueued for runs Redis refused, so the relay hands them over on its next pass. */
+  async markUndispatched(db: Queryable, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await db.query(`UPDATE runs SET enqueued_at = NULL WHERE id = ANY($1::uuid[]) AND state = 'queued'`, [ids]);
   }
 
   /** Queued runs Redis should already hold that are overdue by more than `graceMs`: the reconciler's list. */
@@ -293,18 +318,20 @@ export class RunRepository {
   }
 
   /**
-   * Claims a due, queued run for `owner`: running, epoch + 1, lease until now + ttl. Null when the
-   * run is not claimable (not queued, not due, cancellation waiting). Throws RunBlockedError when
-   * another exclusive run of the same schedule is running.
+   * Claims each due, queued run among `runIds` for `owner` in one statement: running, epoch + 1,
+   * lease until now + ttl, one `claimed` event each. Runs not claimable (not queued, not due,
+   * cancellation waiting) are simply absent from the answer. Throws RunBlockedError when one of
+   * them would become a second exclusive running run of its schedule; claim them one by one then.
    */
-  async claim(db: Queryable, runId: string, owner: string, ttlMs: number): Promise<ClaimedRun | null> {
+  async claimMany(db: Queryable, runIds: readonly string[], owner: string, ttlMs: number): Promise<ClaimedRun[]> {
     try {
-      const { rows } = await db.query<ClaimedRun>(
-        `WITH claimed AS (
+      const { rows } = await db.query<ClaimedRun>({
+        name: 'kairos.runs.claim',
+        text: `WITH claimed AS (
            UPDATE runs SET state = 'running', lease_owner = $2, lease_epoch = lease_epoch + 1,
                   lease_expires_at = now() + $3 * interval '1 millisecond', heartbeat_at = now(),
                   started_at = coalesce(started_at, now()), updated_at = now()
-           WHERE id = $1 AND state = 'queued' AND available_at <= now() + interval '20 milliseconds'
+           WHERE id = ANY($1::uuid[]) AND state = 'queued' AND available_at <= now() + interval '20 milliseconds'
              AND cancel_requested_at IS NULL
            RETURNING *
          ), event AS (
@@ -312,8 +339,6 @@ export class RunRepository {
            SELECT id, 'claimed', 'queued', 'running', lease_epoch, $2,
                   jsonb_build_object('attempt', attempt, 'leaseExpiresAt', lease_expires_at)
            FROM claimed
-         ), attempt AS (
-           INSERT INTO run_attempts (run_id, lease_epoch, attempt, worker) SELECT id, lease_epoch, attempt, $2 FROM claimed
          )
          SELECT c.id, c.namespace_id AS "namespaceId", c.schedule_id AS "scheduleId", c.scheduled_for AS "scheduledFor",
                 c.attempt, c.max_attempts AS "maxAttempts", c.target, c.payload, c.retry, c.timeout_ms AS "timeoutMs",
@@ -322,12 +347,12 @@ export class RunRepository {
                          OR EXISTS (SELECT 1 FROM runs p WHERE p.schedule_id = c.schedule_id AND p.state = 'queued'
                                     AND p.available_at = 'infinity'), false) AS "mayReleaseParked"
          FROM claimed c LEFT JOIN schedules s ON s.id = c.schedule_id`,
-        [runId, owner, ttlMs],
-      );
-      return rows[0] ?? null;
+        values: [runIds, owner, ttlMs],
+      });
+      return rows;
     } catch (error) {
       if (pgErrorCode(error) === '23505' && pgConstraint(error) === 'runs_one_exclusive_running') {
-        throw new RunBlockedError(runId);
+        throw new RunBlockedError(runIds);
       }
       throw error;
     }
@@ -348,72 +373,78 @@ export class RunRepository {
   }
 
   /**
-   * Writes the verdict of the holder at `epoch`. False when the lease was lost (another holder, a
-   * reap, or the run already ended): nothing was written to the run.
+   * Writes final verdicts, each fenced by the epoch it was claimed at, in one statement, with one
+   * event each (its detail keeps the error and the HTTP response). Returns the ids written; a run
+   * missing from the answer had lost its lease (reaped, reclaimed, or ended) and nothing changed.
    */
-  async finish(db: Queryable, runId: string, epoch: number, owner: string, verdict: FinalVerdict): Promise<boolean> {
-    const { rowCount } = await db.query(
-      `WITH done AS (
-         UPDATE runs SET state = $4, result = $5::json, error = $6::jsonb, reason_code = $7, reason_text = $8,
-                finished_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
-         WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3 AND state = 'running'
-         RETURNING id, lease_epoch, state
-       ), attempt AS (
-         UPDATE run_attempts a SET finished_at = now(), reason_code = $7, error = $6::jsonb, response = $9::jsonb,
-                outcome = CASE d.state WHEN 'succeeded' THEN 'succeeded' WHEN 'cancelled' THEN 'cancelled' ELSE 'failed' END
-         FROM done d WHERE a.run_id = d.id AND a.lease_epoch = d.lease_epoch
+  async finishMany(db: Queryable, owner: string, verdicts: readonly FinishedRun[]): Promise<Set<string>> {
+    if (verdicts.length === 0) return new Set();
+    const { rows } = await db.query<{ id: string }>({
+      name: 'kairos.runs.finish',
+      text: `WITH v AS (
+         SELECT * FROM unnest($2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+           AS v(id, epoch, state, result, error, reason_code, reason_text, detail)
+       ), done AS (
+         UPDATE runs r SET state = v.state, result = v.result::json, error = v.error::jsonb, reason_code = v.reason_code,
+                reason_text = v.reason_text, finished_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
+         FROM v WHERE r.id = v.id AND r.lease_epoch = v.epoch AND r.lease_owner = $1 AND r.state = 'running'
+         RETURNING r.id, r.lease_epoch, r.state, v.reason_code, v.detail
+       ), event AS (
+         INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
+         SELECT id, state, 'running', state, lease_epoch, $1, reason_code, detail::jsonb FROM done
        )
-       INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
-       SELECT id, state, 'running', state, lease_epoch, $3, $7, jsonb_build_object('reasonText', $8::text) FROM done`,
-      [
-        runId,
-        epoch,
+       SELECT id FROM done`,
+      values: [
         owner,
-        verdict.state,
-        verdict.result === null ? null : JSON.stringify(verdict.result),
-        verdict.error === null ? null : JSON.stringify(verdict.error),
-        verdict.reasonCode,
-        verdict.reasonText,
-        verdict.response === null ? null : JSON.stringify(verdict.response),
+        verdicts.map((v) => v.runId),
+        verdicts.map((v) => v.epoch),
+        verdicts.map((v) => v.verdict.state),
+        verdicts.map((v) => (v.verdict.result === null ? null : JSON.stringify(v.verdict.result))),
+        verdicts.map((v) => (v.verdict.error === null ? null : JSON.stringify(v.verdict.error))),
+        verdicts.map((v) => v.verdict.reasonCode),
+        verdicts.map((v) => v.verdict.reasonText),
+        verdicts.map((v) => JSON.stringify(eventDetail(v.verdict.reasonText, v.verdict.error, v.verdict.response))),
       ],
-    );
-    return rowCount === 1;
+    });
+    return new Set(rows.map((r) => r.id));
   }
 
   /**
-   * Returns a failed attempt to the queue for its next attempt, due after `delayMs`. The caller
-   * keeps the Redis job and delays it, so the run stays enqueued. False when the lease was lost.
+   * Returns failed attempts to the queue for their next attempt, each due after its delay, fenced
+   * like finishMany. The caller keeps each Redis job and delays it, so the runs stay enqueued.
+   * Returns when each requeued run is due; runs missing from the answer had lost their lease.
    */
-  async requeueForRetry(db: Queryable, runId: string, epoch: number, owner: string, retry: RetryVerdict): Promise<Date | null> {
-    const { rows } = await db.query<{ availableAt: Date }>(
-      `WITH requeued AS (
-         UPDATE runs SET state = 'queued', attempt = attempt + 1,
-                available_at = now() + $4 * interval '1 millisecond', defer_reason = 'retry backoff',
-                error = $5::jsonb, lease_owner = NULL, lease_expires_at = NULL, enqueued_at = now(), updated_at = now()
-         WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3 AND state = 'running'
-         RETURNING id, lease_epoch, attempt, available_at
-       ), finished_attempt AS (
-         UPDATE run_attempts a SET finished_at = now(), outcome = 'failed', reason_code = $6, error = $5::jsonb, response = $8::jsonb
-         FROM requeued r WHERE a.run_id = r.id AND a.lease_epoch = r.lease_epoch
+  async requeueMany(db: Queryable, owner: string, retries: readonly RetriedRun[]): Promise<Map<string, Date>> {
+    if (retries.length === 0) return new Map();
+    const { rows } = await db.query<{ id: string; availableAt: Date }>({
+      name: 'kairos.runs.requeue',
+      text: `WITH v AS (
+         SELECT * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+           AS v(id, epoch, delay_ms, error, reason_code, detail)
+       ), requeued AS (
+         UPDATE runs r SET state = 'queued', attempt = r.attempt + 1,
+                available_at = now() + v.delay_ms * interval '1 millisecond', defer_reason = 'retry backoff',
+                error = v.error::jsonb, lease_owner = NULL, lease_expires_at = NULL, enqueued_at = now(), updated_at = now()
+         FROM v WHERE r.id = v.id AND r.lease_epoch = v.epoch AND r.lease_owner = $1 AND r.state = 'running'
+         RETURNING r.id, r.lease_epoch, r.attempt, r.available_at, v.delay_ms, v.reason_code, v.detail
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
-         SELECT id, 'retry_scheduled', 'running', 'queued', lease_epoch, $3, $6,
-                jsonb_build_object('nextAttempt', attempt, 'delayMs', $4::bigint, 'availableAt', available_at, 'reasonText', $7::text)
+         SELECT id, 'retry_scheduled', 'running', 'queued', lease_epoch, $1, reason_code,
+                detail::jsonb || jsonb_build_object('nextAttempt', attempt, 'delayMs', delay_ms, 'availableAt', available_at)
          FROM requeued
        )
-       SELECT available_at AS "availableAt" FROM requeued`,
-      [
-        runId,
-        epoch,
+       SELECT id, available_at AS "availableAt" FROM requeued`,
+      values: [
         owner,
-        retry.delayMs,
-        JSON.stringify(retry.error),
-        retry.reasonCode,
-        retry.reasonText,
-        retry.response === null ? null : JSON.stringify(retry.response),
+        retries.map((r) => r.runId),
+        retries.map((r) => r.epoch),
+        retries.map((r) => r.retry.delayMs),
+        retries.map((r) => JSON.stringify(r.retry.error)),
+        retries.map((r) => r.retry.reasonCode),
+        retries.map((r) => JSON.stringify(eventDetail(r.retry.reasonText, r.retry.error, r.retry.response))),
       ],
-    );
-    return rows[0]?.availableAt ?? null;
+    });
+    return new Map(rows.map((r) => [r.id, r.availableAt]));
   }
 
   /**
@@ -429,18 +460,11 @@ export class RunRepository {
   ): Promise<LeaseRenewal[]> {
     if (held.length === 0) return [];
     const { rows } = await db.query<LeaseRenewal>(
-      `WITH renewed AS (
-         UPDATE runs r SET lease_expires_at = now() + $4 * interval '1 millisecond', heartbeat_at = now()
-         FROM unnest($2::uuid[], $3::bigint[]) AS h(id, epoch)
-         WHERE r.id = h.id AND r.lease_epoch = h.epoch AND r.lease_owner = $1 AND r.state = 'running'
-         RETURNING r.id, r.lease_epoch, r.cancel_requested_at, r.cancel_requested_by
-       ), counted AS (
-         UPDATE run_attempts a SET renewals = a.renewals + 1, last_renewed_at = now()
-         FROM renewed WHERE a.run_id = renewed.id AND a.lease_epoch = renewed.lease_epoch
-       )
-       SELECT id, lease_epoch AS epoch, cancel_requested_at IS NOT NULL AS "cancelRequested",
-              cancel_requested_by AS "cancelRequestedBy"
-       FROM renewed`,
+      `UPDATE runs r SET lease_expires_at = now() + $4 * interval '1 millisecond', heartbeat_at = now()
+       FROM unnest($2::uuid[], $3::bigint[]) AS h(id, epoch)
+       WHERE r.id = h.id AND r.lease_epoch = h.epoch AND r.lease_owner = $1 AND r.state = 'running'
+       RETURNING r.id, r.lease_epoch AS epoch, r.cancel_requested_at IS NOT NULL AS "cancelRequested",
+                 r.cancel_requested_by AS "cancelRequestedBy"`,
       [owner, held.map((h) => h.id), held.map((h) => h.epoch), ttlMs],
     );
     return rows;
@@ -458,9 +482,6 @@ export class RunRepository {
                 available_at = now(), enqueued_at = now(), updated_at = now()
          WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3 AND state = 'running'
          RETURNING id, lease_epoch
-       ), finished_attempt AS (
-         UPDATE run_attempts a SET finished_at = now(), outcome = 'drained'
-         FROM drained d WHERE a.run_id = d.id AND a.lease_epoch = $2
        )
        INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
        SELECT id, 'drained', 'running', 'queued', lease_epoch, $3, '{"why":"worker shutting down"}'::jsonb FROM drained`,
@@ -515,7 +536,7 @@ export class RunRepository {
                            AND (a.state = 'running' OR (a.state = 'queued' AND a.available_at < 'infinity')))
          ORDER BY scheduled_for, id LIMIT 1
        ), released AS (
-         UPDATE runs r SET available_at = greatest(r.scheduled_for, now()), enqueued_at = NULL, updated_at = now()
+         UPDATE runs r SET available_at = greatest(r.scheduled_for, now()), enqueued_at = now(), updated_at = now()
          FROM next WHERE r.id = next.id
          RETURNING r.id, r.available_at, r.lease_epoch
        ), event AS (
@@ -565,16 +586,13 @@ export class RunRepository {
            available_at = CASE WHEN r.crash_count + 1 >= $3 THEN r.available_at
                                ELSE now() + $2 * interval '1 millisecond' END,
            defer_reason = CASE WHEN r.crash_count + 1 >= $3 THEN r.defer_reason ELSE 'requeued after its executor died' END,
-           enqueued_at = NULL,
+           enqueued_at = CASE WHEN r.crash_count + 1 >= $3 THEN r.enqueued_at ELSE now() END,
            reason_code = CASE WHEN r.crash_count + 1 >= $3 THEN 'POISONED' ELSE NULL END,
            reason_text = CASE WHEN r.crash_count + 1 >= $3
                               THEN 'lease expired ' || (r.crash_count + 1) || ' times; crash budget is ' || $3 ELSE NULL END,
            finished_at = CASE WHEN r.crash_count + 1 >= $3 THEN now() ELSE NULL END
          FROM expired WHERE r.id = expired.id
          RETURNING r.id, r.state, r.available_at, r.lease_epoch, r.crash_count
-       ), lost_attempt AS (
-         UPDATE run_attempts a SET finished_at = now(), outcome = 'lost', reason_code = 'LEASE_EXPIRED'
-         FROM reaped WHERE a.run_id = reaped.id AND a.lease_epoch = reaped.lease_epoch - 1 AND a.finished_at IS NULL
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, CASE WHEN state = 'dead' THEN 'poisoned' ELSE 'reaped' END, 'running', state, lease_epoch, $5,

@@ -1,0 +1,86 @@
+/**
+ * The worker's writes on its hot path, batched: claims, final verdicts and retries issued by many
+ * concurrent jobs go to Postgres as one statement each per batch (see MicroBatcher). Each row is
+ * still fenced on its own: a verdict whose epoch moved on is left out of the answer.
+ */
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import type { KairosConfig } from '@kairos/config';
+import { RunBlockedError, RunRepository, type ClaimedRun, type Db, type FinalVerdict, type RetryVerdict } from '@kairos/ledger';
+import { DATABASE, KAIROS_CONFIG, MicroBatcher } from '@kairos/runtime';
+import { LeaseKeeper } from '../heartbeat/lease-keeper.service.js';
+
+const BATCHING = { maxBatch: 256, maxInFlight: 1 };
+
+@Injectable()
+export class BatchedLedger implements BeforeApplicationShutdown {
+  /** Writes running behind the jobs that produced them (final verdicts); shutdown waits for them. */
+  private readonly behind = new Set<Promise<unknown>>();
+
+  private readonly claims: MicroBatcher<string, ClaimedRun | RunBlockedError | null>;
+  private readonly finishes: MicroBatcher<{ runId: string; epoch: number; verdict: FinalVerdict }, boolean>;
+  private readonly requeues: MicroBatcher<{ runId: string; epoch: number; retry: RetryVerdict }, Date | null>;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Db,
+    @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
+    private readonly runs: RunRepository,
+    private readonly leases: LeaseKeeper,
+  ) {
+    this.claims = new MicroBatcher((ids) => this.claimBatch(ids), BATCHING);
+    this.finishes = new MicroBatcher(async (items) => {
+      const written = await this.runs.finishMany(this.db, this.leases.owner, items);
+      return items.map((i) => written.has(i.runId));
+    }, BATCHING);
+    this.requeues = new MicroBatcher(async (items) => {
+      const due = await this.runs.requeueMany(this.db, this.leases.owner, items);
+      return items.map((i) => due.get(i.runId) ?? null);
+    }, BATCHING);
+  }
+
+  /** Keeps a write-behind promise until it settles, so shutdown can wait for it. */
+  track(write: Promise<unknown>): void {
+    this.behind.add(write);
+    void write.finally(() => this.behind.delete(write));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.behind]);
+  }
+
+  /** The claimed run, null when it is not claimable, or a RunBlockedError when its schedule has a run running. */
+  claim(runId: string): Promise<ClaimedRun | RunBlockedError | null> {
+    return this.claims.submit(runId);
+  }
+
+  /** True when the verdict was written; false when the lease at `epoch` had been lost. */
+  finish(runId: string, epoch: number, verdict: FinalVerdict): Promise<boolean> {
+    return this.finishes.submit({ runId, epoch, verdict });
+  }
+
+  /** When the retried run is due again; null when the lease at `epoch` had been lost. */
+  requeue(runId: string, epoch: number, retry: RetryVerdict): Promise<Date | null> {
+    return this.requeues.submit({ runId, epoch, retry });
+  }
+
+  private async claimBatch(ids: string[]): Promise<(ClaimedRun | RunBlockedError | null)[]> {
+    const ttl = this.config.worker.runLeaseTtlMs;
+    try {
+      const claimed = new Map((await this.runs.claimMany(this.db, ids, this.leases.owner, ttl)).map((r) => [r.id, r]));
+      return ids.map((id) => claimed.get(id) ?? null);
+    } catch (error) {
+      if (!(error instanceof RunBlockedError)) throw error;
+      // One run of the batch would be a second exclusive run of its schedule: claim them one by one
+      // so only that one waits.
+      const results: (ClaimedRun | RunBlockedError | null)[] = [];
+      for (const id of ids) {
+        try {
+          results.push((await this.runs.claimMany(this.db, [id], this.leases.owner, ttl))[0] ?? null);
+        } catch (single) {
+          if (!(single instanceof RunBlockedError)) throw single;
+          results.push(single);
+        }
+      }
+      return results;
+    }
+  }
+}
