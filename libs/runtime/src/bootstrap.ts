@@ -14,6 +14,7 @@ import { probeRedis, producerConnection } from '@kairos/queue';
 import { CoreModule } from './core.module.js';
 import { HealthModule } from './health/health.module.js';
 import { KairosLogger } from './logger.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 
 export interface KairosProcess {
   /** Names the process in logs and in Postgres' application_name. */
@@ -61,6 +62,7 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
     imports: [
       CoreModule.forRoot({ config, db, redis, defaultNamespaceId: namespace!.id }),
       HealthModule,
+      MetricsModule,
       ...config.roles.map((role) => spec.modules[role]!),
     ],
   };
@@ -91,7 +93,7 @@ export async function runKairos(spec: KairosProcess): Promise<void> {
         `  Bull Board  ${url}/admin/queues`,
       );
     }
-    lines.push(`  Health      ${url}/health/ready`);
+    lines.push(`  Health      ${url}/health/ready`, `  Metrics     ${url}/metrics`);
     process.stdout.write(`${lines.join('\n')}\n`);
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {

@@ -11,7 +11,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApp
 import type { KairosConfig } from '@kairos/config';
 import { newId } from '@kairos/domain';
 import { LeaseRepository, SessionRepository, inTransaction, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, Loop, SCHEDULER_LEASE } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, SCHEDULER_LEASE } from '@kairos/runtime';
 
 export interface LeadershipTerm {
   holder: string;
@@ -38,7 +38,9 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
     private readonly leases: LeaseRepository,
     private readonly sessions: SessionRepository,
+    metrics: KairosMetrics,
   ) {
+    metrics.reportLeadership(() => this.term() !== null);
     this.loop = new Loop({ name: 'leadership', logger: this.logger, pass: () => this.pass(), errorBackoffMs: this.standbyPollMs() });
   }
 

@@ -23,7 +23,7 @@ import {
   type TickRecord,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, Loop, SCHEDULER_LEASE } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, SCHEDULER_LEASE } from '@kairos/runtime';
 import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 export interface TickResult {
@@ -49,6 +49,7 @@ export class TickService implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly schedules: ScheduleRepository,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
+    private readonly metrics: KairosMetrics,
   ) {
     this.loop = new Loop({ name: 'tick', logger: this.logger, pass: () => this.pass() });
   }
@@ -80,7 +81,7 @@ export class TickService implements OnApplicationBootstrap, BeforeApplicationShu
   /** Evaluates one batch of due schedules under `term`. Throws LeaseLostError if the term ended. */
   async tickOnce(term: LeadershipTerm): Promise<TickResult> {
     const { scheduler } = this.config;
-    const { result, dispatch } = await inTransaction(this.db, async (tx) => {
+    const { result, dispatch, written } = await inTransaction(this.db, async (tx) => {
       await this.leases.assertHeld(tx, SCHEDULER_LEASE, term.holder, term.epoch);
       const { rows, dbNow } = await this.schedules.claimDue(tx, scheduler.tickBatchSize, scheduler.lookaheadMs);
       const active = await this.runs.activeBySchedule(tx, rows.map((r) => r.id));
@@ -94,7 +95,6 @@ export class TickService implements OnApplicationBootstrap, BeforeApplicationShu
           spec: specOf(row),
           anchorMs: row.createdAt.getTime(),
           cursorMs: row.nextFireAt!.getTime(),
-          fireCount: row.fireCount,
           nowMs: dbNow.getTime() + scheduler.lookaheadMs,
           catchupBoundaryMs: Math.max(
             term.acquiredAt.getTime(),
@@ -110,22 +110,24 @@ export class TickService implements OnApplicationBootstrap, BeforeApplicationShu
           runOrigin: 'schedule',
           overlap: row.overlap,
           actor: `scheduler:${term.holder}`,
+          remainingRuns: row.maxRuns === null ? null : Math.max(0, row.maxRuns - row.fireCount),
         });
         ticks.push(...made.ticks);
         runs.push(...made.runs);
         cancel.push(...made.cancel);
         cursors.push({
           id: row.id,
-          nextFireAt: plan.nextFireAtMs === null ? null : new Date(plan.nextFireAtMs),
+          nextFireAt: made.exhausted || plan.nextFireAtMs === null ? null : new Date(plan.nextFireAtMs),
           lastFireAt: made.lastFiredAt,
           fired: made.fired,
-          completed: plan.completed,
+          completed: plan.completed || made.exhausted,
         });
         if (plan.unrecordedSlots) {
           this.logger.warn(`schedule ${row.id}: more slots fell into the gap than are recorded one by one; the outage record covers the rest`);
         }
       }
       const inserted = await this.schedules.insertTicks(tx, ticks);
+      const written = ticks.filter((t) => inserted.has(`${t.scheduleId}@${t.scheduledFor.getTime()}`));
       const claimedRunIds = new Set(
         ticks.filter((t) => t.runId !== null && inserted.has(`${t.scheduleId}@${t.scheduledFor.getTime()}`)).map((t) => t.runId),
       );
@@ -137,8 +139,10 @@ export class TickService implements OnApplicationBootstrap, BeforeApplicationShu
       return {
         result: { schedules: rows.length, ticks: inserted.size, runs: newRuns.length, more: rows.length === scheduler.tickBatchSize },
         dispatch,
+        written,
       };
     });
+    this.metrics.slotsFired(written);
     await this.dispatcher.dispatch(dispatch);
     return result;
   }

@@ -12,7 +12,7 @@ import { decideVerdict, type AttemptOutcome } from '@kairos/domain';
 import { RunBlockedError, RunRepository, type ClaimedRun, type Db } from '@kairos/ledger';
 import { BatchedLedger } from './batched-ledger.service.js';
 import { RunDispatcher, type JobPayloads } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics } from '@kairos/runtime';
 import { LeaseKeeper } from '../heartbeat/lease-keeper.service.js';
 import { TargetRunner } from '../targets/target-runner.js';
 import { RunAborted } from './run-abort.js';
@@ -34,6 +34,7 @@ export class RunExecutor {
     private readonly targets: TargetRunner,
     private readonly dispatcher: RunDispatcher,
     private readonly ledger: BatchedLedger,
+    private readonly metrics: KairosMetrics,
   ) {}
 
   async process(job: RunJob, token: string): Promise<void> {
@@ -41,6 +42,8 @@ export class RunExecutor {
     const run = await this.ledger.claim(runId);
     if (run instanceof RunBlockedError) return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
     if (!run) return this.notClaimed(job, token, runId);
+    // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose.
+    if (run.scheduleId !== null && run.attempt === 1) this.metrics.lateness((Date.now() - run.scheduledFor.getTime()) / 1000);
 
     const controller = this.leases.track(run.id, run.leaseEpoch);
     const timer = setTimeout(
@@ -58,6 +61,7 @@ export class RunExecutor {
       if (error.kind === 'lease_lost' || error.kind === 'shutdown') {
         this.leases.untrack(run.id);
         if (error.kind === 'lease_lost') {
+          this.metrics.leaseLost();
           await this.runs.recordLeaseLost(this.db, run.id, run.leaseEpoch, this.leases.owner, { stage: 'execution', message: error.message });
           return;
         }
@@ -87,6 +91,7 @@ export class RunExecutor {
     if (verdict.kind === 'retry') {
       const availableAt = await this.ledger.requeue(run.id, run.leaseEpoch, verdict).finally(() => this.leases.untrack(run.id));
       if (availableAt === null) return this.leaseLost(run, verdict.reasonCode);
+      this.metrics.verdict('retry', verdict.reasonCode);
       return this.delay(job, token, availableAt.getTime());
     }
     this.ledger.track(
@@ -95,6 +100,7 @@ export class RunExecutor {
         .finally(() => this.leases.untrack(run.id))
         .then(async (written) => {
           if (!written) return this.leaseLost(run, verdict.reasonCode);
+          this.metrics.verdict(verdict.state, verdict.reasonCode);
           if (run.scheduleId !== null && run.mayReleaseParked) {
             await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, run.scheduleId, this.leases.owner));
           }
@@ -105,6 +111,7 @@ export class RunExecutor {
 
   private async leaseLost(run: ClaimedRun, attempted: string): Promise<void> {
     this.logger.warn(`verdict for run ${run.id} refused: the lease at epoch ${run.leaseEpoch} was lost`);
+    this.metrics.leaseLost();
     await this.runs.recordLeaseLost(this.db, run.id, run.leaseEpoch, this.leases.owner, { stage: 'verdict', attempted });
   }
 

@@ -1,0 +1,131 @@
+/**
+ * The instruments Kairos exposes at /metrics, owned in one place so role code records a fact with
+ * one call. Counters and the lateness histogram are pushed by the code that saw the event; the
+ * gauges of runs by state and queue depth are read from Postgres and Redis when Prometheus scrapes.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RUN_STATES, TICK_OUTCOMES, type TickOutcome } from '@kairos/domain';
+import type { Db } from '@kairos/ledger';
+import type { RunsQueue } from '@kairos/queue';
+import { DATABASE, RUNS_QUEUE_TOKEN } from '../tokens.js';
+
+/** The BullMQ job states reported as `kairos_queue_jobs{state}`. */
+export const QUEUE_JOB_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
+
+/** A scrape answers even when Postgres or Redis does not: a gauge whose source is slower than this is left out. */
+const SCRAPE_SOURCE_TIMEOUT_MS = 2_000;
+
+/** From "on time" to a minute late: past that, lateness is an outage, which the ledger records as one. */
+const LATENESS_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+@Injectable()
+export class KairosMetrics {
+  private readonly slotsFiredTotal: Counter<'outcome'>;
+  private readonly fireLateness: Histogram;
+  private readonly runVerdictsTotal: Counter<'state' | 'reason_code'>;
+  private readonly leaseLossesTotal: Counter;
+
+  constructor(
+    private readonly registry: Registry,
+    @Inject(DATABASE) private readonly db: Db,
+    @Inject(RUNS_QUEUE_TOKEN) private readonly queue: RunsQueue,
+  ) {
+    const registers = [registry];
+    this.slotsFiredTotal = new Counter({
+      name: 'kairos_slots_fired_total',
+      help: 'Schedule slots the tick wrote a tick row for, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of TICK_OUTCOMES) this.slotsFiredTotal.inc({ outcome }, 0);
+    this.fireLateness = new Histogram({
+      name: 'kairos_fire_lateness_seconds',
+      help: 'Time from a scheduled slot to the claim of its run by a worker (first attempts of schedule runs)',
+      buckets: LATENESS_BUCKETS_SECONDS,
+      registers,
+    });
+    this.runVerdictsTotal = new Counter({
+      name: 'kairos_run_verdicts_total',
+      help: 'Verdicts workers wrote for run attempts, by resulting state (or retry) and reason code',
+      labelNames: ['state', 'reason_code'],
+      registers,
+    });
+    this.leaseLossesTotal = new Counter({
+      name: 'kairos_lease_losses_total',
+      help: 'Run leases this worker lost: its execution was stopped or its verdict refused',
+      registers,
+    });
+    const runsByState: Gauge<'state'> = new Gauge({
+      name: 'kairos_runs',
+      help: 'Runs in the ledger by state, read from Postgres at scrape time',
+      labelNames: ['state'],
+      registers,
+      collect: () => this.collectRuns(runsByState),
+    });
+    const queueJobs: Gauge<'state'> = new Gauge({
+      name: 'kairos_queue_jobs',
+      help: 'Jobs in the BullMQ runs queue by state, read from Redis at scrape time (absent when Redis does not answer)',
+      labelNames: ['state'],
+      registers,
+      collect: () => this.collectQueue(queueJobs),
+    });
+  }
+
+  /** Counts the ticks a tick transaction committed; ticks another firer had already written are not passed here. */
+  slotsFired(ticks: readonly { outcome: TickOutcome }[]): void {
+    for (const { outcome } of ticks) this.slotsFiredTotal.inc({ outcome });
+  }
+
+  lateness(seconds: number): void {
+    this.fireLateness.observe(Math.max(0, seconds));
+  }
+
+  /** `state` is the state the verdict wrote, or `retry` for an attempt that returned the run to the queue. */
+  verdict(state: string, reasonCode: string): void {
+    this.runVerdictsTotal.inc({ state, reason_code: reasonCode });
+  }
+
+  leaseLost(): void {
+    this.leaseLossesTotal.inc();
+  }
+
+  /**
+   * Registers `kairos_leader` (1 while this process leads). Only a process running the scheduler
+   * role calls this, so `count(kairos_leader)` is the number of schedulers and `sum` the number
+   * leading. `isLeading` is asked at scrape time, so the gauge is never staler than the lease.
+   */
+  reportLeadership(isLeading: () => boolean): void {
+    const leader: Gauge = new Gauge({
+      name: 'kairos_leader',
+      help: '1 while this scheduler holds the leader lease, 0 while it stands by',
+      registers: [this.registry],
+      collect: () => leader.set(isLeading() ? 1 : 0),
+    });
+  }
+
+  private async collectRuns(gauge: Gauge<'state'>): Promise<void> {
+    gauge.reset();
+    const { rows } = await withTimeout(
+      this.db.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM runs GROUP BY state'),
+    ).catch(() => ({ rows: null }));
+    if (!rows) return;
+    const counts = new Map(rows.map((r) => [r.state, r.n]));
+    for (const state of RUN_STATES) gauge.set({ state }, counts.get(state) ?? 0);
+  }
+
+  private async collectQueue(gauge: Gauge<'state'>): Promise<void> {
+    gauge.reset();
+    const counts = await withTimeout(this.queue.getJobCounts(...QUEUE_JOB_STATES)).catch(() => null);
+    if (!counts) return;
+    for (const state of QUEUE_JOB_STATES) gauge.set({ state }, counts[state] ?? 0);
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${SCRAPE_SOURCE_TIMEOUT_MS} ms`)), SCRAPE_SOURCE_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { MicroBatcher } from './micro-batcher.js';
+
+/** A batch executor whose batches the test releases by hand, recording what each carried. */
+function controllable() {
+  const batches: number[][] = [];
+  const releases: (() => void)[] = [];
+  const execute = (items: number[]) =>
+    new Promise<number[]>((resolve) => {
+      batches.push(items);
+      releases.push(() => resolve(items.map((i) => i * 10)));
+    });
+  return { batches, release: () => releases.shift()!(), execute };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('MicroBatcher', () => {
+  it('sends an idle request at once, and groups requests that arrive while a batch is in flight', async () => {
+    const c = controllable();
+    const batcher = new MicroBatcher(c.execute, { maxBatch: 10, maxInFlight: 1 });
+    const first = batcher.submit(1);
+    const later = [2, 3, 4].map((n) => batcher.submit(n));
+    expect(c.batches).toEqual([[1]]);
+    c.release();
+    expect(await first).toBe(10);
+    await tick();
+    expect(c.batches).toEqual([[1], [2, 3, 4]]);
+    c.release();
+    expect(await Promise.all(later)).toEqual([20, 30, 40]);
+  });
+
+  it.each([
+    [1, 3, [[1], [2, 3, 4], [5, 6, 7]]],
+    [2, 2, [[1], [2], [3, 4], [5, 6], [7]]],
+  ])('keeps at most %i batches in flight of at most %i items', async (maxInFlight, maxBatch, expected) => {
+    const c = controllable();
+    let inFlight = 0;
+    let most = 0;
+    const batcher = new MicroBatcher<number, number>((items) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      return c.execute(items).finally(() => (inFlight -= 1));
+    }, { maxBatch, maxInFlight });
+    const all = [1, 2, 3, 4, 5, 6, 7].map((n) => batcher.submit(n));
+    while (c.batches.flat().length < 7 || inFlight > 0) {
+      await tick();
+      if (inFlight > 0) c.release();
+    }
+    expect(await Promise.all(all)).toEqual([10, 20, 30, 40, 50, 60, 70]);
+    expect(c.batches).toEqual(expected);
+    expect(most).toBe(maxInFlight);
+  });
+
+  it('rejects every request of a failed batch and goes on with the next', async () => {
+    let calls = 0;
+    const batcher = new MicroBatcher<number, number>(async (items) => {
+      calls += 1;
+      if (calls === 1) throw new Error('database away');
+      return items;
+    }, { maxBatch: 10, maxInFlight: 1 });
+    const failed = batcher.submit(1);
+    const next = batcher.submit(2);
+    await expect(failed).rejects.toThrow('database away');
+    expect(await next).toBe(2);
+  });
+});
