@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { newId } from '../../libs/domain/src/index.js';
+import { newId, type JsonValue } from '../../libs/domain/src/index.js';
 import { RunRepository, inTransaction } from '../../libs/ledger/src/index.js';
 import { RUNS_QUEUE } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
@@ -32,7 +32,7 @@ describe('losing Redis loses nothing', () => {
   const succeeded = (id: string) => waitFor(async () => ((await stateOf(id)) === 'succeeded' ? true : undefined), `run ${id} to succeed`, 20_000);
 
   /** A run written straight to the ledger, as a writer that crashed before dispatching would leave it. */
-  async function committedRun(payload: Record<string, unknown>): Promise<string> {
+  async function committedRun(payload: JsonValue): Promise<string> {
     const namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id;
     const id = newId();
     await inTransaction(t.db, (tx) =>

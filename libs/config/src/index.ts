@@ -59,7 +59,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...ROLES]): KairosConfig {
-  const leaderTtlMs = duration(env, 'KAIROS_LEADER_TTL', '10s');
+  const leaderTtlMs = duration(env, 'KAIROS_LEADER_TTL', '10s', SECOND);
   return {
     roles: roles(env, defaultRoles),
     databaseUrl: url(env, 'DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/kairos', ['postgres:', 'postgresql:']),
@@ -75,20 +75,20 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
     },
     scheduler: {
       leaderTtlMs,
-      tickMaxIdleMs: duration(env, 'KAIROS_TICK_MAX_IDLE', '1s'),
+      tickMaxIdleMs: duration(env, 'KAIROS_TICK_MAX_IDLE', '1s', LOOP_MIN),
       tickBatchSize: integer(env, 'KAIROS_TICK_BATCH', 500, 1, 10_000),
       lookaheadMs: duration(env, 'KAIROS_LOOKAHEAD', '0s'),
-      relayIntervalMs: duration(env, 'KAIROS_RELAY_INTERVAL', '1s'),
-      reconcileIntervalMs: duration(env, 'KAIROS_RECONCILE_INTERVAL', '5s'),
+      relayIntervalMs: duration(env, 'KAIROS_RELAY_INTERVAL', '1s', LOOP_MIN),
+      reconcileIntervalMs: duration(env, 'KAIROS_RECONCILE_INTERVAL', '5s', LOOP_MIN),
       reconcileGraceMs: duration(env, 'KAIROS_RECONCILE_GRACE', '10s'),
-      reaperIntervalMs: duration(env, 'KAIROS_REAPER_INTERVAL', '2s'),
+      reaperIntervalMs: duration(env, 'KAIROS_REAPER_INTERVAL', '2s', LOOP_MIN),
       reaperSkewMs: duration(env, 'KAIROS_REAPER_SKEW', '5s'),
       reaperBackoffMs: duration(env, 'KAIROS_REAPER_BACKOFF', '5s'),
       crashBudget: integer(env, 'KAIROS_CRASH_BUDGET', 3, 1, 100),
     },
     worker: {
       concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 16, 1, 1000),
-      runLeaseTtlMs: duration(env, 'KAIROS_RUN_LEASE_TTL', '30s'),
+      runLeaseTtlMs: duration(env, 'KAIROS_RUN_LEASE_TTL', '30s', SECOND),
       httpAllowList: list(env, 'KAIROS_HTTP_ALLOWLIST'),
     },
   };
@@ -102,7 +102,10 @@ function raw(env: Env, name: string): string | undefined {
 function roles(env: Env, fallback: Role[]): Role[] {
   const value = raw(env, 'KAIROS_ROLES');
   if (value === undefined) return fallback;
-  const parsed = value.split(',').map((r) => r.trim());
+  const parsed = value
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r.length > 0);
   for (const role of parsed) {
     if (!(ROLES as readonly string[]).includes(role)) {
       throw new ConfigError(`KAIROS_ROLES: unknown role "${role}"; use a comma-separated list of ${ROLES.join(', ')}`);
@@ -142,21 +145,29 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: r
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const value = raw(env, name);
   if (value === undefined) return fallback;
-  const n = Number(value);
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new ConfigError(`${name}="${value}" must be an integer from ${min} to ${max}`);
   }
   return n;
 }
 
-function duration(env: Env, name: string, fallback: string): number {
+/** Leases shorter than a second would expire between renewals on a busy machine. */
+const SECOND = 1_000;
+/** Loops polling faster than this would only burn the database. */
+const LOOP_MIN = 10;
+
+function duration(env: Env, name: string, fallback: string, minMs = 0): number {
   const value = raw(env, name) ?? fallback;
+  let ms: number;
   try {
-    return parseDuration(/^\d+$/.test(value) ? Number(value) : value);
+    ms = parseDuration(/^\d+$/.test(value) ? Number(value) : value);
   } catch (error) {
     if (error instanceof DurationError) throw new ConfigError(`${name}="${value}": ${error.message}`);
     throw error;
   }
+  if (ms < minMs) throw new ConfigError(`${name}="${value}" must be at least ${minMs} ms`);
+  return ms;
 }
 
 function list(env: Env, name: string): string[] {

@@ -113,6 +113,7 @@ describe('readRetryPolicy', () => {
     ['empty backoff: default backoff', { backoff: {} }, { maxAttempts: 3, backoff: defaults }],
     ['backoff type only', { backoff: { type: 'fixed' } }, { maxAttempts: 3, backoff: { ...defaults, type: 'fixed' } }],
     ['backoff base only', { backoff: { base: '10s' } }, { maxAttempts: 3, backoff: { ...defaults, baseMs: 10_000 } }],
+    ['a base above the default max raises the max', { backoff: { base: '2h' } }, { maxAttempts: 3, backoff: { ...defaults, baseMs: 7_200_000, maxMs: 7_200_000 } }],
     ['backoff base zero', { backoff: { base: 0 } }, { maxAttempts: 3, backoff: { ...defaults, baseMs: 0 } }],
     ['backoff max only', { backoff: { max: '2h' } }, { maxAttempts: 3, backoff: { ...defaults, maxMs: 7_200_000 } }],
     ['backoff max at its 7 d limit', { backoff: { max: '7d' } }, { maxAttempts: 3, backoff: { ...defaults, maxMs: 604_800_000 } }],

@@ -33,10 +33,10 @@ export interface RetryPolicy {
 }
 
 /** 60 s × 2^n capped at 1 h, three attempts in all. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
   maxAttempts: 3,
-  backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 },
-};
+  backoff: Object.freeze({ type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 }),
+});
 
 export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
 export const MAX_RUN_TIMEOUT_MS = 24 * 3_600_000;
@@ -112,10 +112,12 @@ export function readRetryPolicy(body: JsonObject, key: string): RetryPolicy {
   const defaults = DEFAULT_RETRY_POLICY.backoff;
   if (obj.backoff === undefined || obj.backoff === null) return { maxAttempts, backoff: defaults };
   const b = readObject(obj.backoff, backoffField, ['type', 'base', 'max', 'jitter']);
+  const baseMs = readDuration(b, 'base', backoffField, { maxMs: MAX_RUN_TIMEOUT_MS }) ?? defaults.baseMs;
+  // Without an explicit max, a base above the default cap raises the cap to the base.
   const backoff: BackoffPolicy = {
     type: readEnum(b, 'type', backoffField, BACKOFF_TYPES) ?? defaults.type,
-    baseMs: readDuration(b, 'base', backoffField, { maxMs: MAX_RUN_TIMEOUT_MS }) ?? defaults.baseMs,
-    maxMs: readDuration(b, 'max', backoffField, { maxMs: 7 * 24 * 3_600_000 }) ?? defaults.maxMs,
+    baseMs,
+    maxMs: readDuration(b, 'max', backoffField, { maxMs: 7 * 24 * 3_600_000 }) ?? Math.max(defaults.maxMs, baseMs),
     jitter: readNumber(b, 'jitter', backoffField, 0, 1) ?? defaults.jitter,
   };
   if (backoff.maxMs < backoff.baseMs) {

@@ -74,7 +74,7 @@ export interface ScheduleCreateRequest {
   idempotencyKey: string | null;
 }
 
-export const DEFAULT_CATCHUP: CatchupPolicy = { mode: 'latest', windowMs: null, limit: null };
+export const DEFAULT_CATCHUP: CatchupPolicy = Object.freeze({ mode: 'latest', windowMs: null, limit: null });
 export const MIN_EVERY_MS = 1_000;
 export const MAX_CATCHUP_LIMIT = 1_000;
 

@@ -22,7 +22,6 @@ export interface PlanInput {
   anchorMs: number;
   /** The earliest slot not evaluated yet (the schedule's next_fire_at). */
   cursorMs: number;
-  fireCount: number;
   nowMs: number;
   /** Slots before this instant fell due while nobody was firing them (outage or pause). */
   catchupBoundaryMs: number;
@@ -39,7 +38,11 @@ export interface SlotPlan {
   unrecordedSlots: boolean;
   /** The new cursor: the first slot after now, or null when the schedule has nothing left. */
   nextFireAtMs: number | null;
-  /** True when the schedule is finished: maxRuns reached, endAt passed, or a one-shot fired. */
+  /**
+   * True when the schedule has no slot left: endAt passed or a one-shot fired. maxRuns is not
+   * decided here: it counts runs actually created, which overlap decides when the rows are written
+   * (see materializeSlots).
+   */
   completed: boolean;
 }
 
@@ -56,22 +59,9 @@ export function planSlots(input: PlanInput): SlotPlan {
   }
   decideLate(input, late, onTime.length > 0, decisions);
 
-  const slots: SlotDecision[] = [];
-  let fireCount = input.fireCount;
-  let completed = false;
-  for (const slotMs of due) {
-    if (spec.maxRuns !== null && fireCount >= spec.maxRuns) {
-      completed = true;
-      break;
-    }
-    const decision = decisions.get(slotMs)!;
-    slots.push(decision);
-    if (decision.fire) fireCount += 1;
-  }
-  if (spec.maxRuns !== null && fireCount >= spec.maxRuns) completed = true;
-
-  const nextFireAtMs = completed ? null : nextSlotWithinBounds(spec, rec, nowMs);
-  return { slots, unrecordedSlots: unrecorded, nextFireAtMs, completed: completed || nextFireAtMs === null };
+  const slots = due.map((slotMs) => decisions.get(slotMs)!);
+  const nextFireAtMs = nextSlotWithinBounds(spec, rec, nowMs);
+  return { slots, unrecordedSlots: unrecorded, nextFireAtMs, completed: nextFireAtMs === null };
 }
 
 /** Due slots in [cursor, now], ascending, at most the newest MAX_SLOTS_PER_EVALUATION of them. */
@@ -83,9 +73,11 @@ function dueSlots(
 ): { due: number[]; unrecorded: boolean } {
   const newestFirst: number[] = [];
   const lowest = spec.startAtMs !== null ? Math.max(cursorMs, spec.startAtMs) : cursorMs;
-  let slot = previousFireBefore(rec, nowMs + 1);
+  // Walk back from the newest slot that can be due: never step through the slots past endAt.
+  const highest = spec.endAtMs !== null ? Math.min(nowMs, spec.endAtMs) : nowMs;
+  let slot = previousFireBefore(rec, highest + 1);
   while (slot !== null && slot >= lowest && newestFirst.length < MAX_SLOTS_PER_EVALUATION) {
-    if (spec.endAtMs === null || slot <= spec.endAtMs) newestFirst.push(slot);
+    newestFirst.push(slot);
     slot = previousFireBefore(rec, slot);
   }
   return { due: newestFirst.reverse(), unrecorded: slot !== null && slot >= lowest };

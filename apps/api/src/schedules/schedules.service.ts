@@ -254,7 +254,17 @@ export class SchedulesService {
   ) {
     const active = (await this.runs.activeBySchedule(tx, [row.id])).get(row.id) ?? [];
     const source = opts.payload === undefined ? row : { ...row, payload: opts.payload };
-    const made = materializeSlots({ row: source, slots, active, tickOrigin: opts.tickOrigin, runOrigin: opts.runOrigin, overlap: opts.overlap, actor: opts.actor });
+    // Manual runs and backfills do not count against maxRuns: it bounds what the schedule fires itself.
+    const made = materializeSlots({
+      row: source,
+      slots,
+      active,
+      tickOrigin: opts.tickOrigin,
+      runOrigin: opts.runOrigin,
+      overlap: opts.overlap,
+      actor: opts.actor,
+      remainingRuns: null,
+    });
     let newRuns = made.runs;
     let alreadyTicked = 0;
     if (opts.tickOrigin) {

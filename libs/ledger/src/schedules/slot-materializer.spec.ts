@@ -56,7 +56,17 @@ const queued: ActiveRun = { id: 'run-queued', state: 'queued', buffered: false }
 const parked: ActiveRun = { id: 'run-parked', state: 'queued', buffered: true };
 
 function materialize(slots: SlotDecision[], overlap: OverlapPolicy, active: ActiveRun[] = [], extra: Partial<MaterializeOptions> = {}) {
-  const opts: MaterializeOptions = { row: ROW, slots, active, tickOrigin: 'schedule', runOrigin: 'schedule', overlap, actor: 'scheduler:s1', ...extra };
+  const opts: MaterializeOptions = {
+    row: ROW,
+    slots,
+    active,
+    tickOrigin: 'schedule',
+    runOrigin: 'schedule',
+    overlap,
+    actor: 'scheduler:s1',
+    remainingRuns: null,
+    ...extra,
+  };
   return { out: materializeSlots(opts), active: opts.active };
 }
 
@@ -255,11 +265,14 @@ describe('materializeSlots: overlap across the slots of one pass and the active 
 
   it('records nothing and changes nothing for no slots', () => {
     const active = [running];
-    expect(materializeSlots({ row: ROW, slots: [], active, tickOrigin: 'schedule', runOrigin: 'schedule', overlap: 'replace', actor: 'a' })).toEqual({
+    expect(
+      materializeSlots({ row: ROW, slots: [], active, tickOrigin: 'schedule', runOrigin: 'schedule', overlap: 'replace', actor: 'a', remainingRuns: null }),
+    ).toEqual({
       ticks: [],
       runs: [],
       cancel: [],
       fired: 0,
+      exhausted: false,
       lastFiredAt: null,
     });
     expect(active).toEqual([running]);
@@ -332,5 +345,26 @@ describe('materializeSlots: origins', () => {
   it('uses the payload of the row it is given (a trigger may override it)', () => {
     const { out } = materialize([fire('00:01')], 'skip', [], { row: { ...ROW, payload: { override: true } } });
     expect(out.runs[0]!.payload).toEqual({ override: true });
+  });
+});
+
+describe('materializeSlots: maxRuns counts runs created', () => {
+  it.each<[string, OverlapPolicy, ActiveRun[], number, string[], boolean]>([
+    ['stops after the last run it may create; later slots stay unrecorded', 'allow', [], 2, ['00:01 triggered TRIGGERED run#0', '00:02 triggered TRIGGERED run#1'], true],
+    ['has room to spare', 'allow', [], 5, ['00:01 triggered TRIGGERED run#0', '00:02 triggered TRIGGERED run#1', '00:03 triggered TRIGGERED run#2'], false],
+    [
+      'a slot skipped by overlap does not use up a run',
+      'skip',
+      [running],
+      1,
+      ['00:01 skipped OVERLAP_SKIPPED -', '00:02 skipped OVERLAP_SKIPPED -', '00:03 skipped OVERLAP_SKIPPED -'],
+      false,
+    ],
+    ['nothing left: records nothing', 'allow', [], 0, [], true],
+  ])('%s', (_name, overlap, active, remainingRuns, ticks, exhausted) => {
+    const { out } = materialize([fire('00:01'), fire('00:02'), fire('00:03')], overlap, [...active], { remainingRuns });
+    expect(tickLines(out)).toEqual(ticks);
+    expect(out.exhausted).toBe(exhausted);
+    expect(out.fired).toBe(ticks.filter((line) => line.includes('triggered')).length);
   });
 });

@@ -18,6 +18,8 @@ export interface MaterializeOptions {
   runOrigin: RunOrigin;
   overlap: OverlapPolicy;
   actor: string;
+  /** Runs the schedule may still create (maxRuns minus its fire count); null for no limit. */
+  remainingRuns: number | null;
 }
 
 export interface Materialized {
@@ -27,12 +29,15 @@ export interface Materialized {
   cancel: string[];
   fired: number;
   lastFiredAt: Date | null;
+  /** maxRuns is reached: slots after the one that used the last run were left unrecorded. */
+  exhausted: boolean;
 }
 
 export function materializeSlots(opts: MaterializeOptions): Materialized {
   const { row } = opts;
-  const out: Materialized = { ticks: [], runs: [], cancel: [], fired: 0, lastFiredAt: null };
+  const out: Materialized = { ticks: [], runs: [], cancel: [], fired: 0, lastFiredAt: null, exhausted: opts.remainingRuns === 0 };
   for (const slot of opts.slots) {
+    if (out.exhausted) break;
     const scheduledFor = new Date(slot.slotMs);
     const tick = (t: Pick<TickRecord, 'outcome' | 'reasonCode' | 'reasonText' | 'runId'>): void => {
       if (opts.tickOrigin) out.ticks.push({ scheduleId: row.id, namespaceId: row.namespaceId, scheduledFor, origin: opts.tickOrigin, ...t });
@@ -83,6 +88,7 @@ export function materializeSlots(opts: MaterializeOptions): Materialized {
     tick({ outcome: 'triggered', reasonCode: buffered ? 'OVERLAP_BUFFERED' : 'TRIGGERED', reasonText: null, runId: id });
     out.fired += 1;
     out.lastFiredAt = scheduledFor;
+    out.exhausted = opts.remainingRuns !== null && out.fired >= opts.remainingRuns;
   }
   return out;
 }
