@@ -1,11 +1,12 @@
 /**
  * `kairos`: the operator's command line. It reads and repairs the ledger directly (DATABASE_URL),
- * so it works when the API is down: status, schedules, runs, explain, fsck, migrate.
+ * so it works when the API is down: status, schedules, runs, explain, fsck, migrate, keys.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@kairos/config';
-import { assertReachable, createPool, defaultMigrationsDir, ensureDatabase, migrate, readMigrations, type Db } from '@kairos/ledger';
+import { DEFAULT_NAMESPACE, assertReachable, createPool, defaultMigrationsDir, ensureDatabase, migrate, readMigrations, type Db } from '@kairos/ledger';
 import { explain } from './commands/explain.js';
+import { keysCommand } from './commands/keys.js';
 import { fsckCommand } from './commands/fsck.js';
 import { listRuns, listSchedules } from './commands/listings.js';
 import { status } from './commands/status.js';
@@ -20,14 +21,19 @@ commands:
   explain <run id>                a run's whole story, in order
   fsck                            check the ledger's invariants (exit 1 on a violation)
   migrate                         apply pending migrations
+  keys create --scopes read,write [--namespace N] [--name X]
+                                  issue an API key (printed once)
+  keys list [--namespace N]       list API keys
+  keys revoke <prefix>            revoke an API key
 
 options:
-  --limit N   rows to list (default 20)
-  --json      print JSON instead of text
+  --namespace N  the namespace to work in (default "default")
+  --limit N      rows to list (default 20)
+  --json         print JSON instead of text
 
 DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos).`;
 
-export async function runCli(argv: string[], out: Output): Promise<number> {
+export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -35,6 +41,9 @@ export async function runCli(argv: string[], out: Output): Promise<number> {
       status: { type: 'string' },
       schedule: { type: 'string' },
       state: { type: 'string' },
+      namespace: { type: 'string' },
+      scopes: { type: 'string', default: 'read' },
+      name: { type: 'string' },
       limit: { type: 'string', default: '20' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -45,7 +54,8 @@ export async function runCli(argv: string[], out: Output): Promise<number> {
     out.line(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const config = loadConfig();
+  const config = loadConfig(env);
+  const namespace = values.namespace ?? DEFAULT_NAMESPACE;
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ConfigError('--limit must be an integer from 1 to 500');
   if (command === 'migrate') await ensureDatabase(config.databaseUrl);
@@ -56,12 +66,14 @@ export async function runCli(argv: string[], out: Output): Promise<number> {
       case 'status':
         return await status(db, config, out, values.json);
       case 'schedules':
-        return await listSchedules(db, out, { status: values.status, limit, json: values.json });
+        return await listSchedules(db, out, { namespace, status: values.status, limit, json: values.json });
       case 'runs':
-        return await listRuns(db, out, { scheduleId: values.schedule, state: values.state, limit, json: values.json });
+        return await listRuns(db, out, { namespace, scheduleId: values.schedule, state: values.state, limit, json: values.json });
       case 'explain':
         if (rest[0] === undefined) throw new ConfigError('explain needs a run id: kairos explain <run id>');
-        return await explain(db, rest[0], out, values.json);
+        return await explain(db, namespace, rest[0], out, values.json);
+      case 'keys':
+        return await keysCommand(db, out, rest, { namespace: values.namespace, scopes: values.scopes, name: values.name, json: values.json });
       case 'fsck':
         return await fsckCommand(db, out, values.json);
       case 'migrate': {

@@ -12,7 +12,7 @@ describe('loadConfig', () => {
       queuePrefix: 'kairos',
       logLevel: 'log',
       shutdownGraceMs: 10_000,
-      api: { host: '0.0.0.0', port: 3000 },
+      api: { host: '0.0.0.0', port: 3000, auth: 'optional' },
       scheduler: {
         leaderTtlMs: 10_000,
         tickMaxIdleMs: 1_000,
@@ -96,6 +96,7 @@ describe('loadConfig', () => {
     ['KAIROS_WORKER_CONCURRENCY', '1000', (c) => c.worker.concurrency, 1_000],
     ['KAIROS_RUN_LEASE_TTL', '1m', (c) => c.worker.runLeaseTtlMs, 60_000],
     ['KAIROS_HTTP_ALLOWLIST', '127.0.0.1', (c) => c.worker.httpAllowList, ['127.0.0.1']],
+    ['KAIROS_AUTH', 'required', (c) => c.api.auth, 'required'],
     ['KAIROS_HTTP_ALLOWLIST', ' localhost , 10.0.0.0/8 ,,', (c) => c.worker.httpAllowList, ['localhost', '10.0.0.0/8']],
   ])('%s=%j', (name, value, pick, expected) => {
     expect(pick(loadConfig({ [name]: value }))).toEqual(expected);
@@ -150,6 +151,7 @@ describe('loadConfig', () => {
     ['KAIROS_TICK_MAX_IDLE', '1ms', /^KAIROS_TICK_MAX_IDLE="1ms" must be at least 10 ms$/],
     ['DATABASE_POOL_SIZE', '0x10', /DATABASE_POOL_SIZE="0x10" must be an integer/],
     ['PORT', '1e3', /PORT="1e3" must be an integer/],
+    ['KAIROS_AUTH', 'on', /^KAIROS_AUTH="on" is not one of optional, required$/],
   ])('refuses %s=%j, naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -21,6 +21,11 @@ export interface KairosConfig {
   api: {
     host: string;
     port: number;
+    /**
+     * `optional`: a request without a key acts in the default namespace with every scope; a key,
+     * when sent, is checked and scoped. `required`: every request needs a valid key.
+     */
+    auth: 'optional' | 'required';
   };
   scheduler: {
     leaderTtlMs: number;
@@ -72,6 +77,7 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
     api: {
       host: text(env, 'HOST', '0.0.0.0', /^[A-Za-z0-9.:-]+$/),
       port: integer(env, 'PORT', 3000, 0, 65535),
+      auth: oneOf(env, 'KAIROS_AUTH', 'optional', ['optional', 'required'] as const),
     },
     scheduler: {
       leaderTtlMs,

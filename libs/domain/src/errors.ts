@@ -35,6 +35,17 @@ export class ValidationError extends Error {
   }
 }
 
+/** The caller has no valid API key (UNAUTHORIZED, HTTP 401) or its key lacks the scope (FORBIDDEN, 403). */
+export class AccessError extends Error {
+  constructor(
+    readonly code: 'UNAUTHORIZED' | 'FORBIDDEN',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AccessError';
+  }
+}
+
 /** The addressed row does not exist in the caller's namespace (HTTP 404). */
 export class NotFoundError extends Error {
   readonly code = 'NOT_FOUND' as const;

@@ -14,3 +14,4 @@ export * from './verdict.js';
 export * from './run-spec.js';
 export * from './preview.js';
 export * from './attempts.js';
+export * from './api-keys.js';

@@ -12,3 +12,4 @@ export * from './sessions/session.repository.js';
 export * from './startup.js';
 export * from './schedules/slot-materializer.js';
 export * from './fsck.js';
+export * from './keys/api-key.repository.js';

@@ -7,3 +7,4 @@ export * from './tokens.js';
 export * from './loop.js';
 export * from './logger.js';
 export * from './micro-batcher.js';
+export * from './public-route.js';

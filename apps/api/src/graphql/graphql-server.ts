@@ -23,8 +23,17 @@ const errors = new ApiErrorFilter();
  * Apollo calls the context function with the Express request; graphql-ws with its own context,
  * whose `extra.request` is the WebSocket upgrade request. Either way the caller guard finds `req`.
  */
-function graphqlContext(source: { req?: KairosRequest; extra?: { request: KairosRequest } }): GraphqlContext {
-  return { req: source.req ?? source.extra!.request };
+function graphqlContext(source: {
+  req?: KairosRequest;
+  extra?: { request: KairosRequest };
+  connectionParams?: { authorization?: unknown };
+}): GraphqlContext {
+  if (source.req) return { req: source.req };
+  // Browsers cannot set headers on a WebSocket: a subscription may carry its key in connectionParams.
+  const request = source.extra!.request;
+  const authorization = source.connectionParams?.authorization;
+  if (typeof authorization === 'string' && request.headers.authorization === undefined) request.headers.authorization = authorization;
+  return { req: request };
 }
 
 /** Errors already shaped by ApiErrorFilter carry a status; GraphQL's own (syntax, validation, variables) keep Apollo's codes. */

@@ -9,7 +9,7 @@ import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type Exce
 import type { GqlContextType } from '@nestjs/graphql';
 import type { Response } from 'express';
 import { GraphQLError } from 'graphql';
-import { ConflictError, NotFoundError, ValidationError } from '@kairos/domain';
+import { AccessError, ConflictError, NotFoundError, ValidationError } from '@kairos/domain';
 
 export interface ApiError {
   code: string;
@@ -45,6 +45,9 @@ export class ApiErrorFilter implements ExceptionFilter {
     if (error instanceof ValidationError) return [HttpStatus.BAD_REQUEST, { code: error.code, message: error.message, field: error.field }];
     if (error instanceof NotFoundError) return [HttpStatus.NOT_FOUND, { code: error.code, message: error.message, field: null }];
     if (error instanceof ConflictError) return [HttpStatus.CONFLICT, { code: error.code, message: error.message, field: error.field }];
+    if (error instanceof AccessError) {
+      return [error.code === 'UNAUTHORIZED' ? HttpStatus.UNAUTHORIZED : HttpStatus.FORBIDDEN, { code: error.code, message: error.message, field: null }];
+    }
     if (error instanceof HttpException) return [error.getStatus(), this.framework(error)];
     const status = bodyParserStatus(error);
     if (status !== null) return [status, this.bodyParser(error as Error & { type?: string }, status)];

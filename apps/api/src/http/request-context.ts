@@ -2,11 +2,13 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { GqlExecutionContext, type GqlContextType } from '@nestjs/graphql';
 import type { Request } from 'express';
+import type { ApiScope } from '@kairos/domain';
 
 export interface CallerContext {
   namespaceId: string;
   /** Recorded as the actor of what the request changes. */
   actor: string;
+  scopes: ApiScope[];
 }
 
 export type KairosRequest = Request & { caller?: CallerContext };

@@ -2,11 +2,11 @@
 import { NotFoundError, REASON_CODES, attemptsOf, isReasonCode } from '@kairos/domain';
 import { RunRepository, type Db } from '@kairos/ledger';
 import { iso, type Output } from '../output.js';
-import { defaultNamespaceId } from './namespace.js';
+import { namespaceId } from './namespace.js';
 
-export async function explain(db: Db, runId: string, out: Output, json: boolean): Promise<number> {
+export async function explain(db: Db, namespace: string, runId: string, out: Output, json: boolean): Promise<number> {
   const runs = new RunRepository();
-  const run = await runs.get(db, await defaultNamespaceId(db), runId);
+  const run = await runs.get(db, await namespaceId(db, namespace), runId);
   if (!run) throw new NotFoundError('run', runId);
   const events = await runs.events(db, runId);
   const attempts = attemptsOf(events);

@@ -1,6 +1,9 @@
-import { DEFAULT_NAMESPACE, NamespaceRepository, type Db } from '@kairos/ledger';
+import { NotFoundError } from '@kairos/domain';
+import { NamespaceRepository, type Db } from '@kairos/ledger';
 
-/** The CLI works in the default namespace. */
-export async function defaultNamespaceId(db: Db): Promise<string> {
-  return (await new NamespaceRepository().getByName(db, DEFAULT_NAMESPACE))!.id;
+/** The id of the namespace the CLI was asked to work in (--namespace, "default" unless given). */
+export async function namespaceId(db: Db, name: string): Promise<string> {
+  const namespace = await new NamespaceRepository().getByName(db, name);
+  if (!namespace) throw new NotFoundError('namespace', name);
+  return namespace.id;
 }

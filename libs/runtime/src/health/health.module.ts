@@ -4,6 +4,7 @@ import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule
 import type { Redis } from 'ioredis';
 import type { KairosConfig } from '@kairos/config';
 import { LeaseRepository, type Db } from '@kairos/ledger';
+import { PublicRoute } from '../public-route.js';
 import { DATABASE, KAIROS_CONFIG, REDIS_PRODUCER } from '../tokens.js';
 
 export const SCHEDULER_LEASE = 'scheduler';
@@ -60,6 +61,7 @@ export class RedisHealth {
   }
 }
 
+@PublicRoute()
 @Controller('health')
 export class HealthController {
   constructor(

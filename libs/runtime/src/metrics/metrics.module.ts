@@ -6,7 +6,9 @@
 import { Controller, Get, Global, Header, Module } from '@nestjs/common';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { KairosMetrics } from './kairos-metrics.service.js';
+import { PublicRoute } from '../public-route.js';
 
+@PublicRoute()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly registry: Registry) {}

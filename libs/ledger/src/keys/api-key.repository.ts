@@ -1,0 +1,67 @@
+/** API keys and the namespaces they open. */
+import { randomBytes } from 'node:crypto';
+import { newId, type ApiScope } from '@kairos/domain';
+import type { Queryable } from '../database.js';
+
+export interface ApiKeyRow {
+  id: string;
+  namespaceId: string;
+  namespace: string;
+  name: string;
+  prefix: string;
+  secretHash: string;
+  scopes: ApiScope[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const COLUMNS = `k.id, k.namespace_id AS "namespaceId", n.name AS namespace, k.name, k.prefix, k.secret_hash AS "secretHash",
+  k.scopes, k.created_at AS "createdAt", k.last_used_at AS "lastUsedAt", k.revoked_at AS "revokedAt"`;
+
+export class ApiKeyRepository {
+  /** The namespace's id, creating it (with its own signing secret) when it does not exist. */
+  async ensureNamespace(db: Queryable, name: string): Promise<string> {
+    const { rows } = await db.query<{ id: string }>(
+      `INSERT INTO namespaces (id, name, signing_secret) VALUES ($1, $2, $3)
+       ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
+       RETURNING id`,
+      [newId(), name, randomBytes(32).toString('hex')],
+    );
+    return rows[0]!.id;
+  }
+
+  async create(db: Queryable, key: { namespaceId: string; name: string; prefix: string; secretHash: string; scopes: ApiScope[] }): Promise<void> {
+    await db.query(
+      `INSERT INTO api_keys (id, namespace_id, name, prefix, secret_hash, scopes) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [newId(), key.namespaceId, key.name, key.prefix, key.secretHash, key.scopes],
+    );
+  }
+
+  async findByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRow | null> {
+    const { rows } = await db.query<ApiKeyRow>(
+      `SELECT ${COLUMNS} FROM api_keys k JOIN namespaces n ON n.id = k.namespace_id WHERE k.prefix = $1`,
+      [prefix],
+    );
+    return rows[0] ?? null;
+  }
+
+  async list(db: Queryable, namespace?: string): Promise<ApiKeyRow[]> {
+    const { rows } = await db.query<ApiKeyRow>(
+      `SELECT ${COLUMNS} FROM api_keys k JOIN namespaces n ON n.id = k.namespace_id
+       WHERE $1::text IS NULL OR n.name = $1 ORDER BY k.created_at`,
+      [namespace ?? null],
+    );
+    return rows;
+  }
+
+  /** True when the key existed and was live. */
+  async revoke(db: Queryable, prefix: string): Promise<boolean> {
+    const { rowCount } = await db.query(`UPDATE api_keys SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL`, [prefix]);
+    return rowCount === 1;
+  }
+
+  async touch(db: Queryable, id: string): Promise<void> {
+    await db.query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1`, [id]);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * API keys: a key opens its own namespace with its scopes, nothing else; a request without a key
+ * works only while auth is optional; Bull Board needs admin; health and metrics stay public.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { runCli } from '../../apps/cli/src/cli.js';
+import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+
+const schedule = { cron: '0 0 1 1 *', target: { type: 'handler', name: 'noop' } };
+
+async function issueKey(t: TestEnvironment, namespace: string, scopes: string): Promise<string> {
+  const lines: string[] = [];
+  const code = await runCli(['keys', 'create', '--namespace', namespace, '--scopes', scopes], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl });
+  expect(code).toBe(0);
+  return lines[0]!;
+}
+
+function client(base: string, key?: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text.startsWith('{') ? JSON.parse(text) : text };
+  };
+}
+
+describe('API keys, with auth optional', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+  const keys: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(t.env(), ['api']);
+    keys.acmeRead = await issueKey(t, 'acme', 'read');
+    keys.acmeWrite = await issueKey(t, 'acme', 'read,write');
+    keys.globexWrite = await issueKey(t, 'globex', 'write');
+    keys.admin = await issueKey(t, 'ops', 'admin');
+  });
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  it('keeps each namespace to itself', async () => {
+    const acme = client(kairos.url, keys.acmeWrite);
+    const globex = client(kairos.url, keys.globexWrite);
+    const anonymous = client(kairos.url);
+    const mine = await acme('POST', '/v1/schedules', { ...schedule, name: 'report' });
+    expect(mine.status).toBe(201);
+    // The same name is free in another namespace.
+    expect((await globex('POST', '/v1/schedules', { ...schedule, name: 'report' })).status).toBe(201);
+    expect((await acme('GET', '/v1/schedules')).body.items.map((s: any) => s.id)).toEqual([mine.body.id]);
+    expect((await globex('GET', `/v1/schedules/${mine.body.id}`)).status).toBe(404);
+    expect((await anonymous('GET', `/v1/schedules/${mine.body.id}`)).status).toBe(404);
+    expect((await anonymous('GET', '/v1/schedules')).body.items).toEqual([]);
+    const run = await acme('POST', `/v1/schedules/${mine.body.id}/trigger`);
+    expect(run.status).toBe(201);
+    expect((await globex('GET', `/v1/runs/${run.body.id}`)).status).toBe(404);
+    expect((await globex('POST', `/v1/runs/${run.body.id}/cancel`)).status).toBe(404);
+  });
+
+  it('enforces scopes: read reads, write writes, admin does both', async () => {
+    const reader = client(kairos.url, keys.acmeRead);
+    expect((await reader('GET', '/v1/schedules')).status).toBe(200);
+    expect((await reader('POST', '/v1/cron/preview', { cron: '* * * * *', count: 1 })).status).toBe(200);
+    const refused = await reader('POST', '/v1/schedules', schedule);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'FORBIDDEN', field: null });
+    expect(refused.body.message).toMatch(/needs write/);
+    const admin = client(kairos.url, keys.admin);
+    expect((await admin('POST', '/v1/schedules', schedule)).status).toBe(201);
+  });
+
+  it('refuses malformed, unknown and revoked keys with 401', async () => {
+    for (const key of ['nonsense', `kairos_000000000000_${'x'.repeat(43)}`, `${keys.acmeRead!.slice(0, -1)}y`]) {
+      const response = await client(kairos.url, key)('GET', '/v1/schedules');
+      expect(response.status).toBe(401);
+      expect(response.body.code).toBe('UNAUTHORIZED');
+    }
+    const doomed = await issueKey(t, 'acme', 'read');
+    expect((await client(kairos.url, doomed)('GET', '/v1/schedules')).status).toBe(200);
+    const prefix = doomed.split('_')[1]!;
+    expect(await runCli(['keys', 'revoke', prefix], { line: () => undefined }, { DATABASE_URL: t.databaseUrl })).toBe(0);
+    // Keys are cached for a few seconds.
+    await new Promise((r) => setTimeout(r, 5_500));
+    expect((await client(kairos.url, doomed)('GET', '/v1/schedules')).status).toBe(401);
+  });
+
+  it('applies scopes to GraphQL: queries read, mutations write', async () => {
+    const gql = (key: string, query: string) => client(kairos.url, key)('POST', '/graphql', { query });
+    expect((await gql(keys.acmeRead!, '{ schedules { items { id } } }')).body.data.schedules.items).toHaveLength(1);
+    const mutation = await gql(keys.acmeRead!, 'mutation { createSchedule(input: { cron: "0 0 1 1 *", target: { type: "handler", name: "noop" } }) { id } }');
+    expect(mutation.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+  });
+
+  it('guards Bull Board with the admin scope, and leaves health and metrics public', async () => {
+    expect((await client(kairos.url, keys.acmeWrite)('GET', '/admin/queues')).status).toBe(403);
+    const admin = await client(kairos.url, keys.admin)('GET', '/admin/queues');
+    expect(admin.status).toBe(200);
+    expect(String(admin.body)).toContain('<html');
+    // Anonymous callers act with every scope while auth is optional.
+    expect((await client(kairos.url)('GET', '/admin/queues')).status).toBe(200);
+    expect((await client(kairos.url, 'nonsense')('GET', '/health/live')).status).toBe(200);
+    expect((await client(kairos.url, 'nonsense')('GET', '/metrics')).status).toBe(200);
+  });
+});
+
+describe('with KAIROS_AUTH=required', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(t.env({ KAIROS_AUTH: 'required' }), ['api']);
+  });
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  it('refuses requests without a key and serves those with one', async () => {
+    const anonymous = await client(kairos.url)('GET', '/v1/schedules');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.message).toMatch(/kairos keys create/);
+    expect((await client(kairos.url)('GET', '/admin/queues')).status).toBe(401);
+    expect((await client(kairos.url)('GET', '/health/ready')).status).not.toBe(401);
+    const key = await issueKey(t, 'default', 'read,write');
+    expect((await client(kairos.url, key)('POST', '/v1/schedules', schedule)).status).toBe(201);
+  });
+});

@@ -1,0 +1,92 @@
+/** The kairos command line against a live ledger: status, listings, explain, fsck and migrate. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { runCli } from '../../apps/cli/src/cli.js';
+import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+describe('the kairos CLI', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+  let scheduleId: string;
+  let deadRunId: string;
+
+  const cli = async (...argv: string[]): Promise<{ code: number; out: string }> => {
+    const lines: string[] = [];
+    const code = await runCli(argv, { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl });
+    return { code, out: lines.join('\n') };
+  };
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(t.env());
+    const client = api(kairos.url);
+    scheduleId = (await client.post('/v1/schedules', { name: 'cli-tour', every: '1s', target: { type: 'handler', name: 'noop' } })).body.id;
+    deadRunId = (
+      await client.post('/v1/runs', {
+        target: { type: 'handler', name: 'fail' },
+        payload: { message: 'nope' },
+        retry: { maxAttempts: 2, backoff: { type: 'fixed', base: '100ms', max: '100ms', jitter: 0 } },
+      })
+    ).body.id;
+    await waitFor(async () => ((await client.get(`/v1/runs/${deadRunId}`)).body.state === 'dead' ? true : undefined), 'the run to die');
+    await waitFor(async () => ((await client.get(`/v1/runs?scheduleId=${scheduleId}&state=succeeded`)).body.items.length >= 2 ? true : undefined), 'two slots');
+  });
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  it('status names the leader and counts schedules and runs', async () => {
+    const { code, out } = await cli('status');
+    expect(code).toBe(0);
+    expect(out).toMatch(/^leader +\S+:\d+:[0-9a-f]{8} \(epoch 1, lease until /m);
+    expect(out).toMatch(/^schedules +active 1$/m);
+    expect(out).toMatch(/^runs +.*dead 1.*succeeded \d+/m);
+    const json = JSON.parse((await cli('status', '--json')).out);
+    expect(json.leader.alive).toBe(true);
+  });
+
+  it('lists schedules and runs, with filters', async () => {
+    expect((await cli('schedules')).out).toMatch(new RegExp(`^${scheduleId} +cli-tour +every 1000ms +active`, 'm'));
+    const dead = await cli('runs', '--state', 'dead');
+    expect(dead.out.split('\n')).toHaveLength(2);
+    expect(dead.out).toContain(deadRunId);
+    expect(dead.out).toMatch(/2\/2 +HANDLER_ERROR/);
+    const bySchedule = JSON.parse((await cli('runs', '--schedule', scheduleId, '--json', '--limit', '1')).out);
+    expect(bySchedule).toHaveLength(1);
+    expect(bySchedule[0].scheduleId).toBe(scheduleId);
+    await expect(cli('runs', '--state', 'sleeping')).rejects.toThrow(/--state must be one of/);
+  });
+
+  it('explains a run: its attempts and every transition in order, with reasons', async () => {
+    const { code, out } = await cli('explain', deadRunId);
+    expect(code).toBe(0);
+    const lines = out.split('\n');
+    expect(lines[0]).toBe(`run ${deadRunId}: dead (HANDLER_ERROR)`);
+    expect(out).toMatch(/attempt 1 at epoch 1 on \S+: failed \(HANDLER_ERROR\)/);
+    expect(out).toMatch(/attempt 2 at epoch 2 on \S+: failed \(HANDLER_ERROR\)/);
+    const kinds = lines.filter((l) => /^\d{4}-/.test(l)).map((l) => l.split(/\s+/)[1]);
+    expect(kinds).toEqual(['queued', 'claimed', 'retry_scheduled', 'claimed', 'dead']);
+    expect(out).toMatch(/retry_scheduled +running → queued .*\[HANDLER_ERROR: the handler threw an error\]/);
+    await expect(cli('explain', '01a226b4-d238-7c31-b6af-28c7c8951e9e')).rejects.toThrow(/does not exist/);
+  });
+
+  it('fsck passes a healthy ledger and names what breaks an invariant', async () => {
+    const healthy = await cli('fsck');
+    expect(healthy).toEqual({ code: 0, out: 'ledger ok: no invariant is broken' });
+    await t.db.query(`UPDATE runs SET reason_code = 'SOMETHING_ELSE' WHERE id = $1`, [deadRunId]);
+    const broken = await cli('fsck', '--json');
+    expect(broken.code).toBe(1);
+    expect(JSON.parse(broken.out)).toEqual([
+      { check: 'terminal-reason', subject: `run ${deadRunId}`, detail: 'terminal run has reason code SOMETHING_ELSE, not in the catalogue' },
+    ]);
+    await t.db.query(`UPDATE runs SET reason_code = 'HANDLER_ERROR' WHERE id = $1`, [deadRunId]);
+  });
+
+  it('migrate reports an up-to-date ledger, and usage errors exit 2', async () => {
+    expect(await cli('migrate')).toEqual({ code: 0, out: 'the ledger is up to date' });
+    expect((await cli()).code).toBe(2);
+    expect((await cli('frobnicate')).code).toBe(2);
+  });
+});
