@@ -6,14 +6,16 @@ import { CronPreviewController } from './cron/cron-preview.controller.js';
 import { DeadLettersController } from './dead-letters/dead-letters.controller.js';
 import { GRAPHQL_RESOLVERS, GraphqlServerModule } from './graphql/graphql-server.js';
 import { ApiErrorFilter } from './http/api-error.filter.js';
+import { AuthModule } from './http/auth.module.js';
 import { CallerGuard } from './http/caller.guard.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
 import { SchedulesController } from './schedules/schedules.controller.js';
 import { SchedulesService } from './schedules/schedules.service.js';
 
 @Module({
-  imports: [QueueBoardModule, GraphqlServerModule],
+  imports: [AuthModule, QueueBoardModule, GraphqlServerModule, OpenApiModule],
   controllers: [SchedulesController, RunsController, DeadLettersController, CronPreviewController],
   providers: [
     SchedulesService,

@@ -90,6 +90,7 @@ export async function runKairos(spec: KairosProcess): Promise<void> {
       lines.push(
         `  REST        ${url}/v1/schedules`,
         `  GraphQL     ${url}/graphql`,
+        `  OpenAPI     ${url}/docs`,
         `  Bull Board  ${url}/admin/queues`,
       );
     }

