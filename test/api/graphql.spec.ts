@@ -19,6 +19,7 @@ const SCHEDULE = `id name cron every at timezone dst { gap overlap } catchup { m
 const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RETRY} payload result
   error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch`;
 const EVENT = 'id at kind fromState toState leaseEpoch actor reasonCode detail';
+const ATTEMPTS = 'attempts { attempt leaseEpoch worker startedAt finishedAt outcome reasonCode error response }';
 
 interface GraphqlResponse {
   status: number;
@@ -232,7 +233,7 @@ describe('GraphQL mirrors the REST API', () => {
     });
     const id = data.createSchedule.id;
 
-    const triggered = await gql(`mutation ($id: ID!) { triggerSchedule(id: $id, input: { payload: { from: "trigger" } }) { ${RUN} } }`, { id });
+    const triggered = await gql(`mutation ($id: ID!) { triggerSchedule(id: $id, input: { payload: { from: "trigger" } }) { ${RUN} ${ATTEMPTS} } }`, { id });
     expect(triggered.errors).toBeUndefined();
     expect(triggered.data.triggerSchedule).toMatchObject({ scheduleId: id, origin: 'manual', state: 'queued', payload: { from: 'trigger' } });
     expect(triggered.data.triggerSchedule).toEqual((await rest.get(`/v1/runs/${triggered.data.triggerSchedule.id}`)).body);
@@ -261,7 +262,7 @@ describe('GraphQL mirrors the REST API', () => {
 
   it('starts an ad-hoc run and reads it back with its events, as REST does', async () => {
     const input = { target: echo, payload: { hello: 'world' }, idempotencyKey: 'graphql-run-1', availableAt: '2099-01-01T00:00:00Z' };
-    const created = await gql(`mutation ($input: JSON!) { createRun(input: $input) { ${RUN} deduped } }`, { input });
+    const created = await gql(`mutation ($input: JSON!) { createRun(input: $input) { ${RUN} ${ATTEMPTS} deduped } }`, { input });
     expect(created.errors).toBeUndefined();
     const run = created.data.createRun;
     expect(run).toMatchObject({ origin: 'manual', state: 'queued', payload: { hello: 'world' }, deduped: false, scheduleId: null });
@@ -270,7 +271,7 @@ describe('GraphQL mirrors the REST API', () => {
     const { deduped: _deduped, ...fields } = run;
     expect(fields).toEqual(restRun.body);
 
-    const read = await gql(`query ($id: ID!) { run(id: $id) { ${RUN} events { ${EVENT} } } }`, { id: run.id });
+    const read = await gql(`query ($id: ID!) { run(id: $id) { ${RUN} ${ATTEMPTS} events { ${EVENT} } } }`, { id: run.id });
     expect(read.errors).toBeUndefined();
     const { events, ...readFields } = read.data.run;
     expect(readFields).toEqual(restRun.body);

@@ -78,7 +78,8 @@ export const DEFAULT_CATCHUP: CatchupPolicy = Object.freeze({ mode: 'latest', wi
 export const MIN_EVERY_MS = 1_000;
 export const MAX_CATCHUP_LIMIT = 1_000;
 
-const SPEC_FIELDS = [
+/** The fields of a definition; a PATCH may send any of them (and `paused`). */
+export const SPEC_FIELDS = [
   'name',
   'cron',
   'every',

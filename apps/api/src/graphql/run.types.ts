@@ -4,7 +4,7 @@
  */
 import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
-import type { RunEventView, RunView } from '../runs/run.view.js';
+import type { AttemptView, RunEventView, RunView } from '../runs/run.view.js';
 import { JsonScalar } from './json.scalar.js';
 
 @ObjectType('Backoff')
@@ -33,6 +33,19 @@ export class RunEventType implements RunEventView {
   @Field(() => String) actor!: string;
   @Field(() => String, { nullable: true }) reasonCode!: string | null;
   @Field(() => JsonScalar) detail!: Record<string, unknown>;
+}
+
+@ObjectType('Attempt', { description: 'One execution attempt: a claim at a new lease epoch and the event that ended it.' })
+export class AttemptType implements AttemptView {
+  @Field(() => Int) attempt!: number;
+  @Field(() => Int) leaseEpoch!: number;
+  @Field(() => String) worker!: string;
+  @Field(() => String) startedAt!: string;
+  @Field(() => String, { nullable: true }) finishedAt!: string | null;
+  @Field(() => String, { nullable: true }) outcome!: AttemptView['outcome'];
+  @Field(() => String, { nullable: true }) reasonCode!: string | null;
+  @Field(() => JsonScalar, { nullable: true }) error!: Record<string, unknown> | null;
+  @Field(() => JsonScalar, { nullable: true }) response!: Record<string, unknown> | null;
 }
 
 @ObjectType('Run', { description: 'One execution of a target (GET /v1/runs/:id).' })

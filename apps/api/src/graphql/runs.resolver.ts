@@ -6,7 +6,7 @@ import { runListQuery } from '../http/query.js';
 import type { RunEventView } from '../runs/run.view.js';
 import { RunsService } from '../runs/runs.service.js';
 import { JsonScalar } from './json.scalar.js';
-import { RunEventType, RunPageType, RunType } from './run.types.js';
+import { AttemptType, RunEventType, RunPageType, RunType } from './run.types.js';
 
 const id = () => ID;
 
@@ -35,6 +35,12 @@ export class RunsResolver {
   @ResolveField(() => [RunEventType], { description: 'The run\'s transition history, oldest first (GET /v1/runs/:id/events).' })
   async events(@Caller() caller: CallerContext, @Parent() run: RunType) {
     return (await this.runs.events(caller, run.id)).items;
+  }
+
+  /** The attempts GET /v1/runs/:id carries, read only when asked for. */
+  @ResolveField(() => [AttemptType], { description: 'Each execution attempt, read from the run events.' })
+  attempts(@Caller() caller: CallerContext, @Parent() run: RunType) {
+    return this.runs.attempts(caller, run.id);
   }
 
   @Mutation(() => RunType, {

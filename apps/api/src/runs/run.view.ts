@@ -1,5 +1,5 @@
 /** The wire shape of a run (DESIGN.md section 7) and of its events. */
-import type { JsonValue } from '@kairos/domain';
+import type { Attempt, JsonValue } from '@kairos/domain';
 import type { RunEventRow, RunRow } from '@kairos/ledger';
 import { iso, retryView, targetView } from '../schedules/schedule.view.js';
 
@@ -33,6 +33,22 @@ export function runView(row: RunRow) {
 }
 
 export type RunView = ReturnType<typeof runView>;
+
+export function attemptView(attempt: Attempt) {
+  return {
+    attempt: attempt.attempt,
+    leaseEpoch: attempt.leaseEpoch,
+    worker: attempt.worker,
+    startedAt: attempt.startedAt.toISOString(),
+    finishedAt: iso(attempt.finishedAt),
+    outcome: attempt.outcome,
+    reasonCode: attempt.reasonCode,
+    error: attempt.error,
+    response: attempt.response,
+  };
+}
+
+export type AttemptView = ReturnType<typeof attemptView>;
 
 export function runEventView(event: RunEventRow) {
   return {

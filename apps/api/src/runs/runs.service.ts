@@ -1,12 +1,12 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { ConflictError, NotFoundError, isTerminalRunState, newId, parseRunCreate, type RunState } from '@kairos/domain';
+import { attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
 import { RunRepository, inTransaction, pgConstraint, pgErrorCode, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../http/request-context.js';
 import { RunEventFeed } from './run-event-feed.js';
-import { runEventView, runView, type RunView } from './run.view.js';
+import { runEventView, runView, type RunView, attemptView, type AttemptView } from './run.view.js';
 
 const RETRYABLE_STATES: readonly RunState[] = ['failed', 'dead'];
 
@@ -63,8 +63,19 @@ export class RunsService implements BeforeApplicationShutdown {
     return { items: page.items.map(runView), nextCursor: page.nextCursor };
   }
 
-  async get(caller: CallerContext, id: string): Promise<RunView> {
-    return runView(await this.require(caller, id));
+  /** The run with its attempts (read from its events). */
+  async get(caller: CallerContext, id: string): Promise<RunView & { attempts: AttemptView[] }> {
+    const run = runView(await this.require(caller, id));
+    return { ...run, attempts: await this.attemptsOfRun(id) };
+  }
+
+  async attempts(caller: CallerContext, id: string): Promise<AttemptView[]> {
+    await this.require(caller, id);
+    return this.attemptsOfRun(id);
+  }
+
+  private async attemptsOfRun(id: string): Promise<AttemptView[]> {
+    return attemptsOf(await this.runs.events(this.db, id)).map(attemptView);
   }
 
   async events(caller: CallerContext, id: string) {
@@ -117,6 +128,9 @@ export class RunsService implements BeforeApplicationShutdown {
   /** Shared by retry and dead-letter republish: a fresh run of the same target and payload, in one transaction. */
   async rerun(caller: CallerContext, id: string, origin: 'retry' | 'republish'): Promise<RunView> {
     const source = await this.require(caller, id);
+    if (origin === 'republish' && source.state !== 'dead') {
+      throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}, not a dead letter; POST /v1/runs/${id}/retry runs a failed run again`);
+    }
     if (!RETRYABLE_STATES.includes(source.state)) {
       throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}; only failed or dead runs can be run again`);
     }

@@ -8,6 +8,7 @@ import {
   NotFoundError,
   OVERLAP_POLICIES,
   ValidationError,
+  SPEC_FIELDS,
   firstFireAt,
   isObject,
   newId,
@@ -95,7 +96,13 @@ export class SchedulesService {
       throw new ValidationError('CONFLICTING_FIELDS', 'name', `the body names "${String(obj.name)}" but the path names "${name}"; drop one`);
     }
     const existing = await this.schedules.getByName(this.db, caller.namespaceId, name);
-    if (!existing) return { view: await this.create(caller, { ...obj, name }), created: true };
+    if (!existing) {
+      const view = await this.create(caller, { ...obj, name });
+      if (view.deduped && view.name !== name) {
+        throw new ConflictError('CONFLICT', 'idempotencyKey', `idempotencyKey already names schedule "${view.name}"; drop it or use a new one`);
+      }
+      return { view, created: !view.deduped };
+    }
     const nowMs = Date.now();
     const { spec } = parseScheduleCreate({ ...obj, name }, nowMs);
     if (specHash(spec) === existing.specHash) return { view: scheduleView(existing), created: false };
@@ -105,7 +112,7 @@ export class SchedulesService {
   /** PATCH: the given fields replace the stored ones (a new cron/every/at/in replaces the old timing). */
   async patch(caller: CallerContext, id: string, body: unknown): Promise<ScheduleView> {
     const row = await this.require(this.db, caller, id);
-    const patch = readObject(body, '', [...Object.keys(wireDefinition(row)), 'in', 'paused']);
+    const patch = readObject(body, '', [...SPEC_FIELDS, 'paused']);
     const merged: JsonObject = { ...wireDefinition(row) };
     if (['cron', 'every', 'at', 'in'].some((k) => patch[k] !== undefined)) {
       for (const k of ['cron', 'every', 'at']) delete merged[k];

@@ -1,0 +1,81 @@
+/**
+ * Graceful shutdown on SIGTERM: a worker lets short runs finish, hands back what outlives the
+ * grace period (drained, picked up elsewhere at once), and exits 0; a leading scheduler releases
+ * its lease so the standby takes over without waiting out the TTL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { api, spawnKairos, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+describe('graceful shutdown', () => {
+  let t: TestEnvironment;
+  let control: StartedKairos;
+  let client: ReturnType<typeof api>;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    control = await startInProcess(t.env(), ['api']);
+    client = api(control.url);
+  });
+
+  afterAll(async () => {
+    await control?.app.close();
+    await t?.cleanup();
+  });
+
+  const events = async (id: string) => (await client.get(`/v1/runs/${id}/events`)).body.items.map((e: any) => e.kind);
+
+  it('finishes a short run, hands back a long one, and exits 0', async () => {
+    const worker = spawnKairos('worker', t.env({ KAIROS_SHUTDOWN_GRACE: '1500ms' }));
+    await worker.ready;
+    const short = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 800 } })).body;
+    const long = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 30_000 } })).body;
+    await waitFor(async () => {
+      const states = await Promise.all([short.id, long.id].map(async (id) => (await client.get(`/v1/runs/${id}`)).body.state));
+      return states.every((s) => s === 'running') ? true : undefined;
+    }, 'both runs to start');
+    worker.process.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+
+    expect((await client.get(`/v1/runs/${short.id}`)).body.state).toBe('succeeded');
+    const handedBack = (await client.get(`/v1/runs/${long.id}`)).body;
+    expect(handedBack).toMatchObject({ state: 'queued', attempt: 1, crashCount: 0 });
+    expect(await events(long.id)).toEqual(['queued', 'claimed', 'drained']);
+
+    // Another worker takes it at once: no lease to wait out.
+    const next = await startInProcess(t.env(), ['worker']);
+    try {
+      await waitFor(async () => ((await client.get(`/v1/runs/${long.id}`)).body.state === 'running' ? true : undefined), 'the run to start elsewhere', 5_000);
+      expect((await client.get(`/v1/runs/${long.id}`)).body.leaseEpoch).toBe(3);
+    } finally {
+      await next.app.close();
+    }
+  });
+
+  it('releases the leader lease, so the standby leads at once', async () => {
+    const first = spawnKairos('scheduler', t.env({ KAIROS_LEADER_TTL: '30s' }));
+    await first.ready;
+    await waitFor(async () => {
+      const { rows } = await t.db.query(`SELECT holder FROM leases WHERE name = 'scheduler' AND expires_at > now()`);
+      return rows[0]?.holder.includes(`:${first.process.pid}:`) ? true : undefined;
+    }, 'the first scheduler to lead');
+    const standby = spawnKairos('scheduler', t.env({ KAIROS_LEADER_TTL: '30s' }));
+    await standby.ready;
+    first.process.kill('SIGTERM');
+    const stoppedAt = Date.now();
+    expect(await first.exited).toBe(0);
+    try {
+      await waitFor(async () => {
+        const { rows } = await t.db.query(`SELECT holder FROM leases WHERE name = 'scheduler' AND expires_at > now()`);
+        return rows[0]?.holder.includes(`:${standby.process.pid}:`) ? true : undefined;
+      }, 'the standby to lead', 5_000);
+      // Well inside the 30 s TTL: the lease was released, not left to expire.
+      expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+      const sessions = (await t.db.query(`SELECT stop_reason FROM scheduler_sessions ORDER BY started_at`)).rows.map((r) => r.stop_reason);
+      expect(sessions.slice(0, -1)).toEqual(['clean']);
+    } finally {
+      standby.process.kill('SIGKILL');
+      await standby.exited;
+    }
+  });
+});
