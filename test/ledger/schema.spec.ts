@@ -7,6 +7,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../../prisma/generated/client.js';
 import {
   CATCHUP_MODES,
+  DOMAIN_EVENT_TOPICS,
   DST_GAP_POLICIES,
   DST_OVERLAP_POLICIES,
   OVERLAP_POLICIES,
@@ -79,6 +80,7 @@ describe('the ledger schema', () => {
     ['schedules', 'catchup_mode', CATCHUP_MODES],
     ['schedules', 'dst_gap', DST_GAP_POLICIES],
     ['schedules', 'dst_overlap', DST_OVERLAP_POLICIES],
+    ['outbox', 'topic', DOMAIN_EVENT_TOPICS],
   ] as const)('%s.%s CHECK lists exactly its enum', async (table, column, values) => {
     const { rows } = await t.db.query<{ def: string }>(
       `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c'`,

@@ -64,6 +64,18 @@ export const RUN_EVENT_KINDS = [
 ] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
 
+/** The topics of domain events (the outbox), published to the `<prefix>:events` Redis stream. */
+export const DOMAIN_EVENT_TOPICS = [
+  'schedule.created',
+  'schedule.updated',
+  'schedule.paused',
+  'schedule.resumed',
+  'schedule.deleted',
+  'schedule.completed',
+  'run.dead',
+] as const;
+export type DomainEventTopic = (typeof DOMAIN_EVENT_TOPICS)[number];
+
 /** Payloads and results travel as JSON values. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 

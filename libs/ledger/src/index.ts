@@ -13,3 +13,4 @@ export * from './startup.js';
 export * from './schedules/slot-materializer.js';
 export * from './fsck.js';
 export * from './keys/api-key.repository.js';
+export * from './outbox/outbox.repository.js';

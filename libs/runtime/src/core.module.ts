@@ -7,7 +7,7 @@ import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown 
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { KairosConfig } from '@kairos/config';
-import { ApiKeyRepository, LeaseRepository, NamespaceRepository, RunRepository, ScheduleRepository, SessionRepository, type Db } from '@kairos/ledger';
+import { ApiKeyRepository, LeaseRepository, NamespaceRepository, OutboxRepository, RunRepository, ScheduleRepository, SessionRepository, type Db } from '@kairos/ledger';
 import { RUNS_QUEUE, RunDispatcher, type RunsQueue } from '@kairos/queue';
 import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG, REDIS_PRODUCER, RUNS_QUEUE_TOKEN } from './tokens.js';
 
@@ -35,6 +35,7 @@ export class CoreModule implements OnApplicationShutdown {
       { provide: DEFAULT_NAMESPACE_ID, useValue: resources.defaultNamespaceId },
       { provide: ApiKeyRepository, useValue: new ApiKeyRepository() },
       { provide: LeaseRepository, useValue: new LeaseRepository() },
+      { provide: OutboxRepository, useValue: new OutboxRepository() },
       { provide: NamespaceRepository, useValue: new NamespaceRepository() },
       { provide: RunRepository, useValue: new RunRepository() },
       { provide: ScheduleRepository, useValue: new ScheduleRepository() },

@@ -201,11 +201,13 @@ CREATE TABLE outages (
   CHECK (ended_at >= started_at)
 );
 
--- Domain events, written in the transaction of the change they describe.
+-- Domain events, written in the transaction of the change they describe; the leader publishes
+-- them to a Redis stream in id order and marks them published.
 CREATE TABLE outbox (
   id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   namespace_id uuid NOT NULL REFERENCES namespaces (id),
-  topic        text NOT NULL,
+  topic        text NOT NULL CHECK (topic IN ('schedule.created', 'schedule.updated', 'schedule.paused', 'schedule.resumed',
+                                              'schedule.deleted', 'schedule.completed', 'run.dead')),
   aggregate_id uuid NOT NULL,
   payload      jsonb NOT NULL,
   created_at   timestamptz NOT NULL DEFAULT now(),

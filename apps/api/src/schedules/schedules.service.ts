@@ -25,8 +25,10 @@ import {
   type SlotDecision,
 } from '@kairos/domain';
 import {
+  OutboxRepository,
   RunRepository,
   ScheduleRepository,
+  scheduleEvent,
   inTransaction,
   materializeSlots,
   specOf,
@@ -62,6 +64,7 @@ export class SchedulesService {
     private readonly schedules: ScheduleRepository,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
+    private readonly outbox: OutboxRepository,
   ) {}
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
@@ -79,7 +82,10 @@ export class SchedulesService {
         idempotencyKey: request.idempotencyKey,
         nextFireAt: new Date(firstFireAt(request.spec, nowMs)!),
       });
-      if (!created.deduped) await this.schedules.notifyChanged(tx);
+      if (!created.deduped) {
+        await this.schedules.notifyChanged(tx);
+        await this.outbox.append(tx, [scheduleEvent('schedule.created', created.row, caller.actor)]);
+      }
       return created;
     });
     return scheduleView(row, deduped);
@@ -135,6 +141,7 @@ export class SchedulesService {
       const next = exhausted ? null : nextSlotWithinBounds(spec, rec, nowMs);
       const updated = await this.schedules.replaceDefinition(tx, id, spec.name ?? current.name, spec, specHash(spec), next === null ? null : new Date(next));
       await this.schedules.notifyChanged(tx);
+      await this.outbox.append(tx, [scheduleEvent('schedule.updated', updated, caller.actor)]);
       return updated;
     });
     return scheduleView(row);
@@ -155,9 +162,12 @@ export class SchedulesService {
       if (current.status === 'completed') {
         throw new ConflictError('INVALID_STATE', null, `schedule ${id} has completed; it has nothing left to ${paused ? 'pause' : 'resume'}`);
       }
-      const updated = (await this.schedules.setPaused(tx, id, paused)) ?? current;
-      if (!paused) await this.schedules.notifyChanged(tx);
-      return updated;
+      const changed = await this.schedules.setPaused(tx, id, paused);
+      if (changed) {
+        if (!paused) await this.schedules.notifyChanged(tx);
+        await this.outbox.append(tx, [scheduleEvent(paused ? 'schedule.paused' : 'schedule.resumed', changed, caller.actor)]);
+      }
+      return changed ?? current;
     });
     return scheduleView(row);
   }
@@ -165,10 +175,11 @@ export class SchedulesService {
   /** Soft-deletes the schedule; its queued runs are cancelled, running ones finish. */
   async remove(caller: CallerContext, id: string): Promise<void> {
     await inTransaction(this.db, async (tx) => {
-      await this.require(tx, caller, id, true);
+      const row = await this.require(tx, caller, id, true);
       const queued = await this.runs.list(tx, caller.namespaceId, { scheduleId: id, state: 'queued' }, 10_000);
       await this.runs.requestCancel(tx, queued.items.map((r) => r.id), caller.actor, 'SCHEDULE_DELETED', 'the schedule was deleted');
       await this.schedules.markDeleted(tx, id);
+      await this.outbox.append(tx, [scheduleEvent('schedule.deleted', row, caller.actor)]);
     });
   }
 

@@ -10,11 +10,13 @@ import type { KairosConfig } from '@kairos/config';
 import { planSlots } from '@kairos/domain';
 import {
   LeaseRepository,
+  OutboxRepository,
   RunRepository,
   SCHEDULES_CHANNEL,
   ScheduleRepository,
   inTransaction,
   materializeSlots,
+  scheduleEvent,
   specOf,
   type CursorAdvance,
   type Db,
@@ -49,6 +51,7 @@ export class TickService implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly schedules: ScheduleRepository,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
+    private readonly outbox: OutboxRepository,
     private readonly metrics: KairosMetrics,
   ) {
     this.loop = new Loop({ name: 'tick', logger: this.logger, pass: () => this.pass() });
@@ -135,6 +138,11 @@ export class TickService implements OnApplicationBootstrap, BeforeApplicationShu
       await this.runs.insertRuns(tx, newRuns);
       await this.runs.requestCancel(tx, cancel, 'overlap', 'REPLACED_BY_OVERLAP', 'a newer slot replaced this run (overlap replace)');
       await this.schedules.advanceCursors(tx, cursors);
+      const completed = new Set(cursors.filter((c) => c.completed).map((c) => c.id));
+      await this.outbox.append(
+        tx,
+        rows.filter((r) => completed.has(r.id)).map((r) => scheduleEvent('schedule.completed', { ...r, status: 'completed', nextFireAt: null }, `scheduler:${term.holder}`)),
+      );
       const dispatch: DispatchItem[] = newRuns.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt }] : []));
       return {
         result: { schedules: rows.length, ticks: inserted.size, runs: newRuns.length, more: rows.length === scheduler.tickBatchSize },

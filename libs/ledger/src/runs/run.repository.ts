@@ -388,10 +388,15 @@ export class RunRepository {
          UPDATE runs r SET state = v.state, result = v.result::json, error = v.error::jsonb, reason_code = v.reason_code,
                 reason_text = v.reason_text, finished_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
          FROM v WHERE r.id = v.id AND r.lease_epoch = v.epoch AND r.lease_owner = $1 AND r.state = 'running'
-         RETURNING r.id, r.lease_epoch, r.state, v.reason_code, v.detail
+         RETURNING r.id, r.namespace_id, r.schedule_id, r.lease_epoch, r.state, v.reason_code, v.reason_text, v.detail
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, state, 'running', state, lease_epoch, $1, reason_code, detail::jsonb FROM done
+       ), dead_letter AS (
+         INSERT INTO outbox (namespace_id, topic, aggregate_id, payload)
+         SELECT namespace_id, 'run.dead', id,
+                jsonb_build_object('runId', id, 'scheduleId', schedule_id, 'reasonCode', reason_code, 'reasonText', reason_text)
+         FROM done WHERE state = 'dead'
        )
        SELECT id FROM done`,
       values: [
@@ -592,7 +597,12 @@ export class RunRepository {
                               THEN 'lease expired ' || (r.crash_count + 1) || ' times; crash budget is ' || $3 ELSE NULL END,
            finished_at = CASE WHEN r.crash_count + 1 >= $3 THEN now() ELSE NULL END
          FROM expired WHERE r.id = expired.id
-         RETURNING r.id, r.state, r.available_at, r.lease_epoch, r.crash_count
+         RETURNING r.id, r.namespace_id, r.schedule_id, r.state, r.available_at, r.lease_epoch, r.crash_count, r.reason_code, r.reason_text
+       ), dead_letter AS (
+         INSERT INTO outbox (namespace_id, topic, aggregate_id, payload)
+         SELECT namespace_id, 'run.dead', id,
+                jsonb_build_object('runId', id, 'scheduleId', schedule_id, 'reasonCode', reason_code, 'reasonText', reason_text)
+         FROM reaped WHERE state = 'dead'
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, CASE WHEN state = 'dead' THEN 'poisoned' ELSE 'reaped' END, 'running', state, lease_epoch, $5,

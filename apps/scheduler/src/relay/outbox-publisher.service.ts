@@ -1,0 +1,65 @@
+/**
+ * Publishes the outbox (leader only): domain events, in the order they were written, to the Redis
+ * stream `<KAIROS_QUEUE_PREFIX>:events`, where any consumer can read them with XREAD or a consumer
+ * group. An event is marked published only after Redis took it, so delivery is at least once;
+ * consumers deduplicate on the `id` field.
+ */
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import type { KairosConfig } from '@kairos/config';
+import { OutboxRepository, type Db } from '@kairos/ledger';
+import { DATABASE, KAIROS_CONFIG, Loop, REDIS_PRODUCER } from '@kairos/runtime';
+import { LeadershipService } from '../leadership/leadership.service.js';
+
+const PUBLISH_BATCH = 500;
+/** The stream keeps about this many events; older ones are trimmed as new ones arrive. */
+const STREAM_LENGTH = '100000';
+
+export function eventStreamKey(queuePrefix: string): string {
+  return `${queuePrefix}:events`;
+}
+
+@Injectable()
+export class OutboxPublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('OutboxPublisher');
+  private readonly loop: Loop;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Db,
+    @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
+    @Inject(REDIS_PRODUCER) private readonly redis: Redis,
+    private readonly leadership: LeadershipService,
+    private readonly outbox: OutboxRepository,
+  ) {
+    this.loop = new Loop({ name: 'outbox', logger: this.logger, pass: () => this.pass() });
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  private async pass(): Promise<number> {
+    const interval = this.config.scheduler.relayIntervalMs;
+    if (!this.leadership.term()) return interval;
+    const events = await this.outbox.listUnpublished(this.db, PUBLISH_BATCH);
+    if (events.length === 0) return interval;
+    const key = eventStreamKey(this.config.queuePrefix);
+    const pipeline = this.redis.pipeline();
+    for (const e of events) {
+      pipeline.xadd(
+        key, 'MAXLEN', '~', STREAM_LENGTH, '*',
+        'id', String(e.id), 'topic', e.topic, 'namespaceId', e.namespaceId, 'aggregateId', e.aggregateId,
+        'createdAt', e.createdAt.toISOString(), 'payload', JSON.stringify(e.payload),
+      );
+    }
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([error]) => error !== null);
+    if (failed) throw failed[0]!;
+    await this.outbox.markPublished(this.db, events.map((e) => e.id));
+    return events.length === PUBLISH_BATCH ? 0 : interval;
+  }
+}
