@@ -21,7 +21,11 @@ export interface LeadershipTerm {
   sessionId: string;
 }
 
-type TermListener = (term: LeadershipTerm | null) => void;
+/** A loop that runs only while this process leads (see whileLeading). */
+export interface LeaderTask {
+  /** Cuts the task's current sleep short. */
+  wake(): void;
+}
 
 @Injectable()
 export class LeadershipService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -30,7 +34,8 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
   private currentTerm: LeadershipTerm | null = null;
   /** Local monotonic deadline after which an unrenewed lease must be presumed lost. */
   private validUntil = 0;
-  private readonly listeners: TermListener[] = [];
+  /** The leader-only loops, started with the application and stopped before the lease is released. */
+  private readonly tasks: Loop[] = [];
   private readonly loop: Loop;
 
   constructor(
@@ -50,15 +55,31 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
     return this.currentTerm;
   }
 
-  onTermChange(listener: TermListener): void {
-    this.listeners.push(listener);
+  /**
+   * Runs `pass` over and over while this process leads, sleeping as long as each pass asks; while
+   * it does not lead, the task sleeps `idleMs` and checks again. A new term wakes every task. Tasks
+   * stop before the lease is released, so nothing a task writes can land after a successor took over.
+   */
+  whileLeading(name: string, idleMs: number, pass: (term: LeadershipTerm) => Promise<number>): LeaderTask {
+    const loop = new Loop({
+      name,
+      logger: new Logger(name),
+      pass: async () => {
+        const term = this.term();
+        return term ? pass(term) : idleMs;
+      },
+    });
+    this.tasks.push(loop);
+    return { wake: () => loop.wake() };
   }
 
   onApplicationBootstrap(): void {
     this.loop.start();
+    for (const task of this.tasks) task.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.tasks.map((task) => task.stop()));
     await this.loop.stop();
     const term = this.currentTerm;
     if (!term) return;
@@ -119,6 +140,6 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private emit(): void {
-    for (const listener of this.listeners) listener(this.currentTerm);
+    for (const task of this.tasks) task.wake();
   }
 }

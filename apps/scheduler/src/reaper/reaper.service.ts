@@ -3,19 +3,18 @@
  * It is requeued with a backoff, crash_count + 1 and epoch + 1 (so the lost executor's late
  * verdict is fenced out), or, past the crash budget, quarantined as dead with POISONED.
  */
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { RunRepository, type Db } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, Loop } from '@kairos/runtime';
-import { LeadershipService } from '../leadership/leadership.service.js';
+import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 const REAP_BATCH = 200;
 
 @Injectable()
-export class ReaperService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class ReaperService implements OnModuleInit {
   private readonly logger = new Logger('Reaper');
-  private readonly loop: Loop;
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -23,22 +22,13 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly leadership: LeadershipService,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
-  ) {
-    this.loop = new Loop({ name: 'reaper', logger: this.logger, pass: () => this.pass() });
+  ) {}
+
+  onModuleInit(): void {
+    this.leadership.whileLeading('Reaper', this.config.scheduler.reaperIntervalMs, (term) => this.reap(term));
   }
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  private async pass(): Promise<number> {
-    const interval = this.config.scheduler.reaperIntervalMs;
-    const term = this.leadership.term();
-    if (!term) return interval;
+  private async reap(term: LeadershipTerm): Promise<number> {
     const { scheduler } = this.config;
     const { requeued, poisoned } = await this.runs.reapExpired(this.db, {
       skewMs: scheduler.reaperSkewMs,
@@ -50,6 +40,6 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
     if (requeued.length > 0) this.logger.warn(`requeued ${requeued.length} runs whose executors stopped renewing their leases`);
     if (poisoned.length > 0) this.logger.error(`quarantined ${poisoned.length} runs as POISONED: ${poisoned.join(', ')}`);
     await this.dispatcher.dispatch(requeued);
-    return requeued.length + poisoned.length === REAP_BATCH ? 0 : interval;
+    return requeued.length + poisoned.length === REAP_BATCH ? 0 : scheduler.reaperIntervalMs;
   }
 }

@@ -4,19 +4,18 @@
  * re-enqueued when Redis lost it (a FLUSHALL, a failover without persistence). It also releases
  * runs parked behind a schedule's active run when that release was missed.
  */
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { RunRepository, type Db } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, Loop } from '@kairos/runtime';
-import { LeadershipService } from '../leadership/leadership.service.js';
+import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 const RECONCILE_BATCH = 500;
 
 @Injectable()
-export class ReconcilerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class ReconcilerService implements OnModuleInit {
   private readonly logger = new Logger('Reconciler');
-  private readonly loop: Loop;
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -24,22 +23,13 @@ export class ReconcilerService implements OnApplicationBootstrap, BeforeApplicat
     private readonly leadership: LeadershipService,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
-  ) {
-    this.loop = new Loop({ name: 'reconciler', logger: this.logger, pass: () => this.pass() });
+  ) {}
+
+  onModuleInit(): void {
+    this.leadership.whileLeading('Reconciler', this.config.scheduler.reconcileIntervalMs, (term) => this.reconcile(term));
   }
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  private async pass(): Promise<number> {
-    const interval = this.config.scheduler.reconcileIntervalMs;
-    const term = this.leadership.term();
-    if (!term) return interval;
+  private async reconcile(term: LeadershipTerm): Promise<number> {
     const overdue = await this.runs.listOverdueEnqueued(this.db, this.config.scheduler.reconcileGraceMs, RECONCILE_BATCH);
     const repaired = await this.dispatcher.redeliver(overdue);
     if (repaired.length > 0) this.logger.warn(`re-enqueued ${repaired.length} runs Redis had lost`);
@@ -47,6 +37,6 @@ export class ReconcilerService implements OnApplicationBootstrap, BeforeApplicat
     for (const scheduleId of await this.runs.listStrandedParkedSchedules(this.db, RECONCILE_BATCH)) {
       await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, scheduleId, `reconciler:${term.holder}`));
     }
-    return overdue.length === RECONCILE_BATCH ? 0 : interval;
+    return overdue.length === RECONCILE_BATCH ? 0 : this.config.scheduler.reconcileIntervalMs;
   }
 }

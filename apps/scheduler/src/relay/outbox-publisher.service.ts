@@ -4,11 +4,11 @@
  * group. An event is marked published only after Redis took it, so delivery is at least once;
  * consumers deduplicate on the `id` field.
  */
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { KairosConfig } from '@kairos/config';
 import { OutboxRepository, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, Loop, REDIS_PRODUCER } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, REDIS_PRODUCER } from '@kairos/runtime';
 import { LeadershipService } from '../leadership/leadership.service.js';
 
 const PUBLISH_BATCH = 500;
@@ -20,9 +20,7 @@ export function eventStreamKey(queuePrefix: string): string {
 }
 
 @Injectable()
-export class OutboxPublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('OutboxPublisher');
-  private readonly loop: Loop;
+export class OutboxPublisher implements OnModuleInit {
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -30,21 +28,14 @@ export class OutboxPublisher implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(REDIS_PRODUCER) private readonly redis: Redis,
     private readonly leadership: LeadershipService,
     private readonly outbox: OutboxRepository,
-  ) {
-    this.loop = new Loop({ name: 'outbox', logger: this.logger, pass: () => this.pass() });
+  ) {}
+
+  onModuleInit(): void {
+    this.leadership.whileLeading('OutboxPublisher', this.config.scheduler.relayIntervalMs, () => this.publish());
   }
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  private async pass(): Promise<number> {
+  private async publish(): Promise<number> {
     const interval = this.config.scheduler.relayIntervalMs;
-    if (!this.leadership.term()) return interval;
     const events = await this.outbox.listUnpublished(this.db, PUBLISH_BATCH);
     if (events.length === 0) return interval;
     const key = eventStreamKey(this.config.queuePrefix);

@@ -3,43 +3,28 @@
  * the worker dispatch their own runs right after committing; this pass catches whatever they could
  * not (a crash between commit and enqueue, Redis away for a moment).
  */
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { RunRepository, type Db } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, Loop } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
 import { LeadershipService } from '../leadership/leadership.service.js';
 
 const RELAY_BATCH = 500;
 
 @Injectable()
-export class RelayService implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('Relay');
-  private readonly loop: Loop;
-
+export class RelayService implements OnModuleInit {
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
     private readonly leadership: LeadershipService,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
-  ) {
-    this.loop = new Loop({ name: 'relay', logger: this.logger, pass: () => this.pass() });
-  }
+  ) {}
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  private async pass(): Promise<number> {
+  onModuleInit(): void {
     const interval = this.config.scheduler.relayIntervalMs;
-    if (!this.leadership.term()) return interval;
-    const relayed = await this.relayOnce();
-    return relayed === RELAY_BATCH ? 0 : interval;
+    this.leadership.whileLeading('Relay', interval, async () => ((await this.relayOnce()) === RELAY_BATCH ? 0 : interval));
   }
 
   /** Dispatches one batch of undispatched runs; returns how many were handed over. */

@@ -4,7 +4,7 @@
  * epoch, writes the ticks, the runs and the advanced cursors. Only after the commit are the new
  * runs handed to Redis (the relay heals a crash in between).
  */
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { KairosConfig } from '@kairos/config';
 import { planSlots } from '@kairos/domain';
@@ -25,8 +25,8 @@ import {
   type TickRecord,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, SCHEDULER_LEASE } from '@kairos/runtime';
-import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, SCHEDULER_LEASE } from '@kairos/runtime';
+import { LeadershipService, type LeaderTask, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 export interface TickResult {
   schedules: number;
@@ -37,9 +37,9 @@ export interface TickResult {
 }
 
 @Injectable()
-export class TickService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class TickService implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Tick');
-  private readonly loop: Loop;
+  private task: LeaderTask | null = null;
   private listener: pg.Client | null = null;
   private stopping = false;
 
@@ -53,27 +53,24 @@ export class TickService implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly dispatcher: RunDispatcher,
     private readonly outbox: OutboxRepository,
     private readonly metrics: KairosMetrics,
-  ) {
-    this.loop = new Loop({ name: 'tick', logger: this.logger, pass: () => this.pass() });
+  ) {}
+
+  onModuleInit(): void {
+    this.task = this.leadership.whileLeading('Tick', this.config.scheduler.tickMaxIdleMs, (term) => this.pass(term));
   }
 
   onApplicationBootstrap(): void {
-    this.leadership.onTermChange(() => this.loop.wake());
-    this.loop.start();
     void this.listen();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    await this.loop.stop();
     await this.listener?.end().catch(() => undefined);
   }
 
   /** One pass: tick while batches come back full, then sleep until the next slot is due (bounded). */
-  private async pass(): Promise<number> {
-    const term = this.leadership.term();
+  private async pass(term: LeadershipTerm): Promise<number> {
     const maxIdle = this.config.scheduler.tickMaxIdleMs;
-    if (!term) return maxIdle;
     const result = await this.tickOnce(term);
     if (result.more) return 0;
     const dueInMs = await this.schedules.msUntilNextDue(this.db);
@@ -162,7 +159,7 @@ export class TickService implements OnApplicationBootstrap, BeforeApplicationShu
       try {
         await client.connect();
         await client.query(`LISTEN ${SCHEDULES_CHANNEL}`);
-        client.on('notification', () => this.loop.wake());
+        client.on('notification', () => this.task?.wake());
         this.listener = client;
         if (!this.stopping) {
           await new Promise<void>((resolve) => {

@@ -4,28 +4,31 @@
  * the same statement or transaction. Every write by a lease holder carries its epoch: a stale
  * epoch matches zero rows and changes nothing.
  */
-import { isUuid, type ActiveRun, type JsonValue, type ReasonCode, type RetryPolicy, type RunOrigin, type RunState, type Target } from '@kairos/domain';
+import { isUuid, type ActiveRun, type JsonValue, type ReasonCode, type RetryPolicy, type RunState, type Target } from '@kairos/domain';
 import { inTransaction, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, type RunEventRow, type RunRow } from './run-row.js';
 
-export interface NewRun {
-  id: string;
-  namespaceId: string;
-  scheduleId: string | null;
-  origin: RunOrigin;
-  sourceRunId: string | null;
-  scheduledFor: Date;
-  /** Null parks the run behind an active one (overlap buffer) until it is released. */
-  availableAt: Date | null;
-  deferReason: string | null;
-  exclusive: boolean;
-  maxAttempts: number;
-  target: Target;
-  payload: JsonValue | null;
-  retry: RetryPolicy;
-  timeoutMs: number;
-  idempotencyKey: string | null;
+/** A run to insert: its columns (availableAt null parks it behind an active run) and its queued event. */
+export interface NewRun
+  extends Pick<
+    RunRow,
+    | 'id'
+    | 'namespaceId'
+    | 'scheduleId'
+    | 'origin'
+    | 'sourceRunId'
+    | 'scheduledFor'
+    | 'availableAt'
+    | 'deferReason'
+    | 'exclusive'
+    | 'maxAttempts'
+    | 'target'
+    | 'payload'
+    | 'retry'
+    | 'timeoutMs'
+    | 'idempotencyKey'
+  > {
   actor: string;
   reasonCode: ReasonCode | null;
   detail: Record<string, unknown>;

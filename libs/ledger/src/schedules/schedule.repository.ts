@@ -30,13 +30,7 @@ export interface TickRecord {
   origin: TickOrigin;
 }
 
-export interface TickRow {
-  scheduledFor: Date;
-  outcome: TickOutcome;
-  reasonCode: ReasonCode;
-  reasonText: string | null;
-  runId: string | null;
-  origin: TickOrigin;
+export interface TickRow extends Omit<TickRecord, 'scheduleId' | 'namespaceId'> {
   createdAt: Date;
 }
 
