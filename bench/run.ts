@@ -9,7 +9,7 @@
  */
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
-import { newId, type ScheduleSpec } from '@kairos/domain';
+import { newId, parseScheduleCreate, specHash } from '@kairos/domain';
 import { RunRepository, ScheduleRepository, inTransaction, type NewRun } from '@kairos/ledger';
 import { RUNS_QUEUE } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/runtime';
@@ -182,24 +182,12 @@ async function kairosLateness(): Promise<number[]> {
   await inTransaction(box.db, async (tx) => {
     for (let i = 0; i < TIMERS; i++) {
       const at = t0 + Math.floor((i * SPREAD_MS) / TIMERS);
-      const spec: ScheduleSpec = {
-        name: `timer-${i}`,
-        timing: { kind: 'at', atMs: at },
-        timezone: 'UTC',
-        dst: { gap: 'shift', overlap: 'first' },
-        catchup: { mode: 'latest', windowMs: null, limit: null },
-        overlap: 'allow',
-        target: { type: 'handler', name: 'noop' },
-        payload: null,
-        retry: RETRY,
-        timeoutMs: 60_000,
-        startAtMs: null,
-        endAtMs: null,
-        maxRuns: null,
-        jitterMs: 0,
-        labels: {},
-      };
-      await schedules.create(tx, { id: newId(), namespaceId, name: spec.name!, spec, specHash: String(i), paused: false, idempotencyKey: null, nextFireAt: new Date(at) });
+      // The same reader as POST /v1/schedules, without the HTTP round trip per timer.
+      const { spec } = parseScheduleCreate(
+        { name: `timer-${i}`, at: new Date(at).toISOString(), target: { type: 'handler', name: 'noop' }, overlap: 'allow', retry: { maxAttempts: 1 } },
+        Date.now(),
+      );
+      await schedules.create(tx, { id: newId(), namespaceId, name: spec.name!, spec, specHash: specHash(spec), paused: false, idempotencyKey: null, nextFireAt: new Date(at) });
     }
   });
   if (Date.now() > t0 - 500) throw new Error('bench: creating the timers took longer than the head start; lower KAIROS_BENCH_TIMERS');
