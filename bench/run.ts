@@ -11,7 +11,7 @@ import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
 import { newId, parseScheduleCreate, specHash } from '@kairos/domain';
 import { RunRepository, ScheduleRepository, inTransaction, type NewRun } from '@kairos/ledger';
-import { RUNS_QUEUE } from '@kairos/queue';
+import { deleteKeysWithPrefix } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/runtime';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
@@ -51,9 +51,7 @@ async function sandbox(label: string): Promise<Sandbox> {
     drop: async () => {
       await db.end();
       await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      const queue = new Queue(RUNS_QUEUE, { connection: { url: REDIS_URL }, prefix: `kb-${name}` });
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
+      await deleteKeysWithPrefix(REDIS_URL, `kb-${name}`);
     },
   };
 }

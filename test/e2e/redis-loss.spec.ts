@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { newId, type JsonValue } from '../../libs/domain/src/index.js';
 import { RunRepository, inTransaction } from '../../libs/ledger/src/index.js';
-import { RUNS_QUEUE } from '../../libs/queue/src/index.js';
+import { RUNS_QUEUE, deleteKeysWithPrefix } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { REDIS_URL, dropRedisPrefix } from '../support/services.js';
+import { REDIS_URL } from '../support/services.js';
 import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('losing Redis loses nothing', () => {
@@ -92,7 +92,7 @@ describe('losing Redis loses nothing', () => {
     const schedule = (await client.post('/v1/schedules', { every: '1s', target: { type: 'handler', name: 'noop' } })).body;
     const delayed = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(Date.now() + 2_000).toISOString() })).body;
     await sleep(1_500);
-    await dropRedisPrefix(t.redisPrefix);
+    await deleteKeysWithPrefix(REDIS_URL, t.redisPrefix);
     const wipedAt = new Date();
     await succeeded(delayed.id);
     await waitFor(async () => {

@@ -11,7 +11,8 @@ import { startKairos, type StartedKairos } from '../../libs/runtime/src/index.js
 import { ApiModule } from '../../apps/api/src/api.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../../apps/worker/src/worker.module.js';
-import { REDIS_URL, createDatabase, databaseUrl, dropDatabase, dropRedisPrefix, uniqueName } from './services.js';
+import { deleteKeysWithPrefix } from '../../libs/queue/src/index.js';
+import { REDIS_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -62,7 +63,7 @@ export async function testEnvironment(): Promise<TestEnvironment> {
     cleanup: async () => {
       await db.end();
       await dropDatabase(name);
-      await dropRedisPrefix(redisPrefix);
+      await deleteKeysWithPrefix(REDIS_URL, redisPrefix);
     },
   };
 }

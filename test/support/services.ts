@@ -1,7 +1,6 @@
 /** Where the test run finds Postgres and Redis, and how it makes and drops its own databases. */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 
 export const ADMIN_DATABASE_URL = process.env.KAIROS_TEST_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -32,19 +31,4 @@ export async function createDatabase(name: string, template?: string): Promise<v
 
 export async function dropDatabase(name: string): Promise<void> {
   await admin((c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));
-}
-
-/** Deletes every Redis key under `prefix:` (the BullMQ keys of one test). */
-export async function dropRedisPrefix(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }

@@ -45,3 +45,18 @@ export async function probeRedis(redisUrl: string, timeoutMs = 5_000): Promise<v
     redis.disconnect();
   }
 }
+
+/** Deletes every key under `prefix:`: what a deployment (or a test run) with that prefix left in Redis. */
+export async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
