@@ -68,7 +68,9 @@ describe('two schedulers, one leader', () => {
       );
       return rows[0].at ? new Date(rows[0].at) : undefined;
     }, 'a slot fired by the standby', TTL_MS + 5_000);
-    expect(firstAfterKill.getTime() - killedAt).toBeLessThanOrEqual(TTL_MS + 1_000);
+    const failoverMs = firstAfterKill.getTime() - killedAt;
+    console.info(`failover: the standby fired its first slot ${failoverMs} ms after the leader was killed (TTL ${TTL_MS} ms)`);
+    expect(failoverMs).toBeLessThanOrEqual(TTL_MS + 1_000);
 
     await sleep(8_000);
     sampling = false;
