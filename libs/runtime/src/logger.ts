@@ -1,7 +1,7 @@
 /** Nest's console logger without its start-up chatter (one line per module and route), which hides what matters. */
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
 
-const QUIET_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+const QUIET_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication', 'GraphQLModule']);
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 export class KairosLogger extends ConsoleLogger {

@@ -100,7 +100,7 @@ export interface RetriedRun {
 
 /** The detail of a verdict event: the story explain tells about the attempt that ended. */
 function eventDetail(reasonText: string | null, error: Record<string, unknown> | null, response: Record<string, unknown> | null) {
-  return { reasonText, ...(error ? { error } : {}), ...(response ? { response } : {}) };
+  return { ...(reasonText ? { reasonText } : {}), ...(error ? { error } : {}), ...(response ? { response } : {}) };
 }
 
 /** A run to hand to the queue: its id and when it is due. */
