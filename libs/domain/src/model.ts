@@ -7,7 +7,6 @@ export const RUN_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelle
 export type RunState = (typeof RUN_STATES)[number];
 
 export const TERMINAL_RUN_STATES: readonly RunState[] = ['succeeded', 'failed', 'cancelled', 'dead'];
-export const ACTIVE_RUN_STATES: readonly RunState[] = ['queued', 'running'];
 
 export function isTerminalRunState(state: RunState): boolean {
   return TERMINAL_RUN_STATES.includes(state);
