@@ -49,7 +49,7 @@ describe('catch-up', () => {
     for (const [name, policy] of Object.entries(policies)) {
       const created = await client.post('/v1/schedules', { name, ...base, ...policy });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
-      expect(created.body.nextFireAt).toBe(new Date(t0).toISOString());
+      expect(Date.parse(created.body.nextFireAt)).toBe(t0);
       ids[name] = created.body.id;
     }
 

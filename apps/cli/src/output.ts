@@ -1,4 +1,6 @@
 /** Where the CLI writes: stdout in real use, a buffer in tests. */
+import { formatOptionalInstant } from '@kairos/domain';
+
 export interface Output {
   line(text: string): void;
 }
@@ -12,4 +14,4 @@ export function table(headers: string[], rows: string[][]): string {
   return [render(headers), ...rows.map(render)].join('\n');
 }
 
-export const iso = (d: Date | null | undefined): string => (d ? d.toISOString() : '-');
+export const iso = (d: Date | null | undefined): string => formatOptionalInstant(d) ?? '-';

@@ -15,3 +15,4 @@ export * from './run-spec.js';
 export * from './preview.js';
 export * from './attempts.js';
 export * from './api-keys.js';
+export * from './instants.js';

@@ -1,6 +1,6 @@
 /** POST /v1/cron/preview: the next fire instants of an ad-hoc spec, without storing anything. */
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { previewSpec } from '@kairos/domain';
+import { previewSpec, formatInstant } from '@kairos/domain';
 import { RequiresScope } from '../http/caller.guard.js';
 
 @Controller('v1/cron')
@@ -9,6 +9,6 @@ export class CronPreviewController {
   @RequiresScope('read')
   @HttpCode(200)
   preview(@Body() body: unknown) {
-    return { fireTimes: previewSpec(body, Date.now()).map((ms) => new Date(ms).toISOString()) };
+    return { fireTimes: previewSpec(body, Date.now()).map(formatInstant) };
   }
 }

@@ -255,7 +255,7 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     ],
     examples: ['90s', '15m', '1h30m', 60000],
   },
-  Instant: { type: 'string', format: 'date-time', description: 'An instant in UTC, ISO 8601 with Z.', examples: ['2026-12-01T01:30:00.000Z'] },
+  Instant: { type: 'string', format: 'date-time', description: 'An instant in UTC, ISO 8601 with Z; milliseconds only when there are some.', examples: ['2026-12-01T01:30:00Z'] },
   InstantInput: {
     type: 'string',
     format: 'date-time',

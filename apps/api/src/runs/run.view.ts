@@ -2,6 +2,7 @@
 import type { Attempt, JsonValue } from '@kairos/domain';
 import type { RunEventRow, RunRow } from '@kairos/ledger';
 import { iso, retryView, targetView } from '../schedules/schedule.view.js';
+import { formatInstant } from '@kairos/domain';
 
 export function runView(row: RunRow) {
   return {
@@ -9,7 +10,7 @@ export function runView(row: RunRow) {
     scheduleId: row.scheduleId,
     origin: row.origin,
     sourceRunId: row.sourceRunId,
-    scheduledFor: row.scheduledFor.toISOString(),
+    scheduledFor: formatInstant(row.scheduledFor),
     availableAt: iso(row.availableAt),
     deferReason: row.deferReason,
     state: row.state,
@@ -25,7 +26,7 @@ export function runView(row: RunRow) {
     crashCount: row.crashCount,
     cancelRequestedAt: iso(row.cancelRequestedAt),
     idempotencyKey: row.idempotencyKey,
-    createdAt: row.createdAt.toISOString(),
+    createdAt: formatInstant(row.createdAt),
     startedAt: iso(row.startedAt),
     finishedAt: iso(row.finishedAt),
     leaseEpoch: row.leaseEpoch,
@@ -39,7 +40,7 @@ export function attemptView(attempt: Attempt) {
     attempt: attempt.attempt,
     leaseEpoch: attempt.leaseEpoch,
     worker: attempt.worker,
-    startedAt: attempt.startedAt.toISOString(),
+    startedAt: formatInstant(attempt.startedAt),
     finishedAt: iso(attempt.finishedAt),
     outcome: attempt.outcome,
     reasonCode: attempt.reasonCode,
@@ -53,7 +54,7 @@ export type AttemptView = ReturnType<typeof attemptView>;
 export function runEventView(event: RunEventRow) {
   return {
     id: event.id,
-    at: event.at.toISOString(),
+    at: formatInstant(event.at),
     kind: event.kind,
     fromState: event.fromState,
     toState: event.toState,

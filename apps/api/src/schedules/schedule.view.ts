@@ -1,5 +1,5 @@
 /** The wire shape of a schedule (DESIGN.md section 7): the definition with defaults filled in, and its cursor; and of its ticks. */
-import { formatDuration, type JsonValue, type RetryPolicy, type Target } from '@kairos/domain';
+import { formatDuration, type JsonValue, type RetryPolicy, type Target, formatInstant, formatOptionalInstant } from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
 
 export interface ScheduleView {
@@ -32,9 +32,7 @@ export interface ScheduleView {
   deduped: boolean;
 }
 
-export function iso(date: Date | null): string | null {
-  return date === null ? null : date.toISOString();
-}
+export const iso = formatOptionalInstant;
 
 export function targetView(target: Target): Record<string, unknown> {
   return target.type === 'handler'
@@ -80,8 +78,8 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     nextFireAt: iso(row.nextFireAt),
     lastFireAt: iso(row.lastFireAt),
     fireCount: row.fireCount,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    createdAt: formatInstant(row.createdAt),
+    updatedAt: formatInstant(row.updatedAt),
     deduped,
   };
 }
@@ -89,13 +87,13 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
 /** One evaluated slot of a schedule and what came of it. */
 export function tickView(tick: TickRow) {
   return {
-    scheduledFor: tick.scheduledFor.toISOString(),
+    scheduledFor: formatInstant(tick.scheduledFor),
     outcome: tick.outcome,
     reasonCode: tick.reasonCode,
     reasonText: tick.reasonText,
     runId: tick.runId,
     origin: tick.origin,
-    createdAt: tick.createdAt.toISOString(),
+    createdAt: formatInstant(tick.createdAt),
   };
 }
 

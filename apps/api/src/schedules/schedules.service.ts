@@ -3,27 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  ConflictError,
-  NotFoundError,
-  OVERLAP_POLICIES,
-  ValidationError,
-  SPEC_FIELDS,
-  firstFireAt,
-  isObject,
-  newId,
-  nextSlotWithinBounds,
-  parseInstant,
-  parseScheduleCreate,
-  readEnum,
-  readObject,
-  readPayload,
-  recurrenceOf,
-  specHash,
-  type JsonObject,
-  type ScheduleSpec,
-  type SlotDecision,
-} from '@kairos/domain';
+import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readEnum, readObject, readPayload, recurrenceOf, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -253,7 +233,7 @@ export class SchedulesService {
     const remaining = spec.maxRuns === null ? count : Math.max(0, Math.min(count, spec.maxRuns - row.fireCount));
     const times: string[] = [];
     for (let slot = nextSlotWithinBounds(spec, rec, after ?? Date.now()); slot !== null && times.length < remaining; slot = nextSlotWithinBounds(spec, rec, slot)) {
-      times.push(new Date(slot).toISOString());
+      times.push(formatInstant(slot));
     }
     return times;
   }

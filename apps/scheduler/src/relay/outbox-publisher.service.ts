@@ -10,6 +10,7 @@ import type { KairosConfig } from '@kairos/config';
 import { OutboxRepository, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, REDIS_PRODUCER } from '@kairos/runtime';
 import { LeadershipService } from '../leadership/leadership.service.js';
+import { formatInstant } from '@kairos/domain';
 
 const PUBLISH_BATCH = 500;
 /** The stream keeps about this many events; older ones are trimmed as new ones arrive. */
@@ -44,7 +45,7 @@ export class OutboxPublisher implements OnModuleInit {
       pipeline.xadd(
         key, 'MAXLEN', '~', STREAM_LENGTH, '*',
         'id', String(e.id), 'topic', e.topic, 'namespaceId', e.namespaceId, 'aggregateId', e.aggregateId,
-        'createdAt', e.createdAt.toISOString(), 'payload', JSON.stringify(e.payload),
+        'createdAt', formatInstant(e.createdAt), 'payload', JSON.stringify(e.payload),
       );
     }
     const results = (await pipeline.exec()) ?? [];

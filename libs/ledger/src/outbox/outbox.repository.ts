@@ -3,7 +3,7 @@
  * describes, so it exists exactly when the change does. The leader publishes unpublished events in
  * id order and then marks them; a crash in between publishes them again (at least once).
  */
-import type { DomainEventTopic } from '@kairos/domain';
+import { formatOptionalInstant, type DomainEventTopic } from '@kairos/domain';
 import type { Queryable } from '../database.js';
 import type { ScheduleRow } from '../schedules/schedule-row.js';
 
@@ -25,7 +25,7 @@ export function scheduleEvent(topic: DomainEventTopic, row: ScheduleRow, actor: 
     namespaceId: row.namespaceId,
     topic,
     aggregateId: row.id,
-    payload: { scheduleId: row.id, name: row.name, status: row.status, nextFireAt: row.nextFireAt?.toISOString() ?? null, actor },
+    payload: { scheduleId: row.id, name: row.name, status: row.status, nextFireAt: formatOptionalInstant(row.nextFireAt), actor },
   };
 }
 

@@ -4,7 +4,7 @@
  * the same statement or transaction. Every write by a lease holder carries its epoch: a stale
  * epoch matches zero rows and changes nothing.
  */
-import { isUuid, type ActiveRun, type JsonValue, type ReasonCode, type RetryPolicy, type RunState, type Target } from '@kairos/domain';
+import { formatInstant, isUuid, type ActiveRun, type JsonValue, type ReasonCode, type RetryPolicy, type RunState, type Target } from '@kairos/domain';
 import { inTransaction, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, type RunEventRow, type RunRow } from './run-row.js';
@@ -275,7 +275,7 @@ export class RunRepository {
         runs.map((r) => r.id),
         runs.map((r) => r.actor),
         runs.map((r) => r.reasonCode),
-        runs.map((r) => JSON.stringify({ origin: r.origin, scheduledFor: r.scheduledFor.toISOString(), ...r.detail })),
+        runs.map((r) => JSON.stringify({ origin: r.origin, scheduledFor: formatInstant(r.scheduledFor), ...r.detail })),
       ],
     });
   }

@@ -17,6 +17,7 @@ import type { AttemptOutcome, JsonValue, Target } from '@kairos/domain';
 import { NamespaceRepository, type ClaimedRun, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
 import { AddressPolicy } from './address-policy.js';
+import { formatInstant } from '@kairos/domain';
 
 type HttpTargetSpec = Extract<Target, { type: 'http' }>;
 
@@ -61,7 +62,7 @@ export class HttpTarget {
     const body = JSON.stringify({
       runId: run.id,
       scheduleId: run.scheduleId,
-      scheduledFor: run.scheduledFor.toISOString(),
+      scheduledFor: formatInstant(run.scheduledFor),
       attempt: run.attempt,
       payload: run.payload,
     });
@@ -69,7 +70,7 @@ export class HttpTarget {
       ...target.headers,
       'content-type': 'application/json',
       'user-agent': 'kairos',
-      'idempotency-key': run.scheduleId ? `${run.scheduleId}:${run.scheduledFor.toISOString()}` : run.id,
+      'idempotency-key': run.scheduleId ? `${run.scheduleId}:${formatInstant(run.scheduledFor)}` : run.id,
       'kairos-signature': signatureHeader(await this.secretOf(run.namespaceId), body, Math.floor(Date.now() / 1000)),
       'kairos-run-id': run.id,
       'kairos-attempt': String(run.attempt),
