@@ -65,7 +65,7 @@ export type FinalVerdict = {
   error: Record<string, unknown> | null;
   reasonCode: ReasonCode;
   reasonText: string | null;
-  /** What an HTTP target answered, kept on the attempt. */
+  /** What an HTTP target answered, kept in the verdict event (the attempt view reads it from there). */
   response: Record<string, unknown> | null;
 };
 
