@@ -156,8 +156,7 @@ export class SchedulesService {
   async remove(caller: CallerContext, id: string): Promise<void> {
     await inTransaction(this.db, async (tx) => {
       const row = await this.require(tx, caller, id, true);
-      const queued = await this.runs.list(tx, caller.namespaceId, { scheduleId: id, state: 'queued' }, 10_000);
-      await this.runs.requestCancel(tx, queued.items.map((r) => r.id), caller.actor, 'SCHEDULE_DELETED', 'the schedule was deleted');
+      await this.runs.requestCancel(tx, await this.runs.queuedIdsOfSchedule(tx, id), caller.actor, 'SCHEDULE_DELETED', 'the schedule was deleted');
       await this.schedules.markDeleted(tx, id);
       await this.outbox.append(tx, [scheduleEvent('schedule.deleted', row, caller.actor)]);
     });

@@ -184,6 +184,12 @@ export class RunRepository {
     return rows;
   }
 
+  /** Every queued run of a schedule, parked ones included. */
+  async queuedIdsOfSchedule(tx: Queryable, scheduleId: string): Promise<string[]> {
+    const { rows } = await tx.query<{ id: string }>(`SELECT id FROM runs WHERE schedule_id = $1 AND state = 'queued'`, [scheduleId]);
+    return rows.map((r) => r.id);
+  }
+
   /** The queued and running runs of each schedule, oldest slot first: the input of overlap decisions. */
   async activeBySchedule(tx: Queryable, scheduleIds: readonly string[]): Promise<Map<string, ActiveRun[]>> {
     const active = new Map<string, ActiveRun[]>();
