@@ -82,6 +82,13 @@ describe('the kairos CLI', () => {
       { check: 'terminal-reason', subject: `run ${deadRunId}`, detail: 'terminal run has reason code SOMETHING_ELSE, not in the catalogue' },
     ]);
     await t.db.query(`UPDATE runs SET reason_code = 'HANDLER_ERROR' WHERE id = $1`, [deadRunId]);
+
+    const orphan = '01a226b4-d238-7c31-b6af-28c7c8951e9f';
+    await t.db.query(`INSERT INTO run_events (run_id, kind, actor) VALUES ($1, 'queued', 'test')`, [orphan]);
+    const orphaned = await cli('fsck', '--json');
+    expect(orphaned.code).toBe(1);
+    expect(JSON.parse(orphaned.out)).toEqual([{ check: 'event-has-run', subject: `run ${orphan}`, detail: expect.stringMatching(/^event \d+ \(queued\) belongs to no run$/) }]);
+    await t.db.query(`DELETE FROM run_events WHERE run_id = $1`, [orphan]);
   });
 
   it('migrate reports an up-to-date ledger, and usage errors exit 2', async () => {

@@ -42,6 +42,11 @@ const CHECKS: Check[] = [
           FROM runs r WHERE NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.kind = 'queued')`,
   },
   {
+    name: 'event-has-run',
+    sql: `SELECT 'run ' || e.run_id AS subject, 'event ' || e.id || ' (' || e.kind || ') belongs to no run' AS detail
+          FROM run_events e WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = e.run_id)`,
+  },
+  {
     name: 'event-matches-state',
     sql: `SELECT 'run ' || r.id AS subject, 'state is ' || r.state || ' but the last transition event says ' || e.to_state AS detail
           FROM runs r

@@ -508,7 +508,7 @@ export class RunRepository {
   async recordLeaseLost(db: Queryable, runId: string, epoch: number, owner: string, detail: Record<string, unknown>): Promise<void> {
     await db.query(
       `INSERT INTO run_events (run_id, kind, lease_epoch, actor, reason_code, detail)
-       VALUES ($1, 'lease_lost', $2, $3, 'LEASE_LOST', $4::jsonb)`,
+       SELECT id, 'lease_lost', $2, $3, 'LEASE_LOST', $4::jsonb FROM runs WHERE id = $1`,
       [runId, epoch, owner, JSON.stringify(detail)],
     );
   }
