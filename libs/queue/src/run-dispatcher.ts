@@ -30,18 +30,18 @@ export class RunDispatcher {
 
   /**
    * The reconciler's repair: for each run Postgres says is queued and enqueued, make sure Redis
-   * really holds a live job for it. A missing job is added again; a failed job (kept for Bull Board,
-   * and one that would swallow a new add with the same id) is removed first. Returns the ids repaired.
+   * really holds a live job for it. A missing job is added again; a finished one (a failed job kept
+   * for Bull Board, which would swallow a new add with the same id) is removed first. Returns the
+   * ids repaired. Each check reads the job's own hash, so its cost does not grow with the backlog
+   * waiting in the queue, as a check of the job's state in the wait list would.
    */
   async redeliver(items: readonly DispatchItem[]): Promise<string[]> {
+    const jobs = await Promise.all(items.map((item) => this.queue.getJob(item.id)));
     const repaired: string[] = [];
-    for (const item of items) {
-      const state = await this.queue.getJobState(item.id);
-      if (state === 'completed' || state === 'failed') {
-        await this.queue.remove(item.id);
-      } else if (state !== 'unknown') {
-        continue;
-      }
+    for (const [i, item] of items.entries()) {
+      const job = jobs[i];
+      if (job && !job.finishedOn) continue;
+      if (job) await this.queue.remove(item.id);
       await this.queue.add('run', { runId: item.id }, this.job(item).opts);
       repaired.push(item.id);
     }

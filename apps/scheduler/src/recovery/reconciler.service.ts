@@ -6,7 +6,7 @@
  */
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunRepository, type Db } from '@kairos/ledger';
+import { RunRepository, type Db, type DispatchItem } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
 import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
@@ -16,6 +16,8 @@ const RECONCILE_BATCH = 500;
 @Injectable()
 export class ReconcilerService implements OnModuleInit {
   private readonly logger = new Logger('Reconciler');
+  /** Where the walk through the overdue runs stands: the last run of the previous full page. */
+  private cursor: DispatchItem | null = null;
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -29,14 +31,20 @@ export class ReconcilerService implements OnModuleInit {
     this.leadership.whileLeading('Reconciler', this.config.scheduler.reconcileIntervalMs, (term) => this.reconcile(term));
   }
 
+  /**
+   * One page of overdue runs per pass, walking the whole overdue set across passes: a backlog the
+   * workers have not reached yet is overdue too, and its jobs are live. The walk only hurries
+   * (next page at once) while pages keep turning up lost jobs, as after a Redis wipe.
+   */
   private async reconcile(term: LeadershipTerm): Promise<number> {
-    const overdue = await this.runs.listOverdueEnqueued(this.db, this.config.scheduler.reconcileGraceMs, RECONCILE_BATCH);
+    const overdue = await this.runs.listOverdueEnqueued(this.db, this.config.scheduler.reconcileGraceMs, RECONCILE_BATCH, this.cursor);
+    this.cursor = overdue.length === RECONCILE_BATCH ? overdue[overdue.length - 1]! : null;
     const repaired = await this.dispatcher.redeliver(overdue);
     if (repaired.length > 0) this.logger.warn(`re-enqueued ${repaired.length} runs Redis had lost`);
 
     for (const scheduleId of await this.runs.listStrandedParkedSchedules(this.db, RECONCILE_BATCH)) {
       await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, scheduleId, `reconciler:${term.holder}`));
     }
-    return overdue.length === RECONCILE_BATCH ? 0 : this.config.scheduler.reconcileIntervalMs;
+    return this.cursor !== null && repaired.length > 0 ? 0 : this.config.scheduler.reconcileIntervalMs;
   }
 }

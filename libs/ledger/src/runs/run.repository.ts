@@ -313,15 +313,19 @@ export class RunRepository {
     await db.query(`UPDATE runs SET enqueued_at = NULL WHERE id = ANY($1::uuid[]) AND state = 'queued'`, [ids]);
   }
 
-  /** Queued runs Redis should already hold that are overdue by more than `graceMs`: the reconciler's list. */
-  async listOverdueEnqueued(db: Queryable, graceMs: number, limit: number): Promise<DispatchItem[]> {
+  /**
+   * Queued runs Redis should already hold that are overdue by more than `graceMs`: the reconciler's
+   * list, oldest due first, one page at a time after `after` (the last item of the previous page).
+   */
+  async listOverdueEnqueued(db: Queryable, graceMs: number, limit: number, after: DispatchItem | null = null): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
       `SELECT id, available_at AS "availableAt" FROM runs
        WHERE state = 'queued' AND enqueued_at IS NOT NULL
          AND available_at < now() - $1 * interval '1 millisecond'
          AND enqueued_at < now() - $1 * interval '1 millisecond'
-       ORDER BY available_at LIMIT $2`,
-      [graceMs, limit],
+         AND ($3::timestamptz IS NULL OR (available_at, id) > ($3, $4::uuid))
+       ORDER BY available_at, id LIMIT $2`,
+      [graceMs, limit, after?.availableAt ?? null, after?.id ?? null],
     );
     return rows;
   }
@@ -563,11 +567,14 @@ export class RunRepository {
     return rows;
   }
 
-  /** Schedules with parked runs and no active exclusive run: the safety net for releases that were missed. */
+  /**
+   * Schedules with parked runs and no active exclusive run: the safety net for releases that were
+   * missed. A parked run was never handed to Redis, so it is found through the relay's index.
+   */
   async listStrandedParkedSchedules(db: Queryable, limit: number): Promise<string[]> {
     const { rows } = await db.query<{ scheduleId: string }>(
       `SELECT DISTINCT p.schedule_id AS "scheduleId" FROM runs p
-       WHERE p.state = 'queued' AND p.available_at = 'infinity'
+       WHERE p.state = 'queued' AND p.enqueued_at IS NULL AND p.available_at = 'infinity'
          AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.schedule_id = p.schedule_id AND a.exclusive
                          AND (a.state = 'running' OR (a.state = 'queued' AND a.available_at < 'infinity')))
        LIMIT $1`,
