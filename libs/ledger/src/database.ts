@@ -12,6 +12,8 @@ export interface PoolOptions {
   connectionString: string;
   max?: number;
   applicationName?: string;
+  /** Session settings for every connection of the pool (`-c name=value`). */
+  settings?: Record<string, string>;
 }
 
 export function createPool(options: PoolOptions): Db {
@@ -21,6 +23,7 @@ export function createPool(options: PoolOptions): Db {
     application_name: options.applicationName ?? 'kairos',
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
+    ...(options.settings && { options: Object.entries(options.settings).map(([k, v]) => `-c ${k}=${v}`).join(' ') }),
   });
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);

@@ -33,19 +33,21 @@ export class RunDispatcher {
    * really holds a live job for it. A missing job is added again; a finished one (a failed job kept
    * for Bull Board, which would swallow a new add with the same id) is removed first. Returns the
    * ids repaired. Each check reads the job's own hash, so its cost does not grow with the backlog
-   * waiting in the queue, as a check of the job's state in the wait list would.
+   * waiting in the queue, as a check of the job's state in the wait list would. A run is asked
+   * again whether it is still queued after its job was found missing: a worker may have finished
+   * it, and removed its job, since the list was read.
    */
   async redeliver(items: readonly DispatchItem[]): Promise<string[]> {
     const jobs = await Promise.all(items.map((item) => this.queue.getJob(item.id)));
+    const suspects = items.flatMap((item, i) => (jobs[i] && !jobs[i].finishedOn ? [] : [{ item, finishedJob: jobs[i] !== undefined }]));
+    const stillQueued = new Set(await this.runs.markEnqueued(this.db, suspects.map((s) => s.item.id)));
     const repaired: string[] = [];
-    for (const [i, item] of items.entries()) {
-      const job = jobs[i];
-      if (job && !job.finishedOn) continue;
-      if (job) await this.queue.remove(item.id);
+    for (const { item, finishedJob } of suspects) {
+      if (!stillQueued.has(item.id)) continue;
+      if (finishedJob) await this.queue.remove(item.id);
       await this.queue.add('run', { runId: item.id }, this.job(item).opts);
       repaired.push(item.id);
     }
-    await this.runs.markEnqueued(this.db, repaired);
     return repaired;
   }
 

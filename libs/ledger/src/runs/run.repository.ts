@@ -297,14 +297,15 @@ export class RunRepository {
     return rows;
   }
 
-  /** Marks runs as handed to Redis, before the relay or the reconciler hands them over. */
-  async markEnqueued(db: Queryable, ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await db.query({
+  /** Marks runs as handed to Redis, before the relay or the reconciler hands them over. Returns the ids still queued. */
+  async markEnqueued(db: Queryable, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await db.query<{ id: string }>({
       name: 'kairos.runs.mark-enqueued',
-      text: `UPDATE runs SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND state = 'queued'`,
+      text: `UPDATE runs SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND state = 'queued' RETURNING id`,
       values: [ids],
     });
+    return rows.map((r) => r.id);
   }
 
   /** Undoes markEnqueued for runs Redis refused, so the relay hands them over on its next pass. */
