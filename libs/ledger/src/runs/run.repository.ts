@@ -300,11 +300,10 @@ export class RunRepository {
   /** Marks runs as handed to Redis, before the relay or the reconciler hands them over. Returns the ids still queued. */
   async markEnqueued(db: Queryable, ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
-    const { rows } = await db.query<{ id: string }>({
-      name: 'kairos.runs.mark-enqueued',
-      text: `UPDATE runs SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND state = 'queued' RETURNING id`,
-      values: [ids],
-    });
+    const { rows } = await db.query<{ id: string }>(
+      `UPDATE runs SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND state = 'queued' RETURNING id`,
+      [ids],
+    );
     return rows.map((r) => r.id);
   }
 
