@@ -12,3 +12,32 @@ export class RunAborted extends Error {
     this.name = 'RunAborted';
   }
 }
+
+/**
+ * How one execution is stopped: `signal` goes to the target, and `aborted` rejects with the same
+ * RunAborted, so the executor can stop waiting for a target that ignores its signal. The first
+ * abort wins; later ones change nothing.
+ */
+export class RunAbort {
+  private readonly controller = new AbortController();
+  private rejectAborted!: (reason: RunAborted) => void;
+  readonly aborted = new Promise<never>((_, reject) => (this.rejectAborted = reject));
+
+  constructor() {
+    this.aborted.catch(() => undefined);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get isAborted(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  abort(reason: RunAborted): void {
+    if (this.controller.signal.aborted) return;
+    this.controller.abort(reason);
+    this.rejectAborted(reason);
+  }
+}

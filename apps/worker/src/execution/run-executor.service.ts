@@ -45,14 +45,14 @@ export class RunExecutor {
     // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose.
     if (run.scheduleId !== null && run.attempt === 1) this.metrics.lateness((Date.now() - run.scheduledFor.getTime()) / 1000);
 
-    const controller = this.leases.track(run.id, run.leaseEpoch);
+    const abort = this.leases.track(run.id, run.leaseEpoch);
     const timer = setTimeout(
-      () => controller.abort(new RunAborted('timeout', `the run exceeded its timeout of ${run.timeoutMs} ms`)),
+      () => abort.abort(new RunAborted('timeout', `the run exceeded its timeout of ${run.timeoutMs} ms`)),
       run.timeoutMs,
     );
     let outcome: AttemptOutcome;
     try {
-      outcome = await this.targets.execute(run, controller.signal);
+      outcome = await this.targets.execute(run, abort);
     } catch (error) {
       if (!(error instanceof RunAborted)) {
         this.leases.untrack(run.id);

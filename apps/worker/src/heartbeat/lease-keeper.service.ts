@@ -9,11 +9,11 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import type { KairosConfig } from '@kairos/config';
 import { RunRepository, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, Loop } from '@kairos/runtime';
-import { RunAborted, type AbortKind } from '../execution/run-abort.js';
+import { RunAbort, RunAborted, type AbortKind } from '../execution/run-abort.js';
 
 interface HeldLease {
   epoch: number;
-  controller: AbortController;
+  abort: RunAbort;
   /** The attempt is over and its verdict is being written; the lease is renewed but nothing is aborted. */
   settling: boolean;
 }
@@ -42,11 +42,11 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
     await this.loop.stop();
   }
 
-  /** Starts tracking a claimed run; the returned controller aborts when the lease is lost or cancellation arrives. */
-  track(runId: string, epoch: number): AbortController {
-    const controller = new AbortController();
-    this.held.set(runId, { epoch, controller, settling: false });
-    return controller;
+  /** Starts tracking a claimed run; the returned handle aborts when the lease is lost or cancellation arrives. */
+  track(runId: string, epoch: number): RunAbort {
+    const abort = new RunAbort();
+    this.held.set(runId, { epoch, abort, settling: false });
+    return abort;
   }
 
   /** The attempt has ended; keep the lease until its verdict is written, but stop acting on it. */
@@ -64,7 +64,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   abortAll(kind: AbortKind, message: string): void {
-    for (const { controller } of this.held.values()) controller.abort(new RunAborted(kind, message));
+    for (const { abort } of this.held.values()) abort.abort(new RunAborted(kind, message));
   }
 
   private async pass(): Promise<number> {
@@ -81,9 +81,9 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
       const renewal = answer.get(id);
       if (!renewal) {
         this.logger.warn(`lost the lease of run ${id} (epoch ${epoch}); stopping its execution`);
-        lease.controller.abort(new RunAborted('lease_lost', `the lease of run ${id} at epoch ${epoch} was taken over`));
-      } else if (renewal.cancelRequested && !lease.controller.signal.aborted) {
-        lease.controller.abort(new RunAborted('cancelled', 'cancellation was requested', renewal.cancelRequestedBy));
+        lease.abort.abort(new RunAborted('lease_lost', `the lease of run ${id} at epoch ${epoch} was taken over`));
+      } else if (renewal.cancelRequested && !lease.abort.isAborted) {
+        lease.abort.abort(new RunAborted('cancelled', 'cancellation was requested', renewal.cancelRequestedBy));
       }
     }
     return interval;

@@ -2,7 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AttemptOutcome, JsonValue } from '@kairos/domain';
 import type { ClaimedRun } from '@kairos/ledger';
-import { RunAborted } from '../execution/run-abort.js';
+import { RunAbort, RunAborted } from '../execution/run-abort.js';
 import { HandlerRegistry } from './handler/handler.registry.js';
 import { HandlerError } from './handler/run-handler.js';
 import { HttpTarget } from './http/http-target.js';
@@ -15,18 +15,13 @@ export class TargetRunner {
   ) {}
 
   /**
-   * Runs the target until it settles or `signal` aborts, whichever comes first. An abort is
+   * Runs the target until it settles or the run is aborted, whichever comes first. An abort is
    * rethrown as the RunAborted that caused it; everything else becomes an outcome.
    */
-  async execute(run: ClaimedRun, signal: AbortSignal): Promise<AttemptOutcome> {
-    const aborted = new Promise<never>((_, reject) => {
-      const fail = (): void => reject(signal.reason instanceof RunAborted ? signal.reason : new RunAborted('cancelled', 'aborted'));
-      if (signal.aborted) fail();
-      else signal.addEventListener('abort', fail, { once: true });
-    });
-    aborted.catch(() => undefined);
+  async execute(run: ClaimedRun, abort: RunAbort): Promise<AttemptOutcome> {
+    const { signal } = abort;
     try {
-      return await Promise.race([this.attempt(run, signal), aborted]);
+      return await Promise.race([this.attempt(run, signal), abort.aborted]);
     } catch (error) {
       if (error instanceof RunAborted) throw error;
       if (signal.aborted && signal.reason instanceof RunAborted) throw signal.reason;
