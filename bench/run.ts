@@ -11,7 +11,7 @@ import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import { newId, parseScheduleCreate, specHash } from '@kairos/domain';
-import { RunRepository, ScheduleRepository, inTransaction, type NewRun } from '@kairos/ledger';
+import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
 import { deleteKeysWithPrefix } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/runtime';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
@@ -126,26 +126,19 @@ async function kairosThroughput(): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < RUNS; i += 500) {
     const now = new Date();
-    const batch: NewRun[] = Array.from({ length: Math.min(500, RUNS - i) }, () => ({
-      id: newId(),
-      namespaceId,
-      scheduleId: null,
-      origin: 'manual',
-      sourceRunId: null,
-      scheduledFor: now,
-      availableAt: now,
-      deferReason: null,
-      exclusive: false,
-      maxAttempts: 1,
-      target: { type: 'handler', name: 'noop' },
-      payload: null,
-      retry: RETRY,
-      timeoutMs: 60_000,
-      idempotencyKey: null,
-      actor: 'bench',
-      reasonCode: null,
-      detail: {},
-    }));
+    const batch = Array.from({ length: Math.min(500, RUNS - i) }, () =>
+      manualRun({
+        id: newId(),
+        namespaceId,
+        availableAt: now,
+        target: { type: 'handler', name: 'noop' },
+        payload: null,
+        retry: RETRY,
+        timeoutMs: 60_000,
+        idempotencyKey: null,
+        actor: 'bench',
+      }),
+    );
     await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
     await dispatcher.dispatch(batch.map((r) => ({ id: r.id, availableAt: r.availableAt! })));
   }

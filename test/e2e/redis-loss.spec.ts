@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { newId, type JsonValue } from '../../libs/domain/src/index.js';
-import { RunRepository, inTransaction } from '../../libs/ledger/src/index.js';
+import { RunRepository, inTransaction, manualRun } from '../../libs/ledger/src/index.js';
 import { RUNS_QUEUE, deleteKeysWithPrefix } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { REDIS_URL } from '../support/services.js';
@@ -37,26 +37,17 @@ describe('losing Redis loses nothing', () => {
     const id = newId();
     await inTransaction(t.db, (tx) =>
       new RunRepository().insertRuns(tx, [
-        {
+        manualRun({
           id,
           namespaceId,
-          scheduleId: null,
-          origin: 'manual',
-          sourceRunId: null,
-          scheduledFor: new Date(),
           availableAt: new Date(),
-          deferReason: null,
-          exclusive: false,
-          maxAttempts: 1,
           target: { type: 'handler', name: 'echo' },
           payload,
           retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1000, maxMs: 1000, jitter: 0 } },
           timeoutMs: 10_000,
           idempotencyKey: null,
           actor: 'test',
-          reasonCode: null,
-          detail: {},
-        },
+        }),
       ]),
     );
     return id;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from 'bullmq';
 import { newId } from '../../libs/domain/src/index.js';
-import { RunRepository, inTransaction, type NewRun } from '../../libs/ledger/src/index.js';
+import { RunRepository, inTransaction, manualRun, type NewRun } from '../../libs/ledger/src/index.js';
 import { RUNS_QUEUE, RunDispatcher } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { REDIS_URL } from '../support/services.js';
@@ -34,26 +34,19 @@ describe('the reconciler', () => {
   /** Queued runs due from `start` on, a millisecond apart, that Postgres says Redis has held for a minute. */
   async function overdueRuns(count: number, start: number): Promise<NewRun[]> {
     const namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
-    const runs: NewRun[] = Array.from({ length: count }, (_, i) => ({
-      id: newId(),
-      namespaceId,
-      scheduleId: null,
-      origin: 'manual',
-      sourceRunId: null,
-      scheduledFor: new Date(start + i),
-      availableAt: new Date(start + i),
-      deferReason: null,
-      exclusive: false,
-      maxAttempts: 1,
-      target: { type: 'handler', name: 'noop' },
-      payload: null,
-      retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1_000, maxMs: 1_000, jitter: 0 } },
-      timeoutMs: 10_000,
-      idempotencyKey: null,
-      actor: 'test',
-      reasonCode: null,
-      detail: {},
-    }));
+    const runs = Array.from({ length: count }, (_, i) =>
+      manualRun({
+        id: newId(),
+        namespaceId,
+        availableAt: new Date(start + i),
+        target: { type: 'handler', name: 'noop' },
+        payload: null,
+        retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1_000, maxMs: 1_000, jitter: 0 } },
+        timeoutMs: 10_000,
+        idempotencyKey: null,
+        actor: 'test',
+      }),
+    );
     await inTransaction(t.db, async (tx) => {
       await new RunRepository().insertRuns(tx, runs);
       await tx.query(`UPDATE runs SET enqueued_at = now() - interval '1 minute' WHERE id = ANY($1::uuid[])`, [runs.map((r) => r.id)]);

@@ -1,7 +1,7 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
-import { RunRepository, inTransaction, pgConstraint, pgErrorCode, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
+import { RunRepository, inTransaction, manualRun, pgConstraint, pgErrorCode, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../http/request-context.js';
@@ -25,26 +25,17 @@ export class RunsService implements BeforeApplicationShutdown {
   async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
     const nowMs = Date.now();
     const request = parseRunCreate(body, nowMs);
-    const run: NewRun = {
+    const run = manualRun({
       id: newId(nowMs),
       namespaceId: caller.namespaceId,
-      scheduleId: null,
-      origin: 'manual',
-      sourceRunId: null,
-      scheduledFor: new Date(request.availableAtMs),
       availableAt: new Date(request.availableAtMs),
-      deferReason: null,
-      exclusive: false,
-      maxAttempts: request.retry.maxAttempts,
       target: request.target,
       payload: request.payload,
       retry: request.retry,
       timeoutMs: request.timeoutMs,
       idempotencyKey: request.idempotencyKey,
       actor: caller.actor,
-      reasonCode: null,
-      detail: {},
-    };
+    });
     try {
       await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [run]));
     } catch (error) {

@@ -34,6 +34,24 @@ export interface NewRun
   detail: Record<string, unknown>;
 }
 
+/** An ad-hoc run, as `POST /v1/runs` creates it: no schedule, due at `availableAt`, attempts as its retry policy allows. */
+export function manualRun(
+  fields: Pick<NewRun, 'id' | 'namespaceId' | 'target' | 'payload' | 'retry' | 'timeoutMs' | 'idempotencyKey' | 'actor'> & { availableAt: Date },
+): NewRun {
+  return {
+    ...fields,
+    scheduleId: null,
+    origin: 'manual',
+    sourceRunId: null,
+    scheduledFor: fields.availableAt,
+    deferReason: null,
+    exclusive: false,
+    maxAttempts: fields.retry.maxAttempts,
+    reasonCode: null,
+    detail: {},
+  };
+}
+
 /** What a worker needs to execute the run it just claimed. */
 export interface ClaimedRun {
   id: string;
