@@ -31,10 +31,6 @@ export class RunAbort {
     return this.controller.signal;
   }
 
-  get isAborted(): boolean {
-    return this.controller.signal.aborted;
-  }
-
   abort(reason: RunAborted): void {
     if (this.controller.signal.aborted) return;
     this.controller.abort(reason);

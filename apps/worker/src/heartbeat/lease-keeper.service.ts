@@ -82,7 +82,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
       if (!renewal) {
         this.logger.warn(`lost the lease of run ${id} (epoch ${epoch}); stopping its execution`);
         lease.abort.abort(new RunAborted('lease_lost', `the lease of run ${id} at epoch ${epoch} was taken over`));
-      } else if (renewal.cancelRequested && !lease.abort.isAborted) {
+      } else if (renewal.cancelRequested) {
         lease.abort.abort(new RunAborted('cancelled', 'cancellation was requested', renewal.cancelRequestedBy));
       }
     }
