@@ -7,6 +7,6 @@ import { JsonScalar } from './json.scalar.js';
 export class CronPreviewResolver {
   @Query(() => [String], { description: 'POST /v1/cron/preview: the next fire instants of `input` (the same JSON body), storing nothing.' })
   cronPreview(@Args('input', { type: () => JsonScalar }) input: JsonValue) {
-    return previewSpec(input, Date.now()).map(formatInstant);
+    return previewSpec(input, Date.now()).fireTimes.map(formatInstant);
   }
 }
