@@ -14,7 +14,7 @@ const echo = { type: 'handler', name: 'echo' };
 const MISSING_ID = '01a226b4-d238-7c31-b6af-28c7c8951e9e';
 
 const RETRY = 'retry { maxAttempts backoff { type base max jitter } }';
-const SCHEDULE = `id name cron every at timezone dst { gap overlap } catchup { mode window limit } overlap target payload ${RETRY}
+const SCHEDULE = `id name cron every at timezone dst { gap overlap resolved { gap overlap } description } catchup { mode window limit } overlap target payload ${RETRY}
   timeout startAt endAt maxRuns jitter paused idempotencyKey labels status nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
 const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RETRY} payload result
   error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch`;
