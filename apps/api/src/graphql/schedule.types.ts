@@ -18,8 +18,8 @@ export class ResolvedDstPolicyType implements ResolvedDstPolicy {
 
 @ObjectType('DstPolicy')
 export class DstPolicyType implements DstView {
-  @Field(() => String) gap!: string;
-  @Field(() => String) overlap!: string;
+  @Field(() => String) gap!: DstView['gap'];
+  @Field(() => String) overlap!: DstView['overlap'];
   @Field(() => ResolvedDstPolicyType, { nullable: true, description: 'Null for intervals and one-shot timers, which DST does not touch.' })
   resolved!: ResolvedDstPolicyType | null;
   @Field(() => String, { description: 'What the policy means for this schedule, e.g. "gap auto (skip), overlap auto (both): ...".' })

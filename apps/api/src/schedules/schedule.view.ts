@@ -5,9 +5,9 @@ import {
   formatInstant,
   formatOptionalInstant,
   parseCron,
+  type DstExplanation,
   type DstPolicy,
   type JsonValue,
-  type ResolvedDstPolicy,
   type RetryPolicy,
   type Target,
 } from '@kairos/domain';
@@ -47,17 +47,12 @@ export interface ScheduleView {
  * The DST policy as declared (`auto` stays `auto`), what it resolves to for the schedule's cron
  * expression (null for intervals and one-shots, which DST does not touch), and one line saying so.
  */
-export interface DstView {
-  gap: string;
-  overlap: string;
-  resolved: ResolvedDstPolicy | null;
-  description: string;
-}
+export type DstView = DstExplanation;
 
 export const iso = formatOptionalInstant;
 
 export function dstView(cron: string | null, dst: DstPolicy): DstView {
-  return { gap: dst.gap, overlap: dst.overlap, ...explainDstPolicy(cron === null ? null : parseCron(cron), dst) };
+  return explainDstPolicy(cron === null ? null : parseCron(cron), dst);
 }
 
 export function targetView(target: Target): Record<string, unknown> {

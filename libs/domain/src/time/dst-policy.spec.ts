@@ -67,11 +67,13 @@ describe('explainDstPolicy', () => {
     ],
     ['0 * * * *', { gap: 'shift', overlap: 'last' }, { gap: 'shift', overlap: 'last' }, 'gap shift, overlap last'],
   ] as const)('%s with %j', (expr, dst, resolved, description) => {
-    expect(explainDstPolicy(parseCron(expr), dst)).toEqual({ resolved, description });
+    expect(explainDstPolicy(parseCron(expr), dst)).toEqual({ ...dst, resolved, description });
   });
 
   it('does not apply to intervals and one-shot timers', () => {
     expect(explainDstPolicy(null, AUTO)).toEqual({
+      gap: 'auto',
+      overlap: 'auto',
       resolved: null,
       description: 'not applicable: intervals and one-shot timers fire at instants, not wall times',
     });

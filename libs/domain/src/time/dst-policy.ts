@@ -48,7 +48,8 @@ export function resolveDstPolicy(cron: CronExpression, dst: DstPolicy): Resolved
   };
 }
 
-export interface DstExplanation {
+/** A declared policy (`auto` stays `auto`) with what it resolves to, as the API and the CLI show it. */
+export interface DstExplanation extends DstPolicy {
   /** The policy fire instants are computed with; null when DST does not apply (an interval or one-shot). */
   resolved: ResolvedDstPolicy | null;
   /** One line for people: `gap auto (skip), overlap auto (both): ...`. */
@@ -61,14 +62,19 @@ export interface DstExplanation {
  */
 export function explainDstPolicy(cron: CronExpression | null, dst: DstPolicy): DstExplanation {
   if (cron === null) {
-    return { resolved: null, description: 'not applicable: intervals and one-shot timers fire at instants, not wall times' };
+    return { ...dst, resolved: null, description: 'not applicable: intervals and one-shot timers fire at instants, not wall times' };
   }
   const resolved = resolveDstPolicy(cron, dst);
-  const named = (declared: string, actual: string): string => (declared === 'auto' ? `auto (${actual})` : actual);
-  const policies = `gap ${named(dst.gap, resolved.gap)}, overlap ${named(dst.overlap, resolved.overlap)}`;
-  if (dst.gap !== 'auto' && dst.overlap !== 'auto') return { resolved, description: policies };
+  const policies = summarizeDstPolicy(dst, resolved);
+  if (dst.gap !== 'auto' && dst.overlap !== 'auto') return { ...dst, resolved, description: policies };
   const why = cron.followsRealTime
     ? 'the minute or hour field starts with *, so it follows real time'
     : 'it fires at fixed times of day, each once';
-  return { resolved, description: `${policies}: ${why}` };
+  return { ...dst, resolved, description: `${policies}: ${why}` };
+}
+
+/** `gap auto (skip), overlap first`: each side as declared, with what an `auto` side resolved to. */
+export function summarizeDstPolicy(dst: DstPolicy, resolved: ResolvedDstPolicy): string {
+  const side = (declared: string, actual: string): string => (declared === 'auto' ? `auto (${actual})` : actual);
+  return `gap ${side(dst.gap, resolved.gap)}, overlap ${side(dst.overlap, resolved.overlap)}`;
 }

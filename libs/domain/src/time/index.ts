@@ -8,6 +8,7 @@ export {
   DST_OVERLAP_POLICIES,
   explainDstPolicy,
   resolveDstPolicy,
+  summarizeDstPolicy,
   type DstExplanation,
   type DstGapPolicy,
   type DstOverlapPolicy,
