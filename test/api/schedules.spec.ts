@@ -33,7 +33,7 @@ describe('schedules over REST', () => {
         gap: 'auto',
         overlap: 'auto',
         resolved: { gap: 'shift', overlap: 'first' },
-        description: 'gap auto (shift), overlap auto (first): it fires at fixed times of day, each once',
+        description: 'gap auto (shift), overlap auto (first): neither the minute nor the hour field starts with *, so it runs at fixed times of day',
       },
       catchup: { mode: 'latest', window: null, limit: null },
       overlap: 'skip',

@@ -58,12 +58,12 @@ describe('explainDstPolicy', () => {
       { gap: 'skip', overlap: 'both' },
       'gap auto (skip), overlap auto (both): the minute or hour field starts with *, so it follows real time',
     ],
-    ['30 2 * * *', AUTO, { gap: 'shift', overlap: 'first' }, 'gap auto (shift), overlap auto (first): it fires at fixed times of day, each once'],
+    ['30 2 * * *', AUTO, { gap: 'shift', overlap: 'first' }, 'gap auto (shift), overlap auto (first): neither the minute nor the hour field starts with *, so it runs at fixed times of day'],
     [
       '30 2 * * *',
       { gap: 'skip', overlap: 'auto' },
       { gap: 'skip', overlap: 'first' },
-      'gap skip, overlap auto (first): it fires at fixed times of day, each once',
+      'gap skip, overlap auto (first): neither the minute nor the hour field starts with *, so it runs at fixed times of day',
     ],
     ['0 * * * *', { gap: 'shift', overlap: 'last' }, { gap: 'shift', overlap: 'last' }, 'gap shift, overlap last'],
   ] as const)('%s with %j', (expr, dst, resolved, description) => {

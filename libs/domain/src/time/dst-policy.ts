@@ -69,7 +69,7 @@ export function explainDstPolicy(cron: CronExpression | null, dst: DstPolicy): D
   if (dst.gap !== 'auto' && dst.overlap !== 'auto') return { ...dst, resolved, description: policies };
   const why = cron.followsRealTime
     ? 'the minute or hour field starts with *, so it follows real time'
-    : 'it fires at fixed times of day, each once';
+    : 'neither the minute nor the hour field starts with *, so it runs at fixed times of day';
   return { ...dst, resolved, description: `${policies}: ${why}` };
 }
 
