@@ -14,7 +14,8 @@ const echo = { type: 'handler', name: 'echo' };
 const MISSING_ID = '01a226b4-d238-7c31-b6af-28c7c8951e9e';
 
 const RETRY = 'retry { maxAttempts backoff { type base max jitter } }';
-const SCHEDULE = `id name cron every at timezone dst { gap overlap } catchup { mode window limit } overlap target payload ${RETRY}
+const DST = 'dst { gap overlap resolved { gap overlap } description }';
+const SCHEDULE = `id name cron every at timezone ${DST} catchup { mode window limit } overlap target payload ${RETRY}
   timeout startAt endAt maxRuns jitter paused idempotencyKey labels status nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
 const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RETRY} payload result
   error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch`;
@@ -257,7 +258,9 @@ describe('GraphQL mirrors the REST API', () => {
     const after = '2030-01-01T00:30:00Z';
     const preview = await gql(`query ($id: ID!, $after: String) { schedulePreview(id: $id, count: 3, after: $after) }`, { id, after });
     expect(preview.data.schedulePreview).toEqual(['2030-01-01T01:00:00Z', '2030-01-01T02:00:00Z', '2030-01-01T03:00:00Z']);
-    expect((await rest.get(`/v1/schedules/${id}/preview?count=3&after=${after}`)).body).toEqual({ fireTimes: preview.data.schedulePreview });
+    // REST's preview also names the DST policy: in GraphQL it is the schedule's own dst.
+    const { dst } = (await gql(`query ($id: ID!) { schedule(id: $id) { ${DST} } }`, { id })).data.schedule;
+    expect((await rest.get(`/v1/schedules/${id}/preview?count=3&after=${after}`)).body).toEqual({ fireTimes: preview.data.schedulePreview, dst });
   });
 
   it('starts an ad-hoc run and reads it back with its events, as REST does', async () => {
@@ -307,7 +310,10 @@ describe('GraphQL mirrors the REST API', () => {
     expect(preview.errors).toBeUndefined();
     // 2030-03-10 is the spring-forward day in New York: 02:30 does not exist and shifts to 03:30 EDT.
     expect(preview.data.cronPreview).toEqual(['2030-03-08T07:30:00Z', '2030-03-09T07:30:00Z', '2030-03-10T07:30:00Z']);
-    expect((await rest.post('/v1/cron/preview', input)).body).toEqual({ fireTimes: preview.data.cronPreview });
+    const dst = await gql(`query ($input: JSON!) { cronPreviewDst(input: $input) { gap overlap resolved { gap overlap } description } }`, { input });
+    expect(dst.errors).toBeUndefined();
+    expect(dst.data.cronPreviewDst).toMatchObject({ gap: 'auto', overlap: 'auto', resolved: { gap: 'shift', overlap: 'first' } });
+    expect((await rest.post('/v1/cron/preview', input)).body).toEqual({ fireTimes: preview.data.cronPreview, dst: dst.data.cronPreviewDst });
 
     const invalid = await gql(`{ cronPreview(input: { cron: "0 0 * * 8" }) }`);
     expect(onlyError(invalid).extensions).toEqual({ code: 'INVALID_CRON', field: 'cron', status: 400 });

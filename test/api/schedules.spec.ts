@@ -29,7 +29,12 @@ describe('schedules over REST', () => {
       every: null,
       at: null,
       timezone: 'UTC',
-      dst: { gap: 'shift', overlap: 'first' },
+      dst: {
+        gap: 'auto',
+        overlap: 'auto',
+        resolved: { gap: 'shift', overlap: 'first' },
+        description: 'gap auto (shift), overlap auto (first): neither the minute nor the hour field starts with *, so it runs at fixed times of day',
+      },
       catchup: { mode: 'latest', window: null, limit: null },
       overlap: 'skip',
       target: noop,
@@ -53,6 +58,67 @@ describe('schedules over REST', () => {
     expect(third.body).toEqual({ items: [expect.objectContaining({ name: 'defaults' })], nextCursor: null });
     expect((await client.get('/v1/schedules?label=page:odd')).body.items.map((s: any) => s.name)).toEqual(['page-3', 'page-1']);
     expect((await client.get('/v1/schedules?name=page-2')).body.items).toHaveLength(1);
+  });
+
+  it('shows what the DST policy means for the expression, in the schedule and in both previews', async () => {
+    // Berlin repeats 02:00-02:59 on 31 October 2027 (00:00Z-00:59Z in summer time, 01:00Z-01:59Z in winter time).
+    const after = '2027-10-30T23:30:00Z';
+    const realTime = {
+      gap: 'auto',
+      overlap: 'auto',
+      resolved: { gap: 'skip', overlap: 'both' },
+      description: 'gap auto (skip), overlap auto (both): the minute or hour field starts with *, so it follows real time',
+    };
+    const hourly = (await client.post('/v1/schedules', { name: 'hourly-berlin', cron: '0 * * * *', timezone: 'Europe/Berlin', target: noop })).body;
+    expect(hourly.dst).toEqual(realTime);
+    expect((await client.get(`/v1/schedules/${hourly.id}`)).body.dst).toEqual(realTime);
+    expect((await client.get(`/v1/schedules/${hourly.id}/preview?count=3&after=${after}`)).body).toEqual({
+      fireTimes: ['2027-10-31T00:00:00Z', '2027-10-31T01:00:00Z', '2027-10-31T02:00:00Z'],
+      dst: realTime,
+    });
+
+    // The stateless preview says the same, and an explicit side keeps its meaning.
+    const adHoc = { cron: '0 * * * *', timezone: 'Europe/Berlin', after, count: 3 };
+    expect((await client.post('/v1/cron/preview', adHoc)).body).toEqual({
+      fireTimes: ['2027-10-31T00:00:00Z', '2027-10-31T01:00:00Z', '2027-10-31T02:00:00Z'],
+      dst: realTime,
+    });
+    expect((await client.post('/v1/cron/preview', { ...adHoc, dst: { overlap: 'first' } })).body).toEqual({
+      fireTimes: ['2027-10-31T00:00:00Z', '2027-10-31T02:00:00Z', '2027-10-31T03:00:00Z'],
+      dst: {
+        gap: 'auto',
+        overlap: 'first',
+        resolved: { gap: 'skip', overlap: 'first' },
+        description: 'gap auto (skip), overlap first: the minute or hour field starts with *, so it follows real time',
+      },
+    });
+    expect((await client.post('/v1/cron/preview', { every: '1h', count: 1 })).body.dst).toEqual({
+      gap: 'auto',
+      overlap: 'auto',
+      resolved: null,
+      description: 'not applicable: intervals and one-shot timers fire at instants, not wall times',
+    });
+
+    // PATCH keeps the declared auto and resolves it again for a new expression.
+    const labelled = await client.patch(`/v1/schedules/${hourly.id}`, { labels: { team: 'ops' } });
+    expect(labelled.body.dst).toEqual(realTime);
+    const daily = await client.patch(`/v1/schedules/${hourly.id}`, { cron: '30 2 * * *' });
+    expect(daily.body.dst).toMatchObject({ gap: 'auto', overlap: 'auto', resolved: { gap: 'shift', overlap: 'first' } });
+    expect((await client.get(`/v1/schedules/${hourly.id}/preview?count=2&after=${after}`)).body.fireTimes).toEqual([
+      '2027-10-31T00:30:00Z',
+      '2027-11-01T01:30:00Z',
+    ]);
+
+    // A schedule stored with explicit shift and first (as every schedule before auto) fires by them.
+    const explicit = (
+      await client.post('/v1/schedules', { name: 'hourly-first', cron: '0 * * * *', timezone: 'Europe/Berlin', dst: { gap: 'shift', overlap: 'first' }, target: noop })
+    ).body;
+    expect(explicit.dst).toEqual({ gap: 'shift', overlap: 'first', resolved: { gap: 'shift', overlap: 'first' }, description: 'gap shift, overlap first' });
+    expect((await client.get(`/v1/schedules/${explicit.id}/preview?count=3&after=${after}`)).body.fireTimes).toEqual([
+      '2027-10-31T00:00:00Z',
+      '2027-10-31T02:00:00Z',
+      '2027-10-31T03:00:00Z',
+    ]);
   });
 
   it('PATCHes fields, switching the timing kind when asked', async () => {

@@ -49,7 +49,7 @@ describe('the REST API refuses bad input', () => {
     ['a non-http URL', { ...valid, target: { type: 'http', url: 'ftp://example.com/x' } }, 'INVALID_TARGET', 'target.url', /http or https/],
     ['zero attempts', { ...valid, retry: { maxAttempts: 0 } }, 'VALIDATION_FAILED', 'retry.maxAttempts', /from 1 to 100/],
     ['an unknown overlap policy', { ...valid, overlap: 'sometimes' }, 'VALIDATION_FAILED', 'overlap', /one of "allow"/],
-    ['an unknown DST policy', { ...valid, dst: { gap: 'jump' } }, 'VALIDATION_FAILED', 'dst.gap', /"shift", "skip"/],
+    ['an unknown DST policy', { ...valid, dst: { gap: 'jump' } }, 'VALIDATION_FAILED', 'dst.gap', /"auto", "shift", "skip"/],
     ['a zero catch-up limit', { ...valid, catchup: { mode: 'all', limit: 0 } }, 'VALIDATION_FAILED', 'catchup.limit', /from 1/],
     ['a local time without offset', { ...valid, startAt: '2030-01-01T00:00:00' }, 'INVALID_INSTANT', 'startAt', /offset/],
     ['an end before the start', { ...valid, startAt: '2030-01-02T00:00:00Z', endAt: '2030-01-01T00:00:00Z' }, 'VALIDATION_FAILED', 'endAt', /later than startAt/],

@@ -48,7 +48,24 @@ describe('the kairos CLI', () => {
   });
 
   it('lists schedules and runs, with filters', async () => {
-    expect((await cli('schedules')).out).toMatch(new RegExp(`^${scheduleId} +cli-tour +every 1000ms +active`, 'm'));
+    expect((await cli('schedules')).out).toMatch(new RegExp(`^${scheduleId} +cli-tour +every 1000ms +active .* -$`, 'm'));
+    // A cron shows what its DST policy means for it: auto resolved, explicit sides as declared.
+    const client = api(kairos.url);
+    const hourly = (await client.post('/v1/schedules', { name: 'cli-hourly', cron: '0 * * * *', timezone: 'Europe/Berlin', target: { type: 'handler', name: 'noop' } })).body;
+    const daily = (
+      await client.post('/v1/schedules', { name: 'cli-daily', cron: '30 2 * * *', dst: { gap: 'skip' }, timezone: 'Europe/Berlin', target: { type: 'handler', name: 'noop' } })
+    ).body;
+    const listed = (await cli('schedules')).out;
+    expect(listed).toMatch(/^id +name +when +status +next fire +fired +dst$/m);
+    expect(listed).toMatch(new RegExp(`^${hourly.id} +cli-hourly +0 \\* \\* \\* \\* +active .* gap auto \\(skip\\), overlap auto \\(both\\)$`, 'm'));
+    expect(listed).toMatch(new RegExp(`^${daily.id} +cli-daily +30 2 \\* \\* \\* +active .* gap skip, overlap auto \\(first\\)$`, 'm'));
+    const json = JSON.parse((await cli('schedules', '--json')).out);
+    expect(json.find((s: { id: string }) => s.id === hourly.id).dst).toEqual({
+      gap: 'auto',
+      overlap: 'auto',
+      resolved: { gap: 'skip', overlap: 'both' },
+      description: 'gap auto (skip), overlap auto (both): the minute or hour field starts with *, so it follows real time',
+    });
     const dead = await cli('runs', '--state', 'dead');
     expect(dead.out.split('\n')).toHaveLength(2);
     expect(dead.out).toContain(deadRunId);

@@ -43,7 +43,7 @@ describe('previewSpec', () => {
       ['2026-06-02T01:00:00Z'],
     ],
     [
-      'DST gap, shift (default): 02:30 New York on 8 March fires at 03:30 EDT',
+      'DST gap, auto (default) shifts a fixed time: 02:30 New York on 8 March fires at 03:30 EDT',
       { cron: '30 2 * * *', timezone: 'America/New_York', after: '2026-03-07T12:00:00Z', count: 3 },
       ['2026-03-08T07:30:00Z', '2026-03-09T06:30:00Z', '2026-03-10T06:30:00Z'],
     ],
@@ -57,13 +57,31 @@ describe('previewSpec', () => {
       { cron: '30 1 * * *', timezone: 'America/New_York', dst: { overlap: 'both' }, after: '2026-10-31T12:00:00Z', count: 3 },
       ['2026-11-01T05:30:00Z', '2026-11-01T06:30:00Z', '2026-11-02T06:30:00Z'],
     ],
+    [
+      'DST overlap, auto (default): hourly in Berlin on 31 October 2027 fires through the repeated hour',
+      { cron: '0 * * * *', timezone: 'Europe/Berlin', after: '2027-10-30T23:30:00Z', count: 3 },
+      ['2027-10-31T00:00:00Z', '2027-10-31T01:00:00Z', '2027-10-31T02:00:00Z'],
+    ],
+    [
+      'DST overlap, first: hourly in Berlin on 31 October 2027 fires once per wall time',
+      { cron: '0 * * * *', timezone: 'Europe/Berlin', dst: { overlap: 'first' }, after: '2027-10-30T23:30:00Z', count: 3 },
+      ['2027-10-31T00:00:00Z', '2027-10-31T02:00:00Z', '2027-10-31T03:00:00Z'],
+    ],
   ])('%s', (_name, body, expected) => {
-    expect(isoTimes(previewSpec(body, NOW))).toEqual(expected);
+    expect(isoTimes(previewSpec(body, NOW).fireTimes)).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, unknown>, string | null, Record<string, string>]>([
+    ['a cron without dst gets the default', { cron: '0 * * * *' }, '0 * * * *', { gap: 'auto', overlap: 'auto' }],
+    ['a cron with half a dst', { cron: '30 2 * * *', dst: { gap: 'skip' } }, '30 2 * * *', { gap: 'skip', overlap: 'auto' }],
+    ['an interval', { every: '15m' }, null, { gap: 'auto', overlap: 'auto' }],
+  ])('names the expression and the policy it previewed: %s', (_name, body, cron, dst) => {
+    expect(previewSpec(body, NOW)).toMatchObject({ cron, dst });
   });
 
   it('gives up to MAX_PREVIEW_COUNT fires', () => {
     expect(MAX_PREVIEW_COUNT).toBe(1_000);
-    const times = previewSpec({ every: '1m', count: 1_000 }, NOW);
+    const times = previewSpec({ every: '1m', count: 1_000 }, NOW).fireTimes;
     expect(times).toHaveLength(1_000);
     expect(new Date(times.at(-1)!).toISOString()).toBe('2026-06-02T04:40:00.000Z');
   });

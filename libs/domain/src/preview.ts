@@ -2,10 +2,19 @@
 import { ValidationError } from './errors.js';
 import { present, readInstant, readInteger, readObject } from './input.js';
 import { nextSlotWithinBounds, parseScheduleCreate, recurrenceOf } from './schedule-spec.js';
+import type { DstPolicy } from './time/index.js';
 
 export const MAX_PREVIEW_COUNT = 1_000;
 
-export function previewSpec(body: unknown, nowMs: number): number[] {
+export interface SpecPreview {
+  fireTimes: number[];
+  /** The expression previewed; null for an interval. */
+  cron: string | null;
+  /** The DST policy as given or defaulted (`auto` stays `auto`; resolveDstPolicy says what it means). */
+  dst: DstPolicy;
+}
+
+export function previewSpec(body: unknown, nowMs: number): SpecPreview {
   const obj = readObject(body, '', ['cron', 'every', 'timezone', 'dst', 'startAt', 'after', 'count']);
   if (!present(obj, 'cron') && !present(obj, 'every')) {
     throw new ValidationError('MISSING_FIELD', 'cron', 'give "cron" or "every" to preview');
@@ -23,5 +32,5 @@ export function previewSpec(body: unknown, nowMs: number): number[] {
   for (let slot = nextSlotWithinBounds(spec, rec, after); slot !== null && fireTimes.length < count; slot = nextSlotWithinBounds(spec, rec, slot)) {
     fireTimes.push(slot);
   }
-  return fireTimes;
+  return { fireTimes, cron: spec.timing.kind === 'cron' ? spec.timing.cron : null, dst: spec.dst };
 }

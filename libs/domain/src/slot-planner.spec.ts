@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReasonCode } from './reason-codes.js';
 import type { CatchupPolicy, ScheduleSpec } from './schedule-spec.js';
+import type { DstPolicy } from './time/index.js';
 import { MAX_SLOTS_PER_EVALUATION, jitterOffset, planSlots, type PlanInput, type SlotDecision } from './slot-planner.js';
 
 /** Instants on 2026-03-01 (UTC): "00:07" or "00:10:30". */
@@ -424,5 +425,76 @@ describe('planSlots: a long-ended schedule', () => {
     expect(performance.now() - started).toBeLessThan(200);
     expect(p.slots).toHaveLength(10);
     expect(p.completed).toBe(true);
+  });
+});
+
+describe('planSlots: DST policies', () => {
+  const at = (iso: string): number => Date.parse(iso);
+  const planCron = (cron: string, dst: DstPolicy, cursor: string, now: string) =>
+    planSlots({
+      scheduleId: 'sched-a',
+      spec: spec({ timing: { kind: 'cron', cron }, timezone: 'Europe/Berlin', dst }),
+      anchorMs: at('2027-01-01T00:00:00Z'),
+      cursorMs: at(cursor),
+      nowMs: at(now),
+      catchupBoundaryMs: at(cursor),
+    });
+
+  // Berlin 2027: 02:00-02:59 is missing on 28 March (clocks jump at 01:00Z) and repeated on
+  // 31 October (02:00 is 00:00Z in summer time, then 01:00Z in winter time).
+  it.each<[string, string, DstPolicy, [string, string], string[], string]>([
+    [
+      'auto: an hourly cron follows real time through the repeated hour',
+      '0 * * * *',
+      { gap: 'auto', overlap: 'auto' },
+      ['2027-10-30T23:30:00Z', '2027-10-31T02:30:00Z'],
+      ['2027-10-31T00:00:00.000Z', '2027-10-31T01:00:00.000Z', '2027-10-31T02:00:00.000Z'],
+      '2027-10-31T03:00:00Z',
+    ],
+    [
+      'first: each wall time once',
+      '0 * * * *',
+      { gap: 'shift', overlap: 'first' },
+      ['2027-10-30T23:30:00Z', '2027-10-31T02:30:00Z'],
+      ['2027-10-31T00:00:00.000Z', '2027-10-31T02:00:00.000Z'],
+      '2027-10-31T03:00:00Z',
+    ],
+    [
+      'last',
+      '0 * * * *',
+      { gap: 'shift', overlap: 'last' },
+      ['2027-10-30T23:30:00Z', '2027-10-31T02:30:00Z'],
+      ['2027-10-31T01:00:00.000Z', '2027-10-31T02:00:00.000Z'],
+      '2027-10-31T03:00:00Z',
+    ],
+    [
+      'auto: a fixed time in the repeated hour fires once, at its first instant',
+      '30 2 * * *',
+      { gap: 'auto', overlap: 'auto' },
+      ['2027-10-30T23:30:00Z', '2027-10-31T02:30:00Z'],
+      ['2027-10-31T00:30:00.000Z'],
+      '2027-11-01T01:30:00Z',
+    ],
+    [
+      'auto: a fixed time in the gap is shifted past it',
+      '30 2 * * *',
+      { gap: 'auto', overlap: 'auto' },
+      ['2027-03-28T00:00:00Z', '2027-03-28T02:00:00Z'],
+      ['2027-03-28T01:30:00.000Z'],
+      '2027-03-29T00:30:00Z',
+    ],
+    [
+      'skip: a fixed time in the gap does not fire',
+      '30 2 * * *',
+      { gap: 'skip', overlap: 'auto' },
+      ['2027-03-28T00:00:00Z', '2027-03-28T02:00:00Z'],
+      [],
+      '2027-03-29T00:30:00Z',
+    ],
+  ])('%s', (_name, cron, dst, [cursor, now], expected, next) => {
+    const p = planCron(cron, dst, cursor, now);
+    expect(p.slots.map((s) => new Date(s.slotMs).toISOString())).toEqual(expected);
+    expect(p.slots.every((s) => s.fire && !s.catchup)).toBe(true);
+    expect(p.nextFireAtMs).toBe(at(next));
   });
 });

@@ -2,6 +2,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { previewSpec, formatInstant } from '@kairos/domain';
 import { RequiresScope } from '../http/caller.guard.js';
+import { dstView } from '../schedules/schedule.view.js';
 
 @Controller('v1/cron')
 export class CronPreviewController {
@@ -9,6 +10,7 @@ export class CronPreviewController {
   @RequiresScope('read')
   @HttpCode(200)
   preview(@Body() body: unknown) {
-    return { fireTimes: previewSpec(body, Date.now()).map(formatInstant) };
+    const preview = previewSpec(body, Date.now());
+    return { fireTimes: preview.fireTimes.map(formatInstant), dst: dstView(preview.cron, preview.dst) };
   }
 }

@@ -1,12 +1,20 @@
 /** GraphQL for the stateless preview of an ad-hoc timing spec. */
 import { Args, Query, Resolver } from '@nestjs/graphql';
 import { previewSpec, type JsonValue, formatInstant } from '@kairos/domain';
+import { dstView, type DstView } from '../schedules/schedule.view.js';
 import { JsonScalar } from './json.scalar.js';
+import { DstPolicyType } from './schedule.types.js';
 
 @Resolver()
 export class CronPreviewResolver {
   @Query(() => [String], { description: 'POST /v1/cron/preview: the next fire instants of `input` (the same JSON body), storing nothing.' })
   cronPreview(@Args('input', { type: () => JsonScalar }) input: JsonValue) {
-    return previewSpec(input, Date.now()).map(formatInstant);
+    return previewSpec(input, Date.now()).fireTimes.map(formatInstant);
+  }
+
+  @Query(() => DstPolicyType, { description: 'The `dst` of POST /v1/cron/preview: the DST policy of `input` as given or defaulted, and what it resolves to.' })
+  cronPreviewDst(@Args('input', { type: () => JsonScalar }) input: JsonValue): DstView {
+    const preview = previewSpec(input, Date.now());
+    return dstView(preview.cron, preview.dst);
   }
 }

@@ -4,16 +4,26 @@
  * not here fails to compile.
  */
 import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
-import type { JsonValue } from '@kairos/domain';
-import type { ScheduleView, TickView } from '../schedules/schedule.view.js';
+import type { JsonValue, ResolvedDstPolicy } from '@kairos/domain';
+import type { DstView, ScheduleView, TickView } from '../schedules/schedule.view.js';
 import type { BackfillResult } from '../schedules/schedules.service.js';
 import { JsonScalar } from './json.scalar.js';
 import { RetryPolicyType, RunType } from './run.types.js';
 
+@ObjectType('ResolvedDstPolicy', { description: 'The DST policy fire instants are computed with: `auto` decided for the cron expression.' })
+export class ResolvedDstPolicyType implements ResolvedDstPolicy {
+  @Field(() => String) gap!: ResolvedDstPolicy['gap'];
+  @Field(() => String) overlap!: ResolvedDstPolicy['overlap'];
+}
+
 @ObjectType('DstPolicy')
-export class DstPolicyType {
-  @Field(() => String) gap!: string;
-  @Field(() => String) overlap!: string;
+export class DstPolicyType implements DstView {
+  @Field(() => String) gap!: DstView['gap'];
+  @Field(() => String) overlap!: DstView['overlap'];
+  @Field(() => ResolvedDstPolicyType, { nullable: true, description: 'Null for intervals and one-shot timers, which DST does not touch.' })
+  resolved!: ResolvedDstPolicyType | null;
+  @Field(() => String, { description: 'What the policy means for this schedule, e.g. "gap auto (skip), overlap auto (both): ...".' })
+  description!: string;
 }
 
 @ObjectType('CatchupPolicy')

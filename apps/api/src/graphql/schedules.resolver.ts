@@ -43,7 +43,7 @@ export class SchedulesResolver {
     @Args('after', optionalString) after?: string | null,
   ) {
     const query = previewQuery({ count, after });
-    return this.schedules.preview(caller, scheduleId, query.count, query.after);
+    return (await this.schedules.preview(caller, scheduleId, query.count, query.after)).fireTimes;
   }
 
   @Query(() => TickPageType, { description: 'GET /v1/schedules/:id/ticks' })

@@ -128,7 +128,7 @@ const SCHEDULE_EXAMPLES = {
       name: 'nightly-report',
       cron: '30 2 * * *',
       timezone: 'Europe/Berlin',
-      dst: { gap: 'shift', overlap: 'first' },
+      dst: { gap: 'auto', overlap: 'auto' },
       catchup: { mode: 'latest', window: '1h', limit: 10 },
       overlap: 'skip',
       target: { type: 'http', url: 'https://example.com/hook', method: 'POST', headers: {}, timeout: '30s' },

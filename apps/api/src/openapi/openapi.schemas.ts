@@ -141,7 +141,7 @@ const dstInput: SchemaObject = object(
     overlap: { ...ref('DstOverlapPolicy'), default: DEFAULT_DST_POLICY.overlap },
   },
   [],
-  'How cron wall times that do not exist (gap) or occur twice (overlap) on DST change days fire.',
+  'How cron wall times that do not exist (gap) or occur twice (overlap) on DST change days fire. Default auto: Vixie cron\'s rule, decided by the expression.',
 );
 
 const catchupInput: SchemaObject = object(
@@ -236,8 +236,14 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
   BackoffType: enumOf(BACKOFF_TYPES, 'How the delay between attempts grows.'),
   HttpMethod: enumOf(HTTP_METHODS, 'The method of an HTTP target.'),
   HandlerName: enumOf(HANDLER_NAMES, 'The built-in handlers registered in the worker; any other name is refused with UNKNOWN_HANDLER.'),
-  DstGapPolicy: enumOf(DST_GAP_POLICIES, 'shift fires a nonexistent wall time at the instant it names with the pre-transition offset; skip drops it.'),
-  DstOverlapPolicy: enumOf(DST_OVERLAP_POLICIES, 'Which occurrence of a repeated wall time fires.'),
+  DstGapPolicy: enumOf(
+    DST_GAP_POLICIES,
+    'shift fires a nonexistent wall time at the instant it names with the pre-transition offset; skip drops it; auto (the default) is skip when the minute or hour field starts with *, else shift.',
+  ),
+  DstOverlapPolicy: enumOf(
+    DST_OVERLAP_POLICIES,
+    'Which occurrence of a repeated wall time fires; auto (the default) is both when the minute or hour field starts with *, else first.',
+  ),
   AttemptOutcome: enumOf(ATTEMPT_OUTCOMES, 'How one execution attempt ended.'),
 
   Duration: {
@@ -308,7 +314,24 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     'How failed attempts are retried, with defaults filled in.',
   ),
   RetryPolicyInput: retryInput,
-  DstPolicy: object({ gap: ref('DstGapPolicy'), overlap: ref('DstOverlapPolicy') }),
+  DstPolicy: object(
+    {
+      gap: ref('DstGapPolicy'),
+      overlap: ref('DstOverlapPolicy'),
+      resolved: {
+        ...nullable(
+          object({
+            gap: { type: 'string', enum: DST_GAP_POLICIES.filter((p) => p !== 'auto') },
+            overlap: { type: 'string', enum: DST_OVERLAP_POLICIES.filter((p) => p !== 'auto') },
+          }),
+        ),
+        description: 'The policy fire instants are computed with, auto decided for the cron expression; null for every and at, which DST does not touch.',
+      },
+      description: { type: 'string', description: 'What the policy means for the expression, e.g. "gap auto (skip), overlap auto (both): ...".' },
+    },
+    undefined,
+    'The DST policy as declared (auto stays auto) and what it resolves to.',
+  ),
   DstPolicyInput: dstInput,
   CatchupPolicy: object({ mode: ref('CatchupMode'), window: nullable(ref('Duration')), limit: nullable({ type: 'integer', minimum: 1 }) }),
   CatchupPolicyInput: catchupInput,
@@ -396,7 +419,11 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     undefined,
     'What a backfill created. Repeating a backfill over the same range creates nothing new.',
   ),
-  Preview: object({ fireTimes: { type: 'array', items: ref('Instant') } }, undefined, 'The next fire instants, in UTC.'),
+  Preview: object(
+    { fireTimes: { type: 'array', items: ref('Instant') }, dst: ref('DstPolicy') },
+    undefined,
+    'The next fire instants, in UTC, and the DST policy they were computed with.',
+  ),
   CronPreviewRequest: {
     type: 'object',
     description: 'An ad-hoc spec to preview, validated as a schedule would be. Exactly one of cron or every.',

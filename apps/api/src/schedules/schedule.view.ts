@@ -1,5 +1,16 @@
 /** The wire shape of a schedule (DESIGN.md section 7): the definition with defaults filled in, and its cursor; and of its ticks. */
-import { formatDuration, type JsonValue, type RetryPolicy, type Target, formatInstant, formatOptionalInstant } from '@kairos/domain';
+import {
+  explainDstPolicy,
+  formatDuration,
+  formatInstant,
+  formatOptionalInstant,
+  parseCron,
+  type DstExplanation,
+  type DstPolicy,
+  type JsonValue,
+  type RetryPolicy,
+  type Target,
+} from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
 
 export interface ScheduleView {
@@ -9,7 +20,7 @@ export interface ScheduleView {
   every: string | null;
   at: string | null;
   timezone: string;
-  dst: { gap: string; overlap: string };
+  dst: DstView;
   catchup: { mode: string; window: string | null; limit: number | null };
   overlap: string;
   target: Record<string, unknown>;
@@ -32,7 +43,17 @@ export interface ScheduleView {
   deduped: boolean;
 }
 
+/**
+ * The DST policy as declared (`auto` stays `auto`), what it resolves to for the schedule's cron
+ * expression (null for intervals and one-shots, which DST does not touch), and one line saying so.
+ */
+export type DstView = DstExplanation;
+
 export const iso = formatOptionalInstant;
+
+export function dstView(cron: string | null, dst: DstPolicy): DstView {
+  return explainDstPolicy(cron === null ? null : parseCron(cron), dst);
+}
 
 export function targetView(target: Target): Record<string, unknown> {
   return target.type === 'handler'
@@ -56,7 +77,7 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     every: row.everyMs === null ? null : formatDuration(row.everyMs),
     at: iso(row.at),
     timezone: row.timezone,
-    dst: { gap: row.dstGap, overlap: row.dstOverlap },
+    dst: dstView(row.cron, { gap: row.dstGap, overlap: row.dstOverlap }),
     catchup: {
       mode: row.catchupMode,
       window: row.catchupWindowMs === null ? null : formatDuration(row.catchupWindowMs),

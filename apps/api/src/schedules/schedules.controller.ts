@@ -81,7 +81,7 @@ export class SchedulesController {
   @Get(':id/preview')
   async preview(@Caller() caller: CallerContext, @Param('id') id: string, @Query('count') count?: string, @Query('after') after?: string) {
     const query = previewQuery({ count, after });
-    return { fireTimes: await this.schedules.preview(caller, id, query.count, query.after) };
+    return this.schedules.preview(caller, id, query.count, query.after);
   }
 
   @Get(':id/ticks')

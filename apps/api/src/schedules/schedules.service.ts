@@ -24,7 +24,7 @@ import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../http/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
-import { scheduleView, type ScheduleView } from './schedule.view.js';
+import { scheduleView, type DstView, type ScheduleView } from './schedule.view.js';
 
 /** The most slots one backfill request may cover. */
 export const MAX_BACKFILL_SLOTS = 1_000;
@@ -224,8 +224,11 @@ export class SchedulesService {
     return { slots: slots.length, created: runs.length, alreadyTicked, runs: runs.map(runView) };
   }
 
-  /** The next `count` fire instants after `after` (default now), within the schedule's bounds and maxRuns. */
-  async preview(caller: CallerContext, id: string, count: number, after: number | undefined): Promise<string[]> {
+  /**
+   * The next `count` fire instants after `after` (default now), within the schedule's bounds and
+   * maxRuns, and the DST policy they were computed with.
+   */
+  async preview(caller: CallerContext, id: string, count: number, after: number | undefined): Promise<{ fireTimes: string[]; dst: DstView }> {
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
     const rec = recurrenceOf(spec, row.createdAt.getTime());
@@ -234,7 +237,7 @@ export class SchedulesService {
     for (let slot = nextSlotWithinBounds(spec, rec, after ?? Date.now()); slot !== null && times.length < remaining; slot = nextSlotWithinBounds(spec, rec, slot)) {
       times.push(formatInstant(slot));
     }
-    return times;
+    return { fireTimes: times, dst: scheduleView(row).dst };
   }
 
   async ticks(caller: CallerContext, id: string, limit: number, cursor?: string): Promise<Page<TickRow>> {
@@ -289,7 +292,7 @@ function wireDefinition(row: ScheduleRow): JsonObject {
   const definition: JsonObject = {
     name: view.name,
     timezone: view.timezone,
-    dst: view.dst,
+    dst: { gap: view.dst.gap, overlap: view.dst.overlap },
     catchup: Object.fromEntries(Object.entries(view.catchup).filter(([, v]) => v !== null)),
     overlap: view.overlap,
     target: view.target,

@@ -1,6 +1,17 @@
 /** `kairos schedules` and `kairos runs`: the newest rows, as a table or JSON. */
-import { RUN_STATES, SCHEDULE_STATUSES, ValidationError, isUuid, type RunState, type ScheduleStatus } from '@kairos/domain';
-import { RunRepository, ScheduleRepository, type Db } from '@kairos/ledger';
+import {
+  RUN_STATES,
+  SCHEDULE_STATUSES,
+  ValidationError,
+  explainDstPolicy,
+  isUuid,
+  parseCron,
+  summarizeDstPolicy,
+  type DstExplanation,
+  type RunState,
+  type ScheduleStatus,
+} from '@kairos/domain';
+import { RunRepository, ScheduleRepository, type Db, type ScheduleRow } from '@kairos/ledger';
 import { iso, table, type Output } from '../output.js';
 import { namespaceId } from './namespace.js';
 
@@ -10,16 +21,32 @@ export async function listSchedules(db: Db, out: Output, opts: { namespace: stri
   }
   const page = await new ScheduleRepository().list(db, await namespaceId(db, opts.namespace), { status: opts.status as ScheduleStatus | undefined }, opts.limit);
   if (opts.json) {
-    out.line(JSON.stringify(page.items, null, 2));
+    out.line(JSON.stringify(page.items.map((s) => ({ ...s, dst: dstOf(s) })), null, 2));
     return 0;
   }
   out.line(
     table(
-      ['id', 'name', 'when', 'status', 'next fire', 'fired'],
-      page.items.map((s) => [s.id, s.name, s.cron ?? (s.everyMs !== null ? `every ${s.everyMs}ms` : `at ${iso(s.at)}`), s.status, iso(s.nextFireAt), String(s.fireCount)]),
+      ['id', 'name', 'when', 'status', 'next fire', 'fired', 'dst'],
+      page.items.map((s) => {
+        const dst = dstOf(s);
+        return [
+          s.id,
+          s.name,
+          s.cron ?? (s.everyMs !== null ? `every ${s.everyMs}ms` : `at ${iso(s.at)}`),
+          s.status,
+          iso(s.nextFireAt),
+          String(s.fireCount),
+          dst.resolved === null ? '-' : summarizeDstPolicy(dst, dst.resolved),
+        ];
+      }),
     ),
   );
   return 0;
+}
+
+/** The stored DST policy and what it means for the schedule's cron expression, as the API shows it. */
+function dstOf(s: ScheduleRow): DstExplanation {
+  return explainDstPolicy(s.cron === null ? null : parseCron(s.cron), { gap: s.dstGap, overlap: s.dstOverlap });
 }
 
 export async function listRuns(

@@ -11,7 +11,8 @@
 import { CronExpressionParser } from 'cron-parser';
 import { describe, expect, it } from 'vitest';
 import { parseCron } from './cron.js';
-import { DEFAULT_DST_POLICY, nextFireTimes } from './recurrence.js';
+import { DEFAULT_DST_POLICY } from './dst-policy.js';
+import { nextFireTimes } from './recurrence.js';
 
 const EXPRESSIONS = [
   '* * * * *',

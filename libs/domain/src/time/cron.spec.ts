@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CronSyntaxError, cronMatches, parseCron, type CronField } from './cron.js';
-import { DEFAULT_DST_POLICY, nextFireAfter, nextFireTimes } from './recurrence.js';
+import { DEFAULT_DST_POLICY } from './dst-policy.js';
+import { nextFireAfter, nextFireTimes } from './recurrence.js';
 
 const utcFires = (expr: string, startIso: string, count: number): string[] =>
   nextFireTimes({ kind: 'cron', cron: parseCron(expr), timezone: 'UTC', dst: DEFAULT_DST_POLICY }, Date.parse(startIso), count).map((ms) =>

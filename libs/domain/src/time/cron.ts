@@ -69,6 +69,12 @@ export interface CronExpression {
   readonly source: string;
   /** True for 6-field expressions; 5-field expressions and macros fire at second 0. */
   readonly hasSeconds: boolean;
+  /**
+   * Vixie: the minute or the hour field (after macro expansion) starts with `*`, so the
+   * expression names times of real elapsed time rather than fixed times of day; the `auto` DST
+   * policy reads this.
+   */
+  readonly followsRealTime: boolean;
   readonly fields: CronFields;
 }
 
@@ -123,6 +129,7 @@ export function parseCron(expr: string): CronExpression {
   return {
     source,
     hasSeconds,
+    followsRealTime: minute.startsWith('*') || hour.startsWith('*'),
     fields: {
       seconds: parseValueField(SECOND, second),
       minutes: parseValueField(MINUTE, minute),

@@ -19,11 +19,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseCron } from './cron.js';
-import { nextFireTimes, type DstPolicy } from './recurrence.js';
+import type { DstPolicy, ResolvedDstPolicy } from './dst-policy.js';
+import { nextFireTimes } from './recurrence.js';
 import { toWallTime, zoneOffsetMinutes } from './zone.js';
 
-type GapPolicy = DstPolicy['gap'];
-type OverlapPolicy = DstPolicy['overlap'];
+type GapPolicy = ResolvedDstPolicy['gap'];
+type OverlapPolicy = ResolvedDstPolicy['overlap'];
 type FireLists<P extends string> = Record<'daily' | 'hourly' | 'quarterHourly', Record<P, string[]>>;
 
 interface TransitionBase {

@@ -6,11 +6,13 @@ export {
   DEFAULT_DST_POLICY,
   DST_GAP_POLICIES,
   DST_OVERLAP_POLICIES,
-  nextFireAfter,
-  nextFireTimes,
-  previousFireBefore,
+  explainDstPolicy,
+  resolveDstPolicy,
+  summarizeDstPolicy,
+  type DstExplanation,
   type DstGapPolicy,
   type DstOverlapPolicy,
   type DstPolicy,
-  type Recurrence,
-} from './recurrence.js';
+  type ResolvedDstPolicy,
+} from './dst-policy.js';
+export { nextFireAfter, nextFireTimes, previousFireBefore, type Recurrence } from './recurrence.js';

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cronMatches, parseCron } from './cron.js';
-import {
-  DEFAULT_DST_POLICY,
-  DST_GAP_POLICIES,
-  DST_OVERLAP_POLICIES,
-  nextFireAfter,
-  nextFireTimes,
-  previousFireBefore,
-  type DstPolicy,
-  type Recurrence,
-} from './recurrence.js';
+import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, resolveDstPolicy, type DstPolicy, type ResolvedDstPolicy } from './dst-policy.js';
+import { nextFireAfter, nextFireTimes, previousFireBefore, type Recurrence } from './recurrence.js';
 import { instantsForWallTime, shiftGapWallTime, toWallTime } from './zone.js';
 
 const MINUTE = 60_000;
@@ -18,10 +10,10 @@ const DAY = 24 * HOUR;
 const T0 = Date.parse('2026-03-01T00:00:00Z');
 
 describe('policies', () => {
-  it('defaults to shift and first', () => {
-    expect(DEFAULT_DST_POLICY).toEqual({ gap: 'shift', overlap: 'first' });
-    expect(DST_GAP_POLICIES).toEqual(['shift', 'skip']);
-    expect(DST_OVERLAP_POLICIES).toEqual(['first', 'last', 'both']);
+  it('defaults to auto on both sides', () => {
+    expect(DEFAULT_DST_POLICY).toEqual({ gap: 'auto', overlap: 'auto' });
+    expect(DST_GAP_POLICIES).toEqual(['auto', 'shift', 'skip']);
+    expect(DST_OVERLAP_POLICIES).toEqual(['auto', 'first', 'last', 'both']);
   });
 });
 
@@ -172,7 +164,7 @@ describe('search agrees with a brute-force walk near transitions', () => {
     return matches;
   }
 
-  function firesUnder(matches: { instants: number[]; shifted: number | null }[], dst: DstPolicy): number[] {
+  function firesUnder(matches: { instants: number[]; shifted: number | null }[], dst: ResolvedDstPolicy): number[] {
     const fires = new Set<number>();
     for (const { instants, shifted } of matches) {
       if (shifted !== null) {
@@ -196,7 +188,8 @@ describe('search agrees with a brute-force walk near transitions', () => {
     it.each(CRONS)('%s under every policy', (expr) => {
       const matches = matchingWallTimes(zone, expr, firstLocalMs);
       for (const dst of POLICIES) {
-        const fires = firesUnder(matches, dst);
+        // `auto` is checked against literal instants in dst-auto.spec.ts; here it only needs its resolution.
+        const fires = firesUnder(matches, resolveDstPolicy(parseCron(expr), dst));
         const rec: Recurrence = { kind: 'cron', cron: parseCron(expr), timezone: zone, dst };
         for (let start = transitionMs - DAY; start <= transitionMs + DAY; start += 7 * MINUTE) {
           const when = `${new Date(start).toISOString()} with ${JSON.stringify(dst)}`;

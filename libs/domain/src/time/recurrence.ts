@@ -1,25 +1,11 @@
 /**
  * When a schedule fires: the fire instants of a cron expression on a zone's wall clock (with the
- * DST policy deciding gaps and overlaps), of a fixed interval, or of a one-shot timer.
+ * DST policy, `auto` resolved per expression, deciding gaps and overlaps), of a fixed interval, or of a one-shot timer.
  */
 import { nextMatchingLocalMs, previousMatchingLocalMs, type CronExpression } from './cron.js';
+import { resolveDstPolicy, type DstPolicy, type ResolvedDstPolicy } from './dst-policy.js';
 import { MAX_ZONE_OFFSET_MS, offsetTimelineOf, type OffsetTimeline } from './offset-timeline.js';
 import { DAY_MS, SECOND_MS } from './wall-clock.js';
-
-export const DST_GAP_POLICIES = ['shift', 'skip'] as const;
-/** A wall time skipped by a spring-forward: `shift` fires it read with the offset before the jump, `skip` does not fire it. */
-export type DstGapPolicy = (typeof DST_GAP_POLICIES)[number];
-
-export const DST_OVERLAP_POLICIES = ['first', 'last', 'both'] as const;
-/** A wall time repeated by a fall-back: fire its first occurrence, its last, or both. */
-export type DstOverlapPolicy = (typeof DST_OVERLAP_POLICIES)[number];
-
-export interface DstPolicy {
-  gap: DstGapPolicy;
-  overlap: DstOverlapPolicy;
-}
-
-export const DEFAULT_DST_POLICY: DstPolicy = Object.freeze<DstPolicy>({ gap: 'shift', overlap: 'first' });
 
 export type Recurrence =
   | { kind: 'cron'; cron: CronExpression; timezone: string; dst: DstPolicy }
@@ -99,6 +85,7 @@ function assertPeriod(rec: EveryRecurrence): void {
  */
 function nextCronFire(rec: CronRecurrence, afterMs: number): number | null {
   const timeline = offsetTimelineOf(rec.timezone);
+  const dst = resolveDstPolicy(rec.cron, rec.dst);
   const fromLocalMs = afterMs + timeline.offsetRange(afterMs - OFFSET_REACH_MS, afterMs + OFFSET_REACH_MS).min;
   const untilLocalMs = fromLocalMs + SEARCH_HORIZON_MS;
   let best: number | null = null;
@@ -108,7 +95,7 @@ function nextCronFire(rec: CronRecurrence, afterMs: number): number | null {
     localMs !== null && localMs <= lastUsefulLocalMs;
     localMs = nextMatchingLocalMs(rec.cron, localMs + SECOND_MS, untilLocalMs)
   ) {
-    for (const instant of fireInstantsOfWallTime(timeline, localMs, rec.dst)) {
+    for (const instant of fireInstantsOfWallTime(timeline, localMs, dst)) {
       if (instant > afterMs && (best === null || instant < best)) {
         best = instant;
         lastUsefulLocalMs = best + timeline.offsetRange(best - 2 * OFFSET_REACH_MS, best).max;
@@ -121,6 +108,7 @@ function nextCronFire(rec: CronRecurrence, afterMs: number): number | null {
 /** Mirror of nextCronFire, walking matching wall times downward. */
 function previousCronFire(rec: CronRecurrence, beforeMs: number): number | null {
   const timeline = offsetTimelineOf(rec.timezone);
+  const dst = resolveDstPolicy(rec.cron, rec.dst);
   const fromLocalMs = beforeMs + timeline.offsetRange(beforeMs - 2 * OFFSET_REACH_MS, beforeMs).max;
   const untilLocalMs = fromLocalMs - SEARCH_HORIZON_MS;
   let best: number | null = null;
@@ -130,7 +118,7 @@ function previousCronFire(rec: CronRecurrence, beforeMs: number): number | null 
     localMs !== null && localMs >= firstUsefulLocalMs;
     localMs = previousMatchingLocalMs(rec.cron, localMs - SECOND_MS, untilLocalMs)
   ) {
-    for (const instant of fireInstantsOfWallTime(timeline, localMs, rec.dst)) {
+    for (const instant of fireInstantsOfWallTime(timeline, localMs, dst)) {
       if (instant < beforeMs && (best === null || instant > best)) {
         best = instant;
         firstUsefulLocalMs = best + timeline.offsetRange(best - OFFSET_REACH_MS, best + OFFSET_REACH_MS).min;
@@ -140,8 +128,8 @@ function previousCronFire(rec: CronRecurrence, beforeMs: number): number | null 
   return best;
 }
 
-/** The instants a matching wall time fires at under the DST policy, ascending. */
-function fireInstantsOfWallTime(timeline: OffsetTimeline, localMs: number, dst: DstPolicy): number[] {
+/** The instants a matching wall time fires at under the resolved DST policy, ascending. */
+function fireInstantsOfWallTime(timeline: OffsetTimeline, localMs: number, dst: ResolvedDstPolicy): number[] {
   const instants = timeline.instantsAtLocalMs(localMs);
   if (instants.length === 0) {
     const gap = dst.gap === 'shift' ? timeline.gapTransitionAt(localMs) : undefined;
