@@ -6,7 +6,7 @@
  */
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunRepository, type Db, type DispatchItem } from '@kairos/ledger';
+import { RunRecoveryRepository, type Db, type DispatchItem } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
 import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
@@ -23,7 +23,7 @@ export class ReconcilerService implements OnModuleInit {
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
     private readonly leadership: LeadershipService,
-    private readonly runs: RunRepository,
+    private readonly runs: RunRecoveryRepository,
     private readonly dispatcher: RunDispatcher,
   ) {}
 

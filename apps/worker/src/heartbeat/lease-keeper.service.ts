@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunRepository, type Db } from '@kairos/ledger';
+import { RunLeaseRepository, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, Loop } from '@kairos/runtime';
 import { RunAbort, RunAborted, type AbortKind } from '../execution/run-abort.js';
 
@@ -29,7 +29,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
-    private readonly runs: RunRepository,
+    private readonly runs: RunLeaseRepository,
   ) {
     this.loop = new Loop({ name: 'lease renewal', logger: this.logger, pass: () => this.pass(), errorBackoffMs: 1_000 });
   }
