@@ -12,6 +12,7 @@ import {
   LeaseRepository,
   OutboxRepository,
   RunRepository,
+  SCHEDULER_LEASE,
   SCHEDULES_CHANNEL,
   ScheduleRepository,
   SlotWriter,
@@ -24,7 +25,7 @@ import {
   type Materialized,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, SCHEDULER_LEASE } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, leaderActor } from '@kairos/runtime';
 import { LeadershipService, type LeaderTask, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 export interface TickResult {
@@ -107,7 +108,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
           tickOrigin: 'schedule',
           runOrigin: 'schedule',
           overlap: row.overlap,
-          actor: `scheduler:${term.holder}`,
+          actor: leaderActor('scheduler', term.holder),
           remainingRuns: row.maxRuns === null ? null : Math.max(0, row.maxRuns - row.fireCount),
         });
         made.push(slots);
@@ -127,7 +128,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
       const completed = new Set(cursors.filter((c) => c.completed).map((c) => c.id));
       await this.outbox.append(
         tx,
-        rows.filter((r) => completed.has(r.id)).map((r) => scheduleEvent('schedule.completed', { ...r, status: 'completed', nextFireAt: null }, `scheduler:${term.holder}`)),
+        rows.filter((r) => completed.has(r.id)).map((r) => scheduleEvent('schedule.completed', { ...r, status: 'completed', nextFireAt: null }, leaderActor('scheduler', term.holder))),
       );
       return {
         result: { schedules: rows.length, ticks: written.ticks.length, runs: written.runs.length, more: rows.length === scheduler.tickBatchSize },
