@@ -1,5 +1,5 @@
 /** The schedules table's columns as SQL returns them, and their translation to and from a ScheduleSpec. */
-import type { CatchupMode, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
+import type { CatchupMode, DstGapPolicy, DstOverlapPolicy, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
 
 /** Every column of schedules, camelCased by the SELECT list below. */
 export interface ScheduleRow {
@@ -11,8 +11,8 @@ export interface ScheduleRow {
   everyMs: number | null;
   at: Date | null;
   timezone: string;
-  dstGap: 'shift' | 'skip';
-  dstOverlap: 'first' | 'last' | 'both';
+  dstGap: DstGapPolicy;
+  dstOverlap: DstOverlapPolicy;
   catchupMode: CatchupMode;
   catchupWindowMs: number | null;
   catchupLimit: number | null;
