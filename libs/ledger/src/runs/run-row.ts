@@ -111,18 +111,11 @@ export interface DispatchItem {
 }
 
 /** What a worker needs to execute the run it just claimed. */
-export interface ClaimedRun {
-  id: string;
-  namespaceId: string;
-  scheduleId: string | null;
-  scheduledFor: Date;
-  attempt: number;
-  maxAttempts: number;
-  target: Target;
-  payload: JsonValue | null;
-  retry: RetryPolicy;
-  timeoutMs: number;
-  leaseEpoch: number;
+export interface ClaimedRun
+  extends Pick<
+    RunRow,
+    'id' | 'namespaceId' | 'scheduleId' | 'scheduledFor' | 'attempt' | 'maxAttempts' | 'target' | 'payload' | 'retry' | 'timeoutMs' | 'leaseEpoch'
+  > {
   /** True when ending this run may have to release a run parked behind it (overlap buffer or replace). */
   mayReleaseParked: boolean;
 }
