@@ -1,5 +1,5 @@
 /**
- * GraphQL at /graphql mirrors REST (DESIGN.md sections 6 and 7): the same fields with the same
+ * GraphQL at /graphql mirrors REST: the same resources, the same fields with the same
  * values, the same validation with the same codes, and a subscription that follows a run's events
  * until it ends.
  */

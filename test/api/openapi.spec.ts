@@ -269,8 +269,8 @@ describe('the OpenAPI document', () => {
       expect(again.status).toBe(200);
       expect(again.body).toMatchObject({ id: scheduleId, deduped: true });
 
-      // The document's own examples are accepted as written; one carries every field of DESIGN.md
-      // section 7, an HTTP target among them.
+      // The document's own examples are accepted as written; one carries every field a schedule
+      // accepts, an HTTP target among them.
       for (const [name, example] of Object.entries(examplesOf('/v1/schedules', 'post'))) {
         const response = await call('post', '/v1/schedules', { body: example });
         expect(response.status, name).toBe(201);

@@ -4,7 +4,7 @@
  * over while it executes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunRepository } from '../../libs/ledger/src/index.js';
+import { RunLeaseRepository, RunRecoveryRepository, RunRepository, type ClaimResult, type ClaimedRun } from '../../libs/ledger/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
@@ -12,6 +12,13 @@ describe('lease fencing', () => {
   let t: TestEnvironment;
   let kairos: StartedKairos;
   const runs = new RunRepository();
+  const leases = new RunLeaseRepository();
+  const recovery = new RunRecoveryRepository();
+
+  function claimedRun(result: ClaimResult | undefined): ClaimedRun {
+    expect(result?.kind).toBe('claimed');
+    return (result as Extract<ClaimResult, { kind: 'claimed' }>).run;
+  }
 
   beforeAll(async () => {
     t = await testEnvironment();
@@ -33,20 +40,20 @@ describe('lease fencing', () => {
 
   it('refuses the verdict of a holder whose epoch was superseded, and records the refusal', async () => {
     const id = await ledgerRun();
-    const [first] = await runs.claimMany(t.db, [id], 'worker-a', 60_000);
-    expect(first!.leaseEpoch).toBe(1);
+    const first = claimedRun((await leases.claimMany(t.db, [id], 'worker-a', 60_000))[0]);
+    expect(first.leaseEpoch).toBe(1);
     // worker-a goes silent; its lease expires and the reaper takes the run back (epoch 2).
     await t.db.query(`UPDATE runs SET lease_expires_at = now() - interval '1 minute' WHERE id = $1`, [id]);
-    const reaped = await runs.reapExpired(t.db, { skewMs: 0, backoffMs: 0, crashBudget: 5, limit: 10, actor: 'reaper:test' });
+    const reaped = await recovery.reapExpired(t.db, { skewMs: 0, backoffMs: 0, crashBudget: 5, limit: 10, actor: 'reaper:test' });
     expect(reaped.requeued.map((r) => r.id)).toContain(id);
-    const [second] = await runs.claimMany(t.db, [id], 'worker-b', 60_000);
-    expect(second!.leaseEpoch).toBe(3);
+    const second = claimedRun((await leases.claimMany(t.db, [id], 'worker-b', 60_000))[0]);
+    expect(second.leaseEpoch).toBe(3);
 
     const late = { state: 'succeeded' as const, result: { from: 'a' }, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null, response: null };
-    expect(await runs.finishMany(t.db, 'worker-a', [{ runId: id, epoch: first!.leaseEpoch, verdict: late }])).toEqual(new Set());
+    expect(await leases.finishMany(t.db, 'worker-a', [{ runId: id, epoch: first.leaseEpoch, verdict: late }])).toEqual(new Set());
     expect((await t.db.query(`SELECT state, lease_owner FROM runs WHERE id = $1`, [id])).rows[0]).toEqual({ state: 'running', lease_owner: 'worker-b' });
 
-    expect(await runs.finishMany(t.db, 'worker-b', [{ runId: id, epoch: second!.leaseEpoch, verdict: { ...late, result: { from: 'b' } } }])).toEqual(
+    expect(await leases.finishMany(t.db, 'worker-b', [{ runId: id, epoch: second.leaseEpoch, verdict: { ...late, result: { from: 'b' } } }])).toEqual(
       new Set([id]),
     );
     const final = (await t.db.query(`SELECT state, result, crash_count FROM runs WHERE id = $1`, [id])).rows[0];
@@ -58,12 +65,12 @@ describe('lease fencing', () => {
   it('fences each verdict of a batch on its own', async () => {
     const fresh = await ledgerRun();
     const stale = await ledgerRun();
-    const claimed = await runs.claimMany(t.db, [fresh, stale], 'worker-a', 60_000);
-    expect(claimed.map((c) => c.id).sort()).toEqual([fresh, stale].sort());
+    const claimed = await leases.claimMany(t.db, [fresh, stale], 'worker-a', 60_000);
+    expect(claimed.map((c) => claimedRun(c).id)).toEqual([fresh, stale]);
     // The stale one was taken over in between (reaped and reclaimed elsewhere).
     await t.db.query(`UPDATE runs SET lease_epoch = lease_epoch + 2, lease_owner = 'worker-b' WHERE id = $1`, [stale]);
     const verdict = { state: 'succeeded' as const, result: null, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null, response: null };
-    const written = await runs.finishMany(t.db, 'worker-a', [
+    const written = await leases.finishMany(t.db, 'worker-a', [
       { runId: fresh, epoch: 1, verdict },
       { runId: stale, epoch: 1, verdict },
     ]);

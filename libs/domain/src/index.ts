@@ -9,6 +9,7 @@ export * from './reason-codes.js';
 export * from './run-policy.js';
 export * from './schedule-spec.js';
 export * from './slot-planner.js';
+export * from './slot-range.js';
 export * from './time/index.js';
 export * from './verdict.js';
 export * from './run-spec.js';

@@ -1,6 +1,6 @@
 /**
  * Instants on the wire: ISO 8601 in UTC with `Z`, and milliseconds only when there are some, so a
- * cron slot reads "2026-12-01T01:30:00Z" as DESIGN.md shows it.
+ * cron slot reads "2026-12-01T01:30:00Z" rather than "2026-12-01T01:30:00.000Z".
  */
 export function formatInstant(instant: Date | number): string {
   const iso = (typeof instant === 'number' ? new Date(instant) : instant).toISOString();

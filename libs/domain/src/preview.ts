@@ -1,7 +1,8 @@
 /** The stateless preview: `{cron|every, timezone, dst, startAt, after, count}` to the next fire instants. */
 import { ValidationError } from './errors.js';
 import { present, readInstant, readInteger, readObject } from './input.js';
-import { nextSlotWithinBounds, parseScheduleCreate, recurrenceOf } from './schedule-spec.js';
+import { parseScheduleCreate, recurrenceOf } from './schedule-spec.js';
+import { slotsInRange } from './slot-range.js';
 import type { DstPolicy } from './time/index.js';
 
 export const MAX_PREVIEW_COUNT = 1_000;
@@ -27,10 +28,6 @@ export function previewSpec(body: unknown, nowMs: number): SpecPreview {
   const { spec } = parseScheduleCreate({ ...definition, target: { type: 'handler', name: 'noop' } }, after);
   // Walk the bounded slots, as the stored schedule's preview does: a cron slot before startAt does
   // not exist, so it must not be shown.
-  const rec = recurrenceOf(spec, after);
-  const fireTimes: number[] = [];
-  for (let slot = nextSlotWithinBounds(spec, rec, after); slot !== null && fireTimes.length < count; slot = nextSlotWithinBounds(spec, rec, slot)) {
-    fireTimes.push(slot);
-  }
+  const fireTimes = slotsInRange(spec, recurrenceOf(spec, after), { afterMs: after, limit: count, keep: 'oldest' }).slots;
   return { fireTimes, cron: spec.timing.kind === 'cron' ? spec.timing.cron : null, dst: spec.dst };
 }

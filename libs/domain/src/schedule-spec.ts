@@ -1,7 +1,8 @@
 /**
- * A schedule's definition as the user declared it, read from untrusted JSON with every rule of
- * DESIGN.md section 4 checked at the edge: after parseScheduleSpec returns, the definition is
- * valid and has a future fire (or is paused, which still requires one to exist).
+ * A schedule's definition as the user declared it, read from untrusted JSON with every timing rule
+ * (cron syntax, intervals, one-shots, zone, DST policy, catch-up, overlap, bounds, jitter) checked
+ * at the edge: after parseScheduleSpec returns, the definition is valid and has a future fire (or
+ * is paused, which still requires one to exist).
  */
 import { createHash } from 'node:crypto';
 import { ValidationError } from './errors.js';

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { ReasonCode } from './reason-codes.js';
 import { nextSlotWithinBounds, recurrenceOf, type ScheduleSpec } from './schedule-spec.js';
-import { previousFireBefore, type Recurrence } from './time/index.js';
+import { slotsInRange } from './slot-range.js';
 
 /** How many of the newest due slots one evaluation records; older ones are explained by the outage record. */
 export const MAX_SLOTS_PER_EVALUATION = 1_000;
@@ -49,7 +49,13 @@ export interface SlotPlan {
 export function planSlots(input: PlanInput): SlotPlan {
   const { spec, nowMs } = input;
   const rec = recurrenceOf(spec, input.anchorMs);
-  const { due, unrecorded } = dueSlots(spec, rec, input.cursorMs, nowMs);
+  // The due slots are those in [cursor, now]; past the newest MAX_SLOTS_PER_EVALUATION, the outage record speaks for them.
+  const { slots: due, more: unrecorded } = slotsInRange(spec, rec, {
+    afterMs: input.cursorMs - 1,
+    untilMs: nowMs,
+    limit: MAX_SLOTS_PER_EVALUATION,
+    keep: 'newest',
+  });
 
   const onTime = due.filter((s) => s >= input.catchupBoundaryMs);
   const late = due.filter((s) => s < input.catchupBoundaryMs);
@@ -62,25 +68,6 @@ export function planSlots(input: PlanInput): SlotPlan {
   const slots = due.map((slotMs) => decisions.get(slotMs)!);
   const nextFireAtMs = nextSlotWithinBounds(spec, rec, nowMs);
   return { slots, unrecordedSlots: unrecorded, nextFireAtMs, completed: nextFireAtMs === null };
-}
-
-/** Due slots in [cursor, now], ascending, at most the newest MAX_SLOTS_PER_EVALUATION of them. */
-function dueSlots(
-  spec: ScheduleSpec,
-  rec: Recurrence,
-  cursorMs: number,
-  nowMs: number,
-): { due: number[]; unrecorded: boolean } {
-  const newestFirst: number[] = [];
-  const lowest = spec.startAtMs !== null ? Math.max(cursorMs, spec.startAtMs) : cursorMs;
-  // Walk back from the newest slot that can be due: never step through the slots past endAt.
-  const highest = spec.endAtMs !== null ? Math.min(nowMs, spec.endAtMs) : nowMs;
-  let slot = previousFireBefore(rec, highest + 1);
-  while (slot !== null && slot >= lowest && newestFirst.length < MAX_SLOTS_PER_EVALUATION) {
-    newestFirst.push(slot);
-    slot = previousFireBefore(rec, slot);
-  }
-  return { due: newestFirst.reverse(), unrecorded: slot !== null && slot >= lowest };
 }
 
 function decideLate(input: PlanInput, late: number[], anyOnTime: boolean, out: Map<number, SlotDecision>): void {

@@ -1,6 +1,6 @@
 /**
  * Invariant sweeps over the ledger (`kairos fsck`). Each check is one read-only query that returns
- * the rows breaking an invariant of DESIGN.md section 5; a healthy ledger returns none.
+ * the rows breaking one ledger invariant (each check's name says which); a healthy ledger returns none.
  */
 import { REASON_CODES, RUN_EVENT_KINDS } from '@kairos/domain';
 import type { Queryable } from './database.js';

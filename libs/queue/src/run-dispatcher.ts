@@ -4,7 +4,7 @@
  * mark is undone and the scheduler's relay hands the runs over on a later pass.
  */
 import type { Queue } from 'bullmq';
-import type { Db, DispatchItem, RunRepository } from '@kairos/ledger';
+import type { Db, DispatchItem, RunRecoveryRepository } from '@kairos/ledger';
 import { RUN_JOB_DEFAULTS, type JobPayloads } from './jobs.js';
 
 export type RunsQueue = Queue<JobPayloads['run'], unknown, 'run'>;
@@ -13,7 +13,7 @@ export class RunDispatcher {
   constructor(
     private readonly queue: RunsQueue,
     private readonly db: Db,
-    private readonly runs: RunRepository,
+    private readonly runs: RunRecoveryRepository,
   ) {}
 
   /** Adds the runs' jobs. Returns false, with the runs marked undispatched for the relay, when Redis refused. */

@@ -7,7 +7,19 @@ import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown 
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { KairosConfig } from '@kairos/config';
-import { ApiKeyRepository, LeaseRepository, NamespaceRepository, OutboxRepository, RunRepository, ScheduleRepository, SessionRepository, type Db } from '@kairos/ledger';
+import {
+  ApiKeyRepository,
+  LeaseRepository,
+  NamespaceRepository,
+  OutboxRepository,
+  RunLeaseRepository,
+  RunRecoveryRepository,
+  RunRepository,
+  ScheduleRepository,
+  SessionRepository,
+  SlotWriter,
+  type Db,
+} from '@kairos/ledger';
 import { RUNS_QUEUE, RunDispatcher, type RunsQueue } from '@kairos/queue';
 import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG, REDIS_PRODUCER, RUNS_QUEUE_TOKEN } from './tokens.js';
 
@@ -38,8 +50,15 @@ export class CoreModule implements OnApplicationShutdown {
       { provide: OutboxRepository, useValue: new OutboxRepository() },
       { provide: NamespaceRepository, useValue: new NamespaceRepository() },
       { provide: RunRepository, useValue: new RunRepository() },
+      { provide: RunLeaseRepository, useValue: new RunLeaseRepository() },
+      { provide: RunRecoveryRepository, useValue: new RunRecoveryRepository() },
       { provide: ScheduleRepository, useValue: new ScheduleRepository() },
       { provide: SessionRepository, useValue: new SessionRepository() },
+      {
+        provide: SlotWriter,
+        inject: [ScheduleRepository, RunRepository],
+        useFactory: (schedules: ScheduleRepository, runs: RunRepository) => new SlotWriter(schedules, runs),
+      },
       {
         provide: RUNS_QUEUE_TOKEN,
         useFactory: (): RunsQueue =>
@@ -47,8 +66,8 @@ export class CoreModule implements OnApplicationShutdown {
       },
       {
         provide: RunDispatcher,
-        inject: [RUNS_QUEUE_TOKEN, RunRepository],
-        useFactory: (queue: RunsQueue, runs: RunRepository) => new RunDispatcher(queue, resources.db, runs),
+        inject: [RUNS_QUEUE_TOKEN, RunRecoveryRepository],
+        useFactory: (queue: RunsQueue, runs: RunRecoveryRepository) => new RunDispatcher(queue, resources.db, runs),
       },
     ];
     return { module: CoreModule, providers, exports: providers.map((p) => p.provide) };

@@ -8,3 +8,4 @@ export * from './loop.js';
 export * from './logger.js';
 export * from './micro-batcher.js';
 export * from './public-route.js';
+export * from './process-identity.js';

@@ -1,5 +1,5 @@
 /**
- * GraphQL at /graphql (DESIGN.md sections 6 and 7): the REST model as a code-first schema built in
+ * GraphQL at /graphql, mirroring the REST resources and their wire shapes: a code-first schema built in
  * memory, queries and mutations over HTTP, and the runEvents subscription over graphql-ws on the
  * same path. Errors are shaped by the API's one error filter; formatError only catches what
  * bypassed it, so no internal message leaves the process.

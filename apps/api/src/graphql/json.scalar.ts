@@ -1,7 +1,7 @@
 /**
  * The JSON scalar: any JSON value, passed through verbatim. Payloads, results, targets and labels
- * are user data (DESIGN.md invariant 8), and request inputs are read by the same domain readers as
- * REST bodies, so GraphQL neither reshapes nor validates them on its own.
+ * are user data, which must come back JSON-equal to what was sent, and request inputs are read by
+ * the same domain readers as REST bodies, so GraphQL neither reshapes nor validates them on its own.
  */
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import type { JsonValue } from '@kairos/domain';

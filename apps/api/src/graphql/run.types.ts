@@ -26,12 +26,12 @@ export class RunEventType implements RunEventView {
   /** A bigint in the ledger; Float (like the REST JSON number) is exact up to 2^53, where Int would stop at 2^31. */
   @Field(() => Float) id!: number;
   @Field(() => String) at!: string;
-  @Field(() => String) kind!: string;
+  @Field(() => String) kind!: RunEventView['kind'];
   @Field(() => String, { nullable: true }) fromState!: RunEventView['fromState'];
   @Field(() => String, { nullable: true }) toState!: RunEventView['toState'];
   @Field(() => Int, { nullable: true }) leaseEpoch!: number | null;
   @Field(() => String) actor!: string;
-  @Field(() => String, { nullable: true }) reasonCode!: string | null;
+  @Field(() => String, { nullable: true }) reasonCode!: RunEventView['reasonCode'];
   @Field(() => JsonScalar) detail!: Record<string, unknown>;
 }
 
@@ -65,7 +65,7 @@ export class RunType implements RunView {
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => JsonScalar, { nullable: true }) result!: JsonValue | null;
   @Field(() => JsonScalar, { nullable: true }) error!: Record<string, unknown> | null;
-  @Field(() => String, { nullable: true }) reasonCode!: string | null;
+  @Field(() => String, { nullable: true }) reasonCode!: RunView['reasonCode'];
   @Field(() => String, { nullable: true }) reasonText!: string | null;
   @Field(() => Int) crashCount!: number;
   @Field(() => String, { nullable: true }) cancelRequestedAt!: string | null;

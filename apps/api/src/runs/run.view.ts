@@ -1,4 +1,4 @@
-/** The wire shape of a run (DESIGN.md section 7) and of its events. */
+/** The wire shape of a run, as REST and GraphQL return it, and of its events. */
 import type { Attempt, JsonValue } from '@kairos/domain';
 import type { RunEventRow, RunRow } from '@kairos/ledger';
 import { iso, retryView, targetView } from '../schedules/schedule.view.js';

@@ -1,7 +1,7 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
-import { RunRepository, inTransaction, manualRun, pgConstraint, pgErrorCode, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
+import { RunRepository, inTransaction, manualRun, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../http/request-context.js';
@@ -36,17 +36,9 @@ export class RunsService implements BeforeApplicationShutdown {
       idempotencyKey: request.idempotencyKey,
       actor: caller.actor,
     });
-    try {
-      await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [run]));
-    } catch (error) {
-      if (pgErrorCode(error) === '23505' && pgConstraint(error) === 'runs_idempotency_key') {
-        const existing = await this.runs.findByIdempotencyKey(this.db, caller.namespaceId, request.idempotencyKey!);
-        return { ...runView(existing!), deduped: true };
-      }
-      throw error;
-    }
-    await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt! }]);
-    return { ...runView(await this.require(caller, run.id)), deduped: false };
+    const { row, deduped } = await this.runs.create(this.db, run);
+    if (!deduped) await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt! }]);
+    return { ...runView(row), deduped };
   }
 
   async list(caller: CallerContext, filter: RunFilter, limit: number, cursor?: string): Promise<Page<RunView>> {

@@ -1,4 +1,4 @@
-/** The wire shape of a schedule (DESIGN.md section 7): the definition with defaults filled in, and its cursor; and of its ticks. */
+/** The wire shape of a schedule, as REST and GraphQL return it: the definition with defaults filled in, and its cursor; and of its ticks. */
 import {
   explainDstPolicy,
   formatDuration,

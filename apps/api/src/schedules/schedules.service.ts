@@ -3,17 +3,17 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readEnum, readObject, readPayload, recurrenceOf, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readEnum, readObject, readPayload, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
   ScheduleRepository,
+  SlotWriter,
   scheduleEvent,
   inTransaction,
   materializeSlots,
   specOf,
   type Db,
-  type DispatchItem,
   type Page,
   type ScheduleFilter,
   type ScheduleRow,
@@ -43,6 +43,7 @@ export class SchedulesService {
     @Inject(DATABASE) private readonly db: Db,
     private readonly schedules: ScheduleRepository,
     private readonly runs: RunRepository,
+    private readonly slotWriter: SlotWriter,
     private readonly dispatcher: RunDispatcher,
     private readonly outbox: OutboxRepository,
   ) {}
@@ -208,14 +209,16 @@ export class SchedulesService {
     const overlap = readEnum(obj, 'overlap', '', OVERLAP_POLICIES) ?? 'buffer_all';
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
-    const rec = recurrenceOf(spec, row.createdAt.getTime());
-    const slots: SlotDecision[] = [];
-    for (let slot = nextSlotWithinBounds(spec, rec, from - 1); slot !== null && slot <= to; slot = nextSlotWithinBounds(spec, rec, slot)) {
-      if (slots.length === MAX_BACKFILL_SLOTS) {
-        throw new ValidationError('VALIDATION_FAILED', 'to', `the range holds more than ${MAX_BACKFILL_SLOTS} slots; backfill it in smaller ranges`);
-      }
-      slots.push({ slotMs: slot, fire: true, availableAtMs: slot, catchup: false });
+    const range = slotsInRange(spec, recurrenceOf(spec, row.createdAt.getTime()), {
+      afterMs: from - 1,
+      untilMs: to,
+      limit: MAX_BACKFILL_SLOTS,
+      keep: 'oldest',
+    });
+    if (range.more) {
+      throw new ValidationError('VALIDATION_FAILED', 'to', `the range holds more than ${MAX_BACKFILL_SLOTS} slots; backfill it in smaller ranges`);
     }
+    const slots: SlotDecision[] = range.slots.map((slotMs) => ({ slotMs, fire: true, availableAtMs: slotMs, catchup: false }));
     const { runs, dispatch, alreadyTicked } = await inTransaction(this.db, async (tx) => {
       const locked = await this.require(tx, caller, id, true);
       return this.materialize(tx, locked, slots, { tickOrigin: 'backfill', runOrigin: 'backfill', overlap, actor: caller.actor });
@@ -231,13 +234,9 @@ export class SchedulesService {
   async preview(caller: CallerContext, id: string, count: number, after: number | undefined): Promise<{ fireTimes: string[]; dst: DstView }> {
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
-    const rec = recurrenceOf(spec, row.createdAt.getTime());
     const remaining = spec.maxRuns === null ? count : Math.max(0, Math.min(count, spec.maxRuns - row.fireCount));
-    const times: string[] = [];
-    for (let slot = nextSlotWithinBounds(spec, rec, after ?? Date.now()); slot !== null && times.length < remaining; slot = nextSlotWithinBounds(spec, rec, slot)) {
-      times.push(formatInstant(slot));
-    }
-    return { fireTimes: times, dst: scheduleView(row).dst };
+    const range = slotsInRange(spec, recurrenceOf(spec, row.createdAt.getTime()), { afterMs: after ?? Date.now(), limit: remaining, keep: 'oldest' });
+    return { fireTimes: range.slots.map((slot) => formatInstant(slot)), dst: scheduleView(row).dst };
   }
 
   async ticks(caller: CallerContext, id: string, limit: number, cursor?: string): Promise<Page<TickRow>> {
@@ -265,18 +264,8 @@ export class SchedulesService {
       actor: opts.actor,
       remainingRuns: null,
     });
-    let newRuns = made.runs;
-    let alreadyTicked = 0;
-    if (opts.tickOrigin) {
-      const inserted = await this.schedules.insertTicks(tx, made.ticks);
-      alreadyTicked = made.ticks.length - inserted.size;
-      const kept = new Set(made.ticks.filter((t) => inserted.has(`${t.scheduleId}@${t.scheduledFor.getTime()}`)).map((t) => t.runId));
-      newRuns = made.runs.filter((r) => kept.has(r.id));
-    }
-    await this.runs.insertRuns(tx, newRuns);
-    await this.runs.requestCancel(tx, made.cancel, 'overlap', 'REPLACED_BY_OVERLAP', 'a newer run of the schedule replaced this run (overlap replace)');
-    const dispatch: DispatchItem[] = newRuns.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt }] : []));
-    return { runs: await this.runs.getMany(tx, newRuns.map((r) => r.id)), dispatch, alreadyTicked };
+    const written = await this.slotWriter.write(tx, [made]);
+    return { runs: await this.runs.getMany(tx, written.runs.map((r) => r.id)), dispatch: written.dispatch, alreadyTicked: written.alreadyTicked };
   }
 
   private async require(db: Db | Tx, caller: CallerContext, id: string, lock = false): Promise<ScheduleRow> {

@@ -5,13 +5,11 @@
  * if it never said goodbye and records the gap as an outage. Leadership is given up the moment a
  * renewal is refused, or when renewals fail for so long that the lease may have expired.
  */
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { newId } from '@kairos/domain';
-import { LeaseRepository, SessionRepository, inTransaction, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, SCHEDULER_LEASE } from '@kairos/runtime';
+import { LeaseRepository, SCHEDULER_LEASE, SessionRepository, inTransaction, type Db } from '@kairos/ledger';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, processIdentity } from '@kairos/runtime';
 
 export interface LeadershipTerm {
   holder: string;
@@ -30,7 +28,8 @@ export interface LeaderTask {
 @Injectable()
 export class LeadershipService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Leadership');
-  readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly identity = processIdentity();
+  readonly holder = this.identity.id;
   private currentTerm: LeadershipTerm | null = null;
   /** Local monotonic deadline after which an unrenewed lease must be presumed lost. */
   private validUntil = 0;
@@ -117,7 +116,7 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
       if (this.currentTerm) this.stepDown(`the lease moved to a new epoch (${grant.epoch})`);
       const sessionId = newId();
       const session = await inTransaction(this.db, (tx) =>
-        this.sessions.start(tx, { id: sessionId, holder: this.holder, hostname: hostname(), pid: process.pid }),
+        this.sessions.start(tx, { id: sessionId, holder: this.holder, hostname: this.identity.hostname, pid: this.identity.pid }),
       );
       if (session.outage) {
         const seconds = ((session.outage.endedAt.getTime() - session.outage.startedAt.getTime()) / 1000).toFixed(1);

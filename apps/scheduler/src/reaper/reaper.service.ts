@@ -5,9 +5,9 @@
  */
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunRepository, type Db } from '@kairos/ledger';
+import { RunRecoveryRepository, type Db } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, leaderActor } from '@kairos/runtime';
 import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 const REAP_BATCH = 200;
@@ -20,7 +20,7 @@ export class ReaperService implements OnModuleInit {
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
     private readonly leadership: LeadershipService,
-    private readonly runs: RunRepository,
+    private readonly runs: RunRecoveryRepository,
     private readonly dispatcher: RunDispatcher,
   ) {}
 
@@ -35,7 +35,7 @@ export class ReaperService implements OnModuleInit {
       backoffMs: scheduler.reaperBackoffMs,
       crashBudget: scheduler.crashBudget,
       limit: REAP_BATCH,
-      actor: `reaper:${term.holder}`,
+      actor: leaderActor('reaper', term.holder),
     });
     if (requeued.length > 0) this.logger.warn(`requeued ${requeued.length} runs whose executors stopped renewing their leases`);
     if (poisoned.length > 0) this.logger.error(`quarantined ${poisoned.length} runs as POISONED: ${poisoned.join(', ')}`);

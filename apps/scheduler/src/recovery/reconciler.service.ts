@@ -6,9 +6,9 @@
  */
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunRepository, type Db, type DispatchItem } from '@kairos/ledger';
+import { RunRecoveryRepository, type Db, type DispatchItem } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, leaderActor } from '@kairos/runtime';
 import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 const RECONCILE_BATCH = 500;
@@ -23,7 +23,7 @@ export class ReconcilerService implements OnModuleInit {
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
     private readonly leadership: LeadershipService,
-    private readonly runs: RunRepository,
+    private readonly runs: RunRecoveryRepository,
     private readonly dispatcher: RunDispatcher,
   ) {}
 
@@ -43,7 +43,7 @@ export class ReconcilerService implements OnModuleInit {
     if (repaired.length > 0) this.logger.warn(`re-enqueued ${repaired.length} runs Redis had lost`);
 
     for (const scheduleId of await this.runs.listStrandedParkedSchedules(this.db, RECONCILE_BATCH)) {
-      await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, scheduleId, `reconciler:${term.holder}`));
+      await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, scheduleId, leaderActor('reconciler', term.holder)));
     }
     return this.cursor !== null && repaired.length > 0 ? 0 : this.config.scheduler.reconcileIntervalMs;
   }

@@ -5,7 +5,7 @@
  */
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunRepository, type Db } from '@kairos/ledger';
+import { RunRecoveryRepository, type Db } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
 import { LeadershipService } from '../leadership/leadership.service.js';
@@ -18,7 +18,7 @@ export class RelayService implements OnModuleInit {
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
     private readonly leadership: LeadershipService,
-    private readonly runs: RunRepository,
+    private readonly runs: RunRecoveryRepository,
     private readonly dispatcher: RunDispatcher,
   ) {}
 

@@ -12,20 +12,20 @@ import {
   LeaseRepository,
   OutboxRepository,
   RunRepository,
+  SCHEDULER_LEASE,
   SCHEDULES_CHANNEL,
   ScheduleRepository,
+  SlotWriter,
   inTransaction,
   materializeSlots,
   scheduleEvent,
   specOf,
   type CursorAdvance,
   type Db,
-  type DispatchItem,
-  type NewRun,
-  type TickRecord,
+  type Materialized,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, SCHEDULER_LEASE } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, leaderActor } from '@kairos/runtime';
 import { LeadershipService, type LeaderTask, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 export interface TickResult {
@@ -50,6 +50,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
     private readonly leases: LeaseRepository,
     private readonly schedules: ScheduleRepository,
     private readonly runs: RunRepository,
+    private readonly slots: SlotWriter,
     private readonly dispatcher: RunDispatcher,
     private readonly outbox: OutboxRepository,
     private readonly metrics: KairosMetrics,
@@ -85,9 +86,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
       await this.leases.assertHeld(tx, SCHEDULER_LEASE, term.holder, term.epoch);
       const { rows, dbNow } = await this.schedules.claimDue(tx, scheduler.tickBatchSize, scheduler.lookaheadMs);
       const active = await this.runs.activeBySchedule(tx, rows.map((r) => r.id));
-      const ticks: TickRecord[] = [];
-      const runs: NewRun[] = [];
-      const cancel: string[] = [];
+      const made: Materialized[] = [];
       const cursors: CursorAdvance[] = [];
       for (const row of rows) {
         const plan = planSlots({
@@ -102,49 +101,39 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
             row.resumedAt?.getTime() ?? 0,
           ),
         });
-        const made = materializeSlots({
+        const slots = materializeSlots({
           row,
           slots: plan.slots,
           active: active.get(row.id) ?? [],
           tickOrigin: 'schedule',
           runOrigin: 'schedule',
           overlap: row.overlap,
-          actor: `scheduler:${term.holder}`,
+          actor: leaderActor('scheduler', term.holder),
           remainingRuns: row.maxRuns === null ? null : Math.max(0, row.maxRuns - row.fireCount),
         });
-        ticks.push(...made.ticks);
-        runs.push(...made.runs);
-        cancel.push(...made.cancel);
+        made.push(slots);
         cursors.push({
           id: row.id,
-          nextFireAt: made.exhausted || plan.nextFireAtMs === null ? null : new Date(plan.nextFireAtMs),
-          lastFireAt: made.lastFiredAt,
-          fired: made.fired,
-          completed: plan.completed || made.exhausted,
+          nextFireAt: slots.exhausted || plan.nextFireAtMs === null ? null : new Date(plan.nextFireAtMs),
+          lastFireAt: slots.lastFiredAt,
+          fired: slots.fired,
+          completed: plan.completed || slots.exhausted,
         });
         if (plan.unrecordedSlots) {
           this.logger.warn(`schedule ${row.id}: more slots fell into the gap than are recorded one by one; the outage record covers the rest`);
         }
       }
-      const inserted = await this.schedules.insertTicks(tx, ticks);
-      const written = ticks.filter((t) => inserted.has(`${t.scheduleId}@${t.scheduledFor.getTime()}`));
-      const claimedRunIds = new Set(
-        ticks.filter((t) => t.runId !== null && inserted.has(`${t.scheduleId}@${t.scheduledFor.getTime()}`)).map((t) => t.runId),
-      );
-      const newRuns = runs.filter((r) => claimedRunIds.has(r.id));
-      await this.runs.insertRuns(tx, newRuns);
-      await this.runs.requestCancel(tx, cancel, 'overlap', 'REPLACED_BY_OVERLAP', 'a newer slot replaced this run (overlap replace)');
+      const written = await this.slots.write(tx, made);
       await this.schedules.advanceCursors(tx, cursors);
       const completed = new Set(cursors.filter((c) => c.completed).map((c) => c.id));
       await this.outbox.append(
         tx,
-        rows.filter((r) => completed.has(r.id)).map((r) => scheduleEvent('schedule.completed', { ...r, status: 'completed', nextFireAt: null }, `scheduler:${term.holder}`)),
+        rows.filter((r) => completed.has(r.id)).map((r) => scheduleEvent('schedule.completed', { ...r, status: 'completed', nextFireAt: null }, leaderActor('scheduler', term.holder))),
       );
-      const dispatch: DispatchItem[] = newRuns.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt }] : []));
       return {
-        result: { schedules: rows.length, ticks: inserted.size, runs: newRuns.length, more: rows.length === scheduler.tickBatchSize },
-        dispatch,
-        written,
+        result: { schedules: rows.length, ticks: written.ticks.length, runs: written.runs.length, more: rows.length === scheduler.tickBatchSize },
+        dispatch: written.dispatch,
+        written: written.ticks,
       };
     });
     this.metrics.slotsFired(written);

@@ -11,7 +11,7 @@
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunBlockedError, RunRepository, createPool, type ClaimedRun, type Db, type FinalVerdict, type RetryVerdict } from '@kairos/ledger';
+import { RunLeaseRepository, createPool, type ClaimResult, type Db, type FinalVerdict, type RetryVerdict } from '@kairos/ledger';
 import { KAIROS_CONFIG, MicroBatcher } from '@kairos/runtime';
 import { LeaseKeeper } from '../heartbeat/lease-keeper.service.js';
 
@@ -24,13 +24,13 @@ export class BatchedLedger implements BeforeApplicationShutdown, OnApplicationSh
   /** One connection for each batcher's statement in flight. */
   private readonly db: Db;
 
-  private readonly claims: MicroBatcher<string, ClaimedRun | RunBlockedError | null>;
+  private readonly claims: MicroBatcher<string, ClaimResult>;
   private readonly finishes: MicroBatcher<{ runId: string; epoch: number; verdict: FinalVerdict }, boolean>;
   private readonly requeues: MicroBatcher<{ runId: string; epoch: number; retry: RetryVerdict }, Date | null>;
 
   constructor(
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
-    private readonly runs: RunRepository,
+    private readonly runs: RunLeaseRepository,
     private readonly leases: LeaseKeeper,
   ) {
     this.db = createPool({
@@ -39,7 +39,7 @@ export class BatchedLedger implements BeforeApplicationShutdown, OnApplicationSh
       applicationName: 'kairos-worker-batches',
       settings: { enable_seqscan: 'off' },
     });
-    this.claims = new MicroBatcher((ids) => this.claimBatch(ids), BATCHING);
+    this.claims = new MicroBatcher((ids) => this.runs.claimMany(this.db, ids, this.leases.owner, this.config.worker.runLeaseTtlMs), BATCHING);
     this.finishes = new MicroBatcher(async (items) => {
       const written = await this.runs.finishMany(this.db, this.leases.owner, items);
       return items.map((i) => written.has(i.runId));
@@ -65,8 +65,8 @@ export class BatchedLedger implements BeforeApplicationShutdown, OnApplicationSh
     await this.db.end().catch(() => undefined);
   }
 
-  /** The claimed run, null when it is not claimable, or a RunBlockedError when its schedule has a run running. */
-  claim(runId: string): Promise<ClaimedRun | RunBlockedError | null> {
+  /** The claimed run, or why it was not claimed: blocked by a running run of its schedule, or not claimable now. */
+  claim(runId: string): Promise<ClaimResult> {
     return this.claims.submit(runId);
   }
 
@@ -78,27 +78,5 @@ export class BatchedLedger implements BeforeApplicationShutdown, OnApplicationSh
   /** When the retried run is due again; null when the lease at `epoch` had been lost. */
   requeue(runId: string, epoch: number, retry: RetryVerdict): Promise<Date | null> {
     return this.requeues.submit({ runId, epoch, retry });
-  }
-
-  private async claimBatch(ids: string[]): Promise<(ClaimedRun | RunBlockedError | null)[]> {
-    const ttl = this.config.worker.runLeaseTtlMs;
-    try {
-      const claimed = new Map((await this.runs.claimMany(this.db, ids, this.leases.owner, ttl)).map((r) => [r.id, r]));
-      return ids.map((id) => claimed.get(id) ?? null);
-    } catch (error) {
-      if (!(error instanceof RunBlockedError)) throw error;
-      // One run of the batch would be a second exclusive run of its schedule: claim them one by one
-      // so only that one waits.
-      const results: (ClaimedRun | RunBlockedError | null)[] = [];
-      for (const id of ids) {
-        try {
-          results.push((await this.runs.claimMany(this.db, [id], this.leases.owner, ttl))[0] ?? null);
-        } catch (single) {
-          if (!(single instanceof RunBlockedError)) throw single;
-          results.push(single);
-        }
-      }
-      return results;
-    }
   }
 }

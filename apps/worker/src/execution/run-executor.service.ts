@@ -9,7 +9,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import type { KairosConfig } from '@kairos/config';
 import { decideVerdict, type AttemptOutcome } from '@kairos/domain';
-import { RunBlockedError, RunRepository, type ClaimedRun, type Db } from '@kairos/ledger';
+import { RunLeaseRepository, RunRecoveryRepository, type ClaimedRun, type Db } from '@kairos/ledger';
 import { BatchedLedger } from './batched-ledger.service.js';
 import { RunDispatcher, type JobPayloads } from '@kairos/queue';
 import { DATABASE, KAIROS_CONFIG, KairosMetrics } from '@kairos/runtime';
@@ -29,7 +29,8 @@ export class RunExecutor {
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
-    private readonly runs: RunRepository,
+    private readonly runs: RunLeaseRepository,
+    private readonly recovery: RunRecoveryRepository,
     private readonly leases: LeaseKeeper,
     private readonly targets: TargetRunner,
     private readonly dispatcher: RunDispatcher,
@@ -39,9 +40,10 @@ export class RunExecutor {
 
   async process(job: RunJob, token: string): Promise<void> {
     const { runId } = job.data;
-    const run = await this.ledger.claim(runId);
-    if (run instanceof RunBlockedError) return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
-    if (!run) return this.notClaimed(job, token, runId);
+    const claim = await this.ledger.claim(runId);
+    if (claim.kind === 'blocked') return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
+    if (claim.kind === 'unclaimable') return this.notClaimed(job, token, runId);
+    const { run } = claim;
     // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose.
     if (run.scheduleId !== null && run.attempt === 1) this.metrics.lateness((Date.now() - run.scheduledFor.getTime()) / 1000);
 
@@ -102,7 +104,7 @@ export class RunExecutor {
           if (!written) return this.leaseLost(run, verdict.reasonCode);
           this.metrics.verdict(verdict.state, verdict.reasonCode);
           if (run.scheduleId !== null && run.mayReleaseParked) {
-            await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, run.scheduleId, this.leases.owner));
+            await this.dispatcher.dispatch(await this.recovery.releaseParked(this.db, run.scheduleId, this.leases.owner));
           }
         })
         .catch((error: Error) => this.logger.error(`could not record the verdict of run ${run.id}: ${error.message}; its lease will expire and the run will be retried`)),

@@ -3,12 +3,10 @@
  * lease TTL. The answer names the leases still held and any cancellation requested since; a run
  * missing from it has lost its lease, and its execution is aborted so it writes nothing.
  */
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunRepository, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, Loop } from '@kairos/runtime';
+import { RunLeaseRepository, type Db } from '@kairos/ledger';
+import { DATABASE, KAIROS_CONFIG, Loop, processIdentity } from '@kairos/runtime';
 import { RunAbort, RunAborted, type AbortKind } from '../execution/run-abort.js';
 
 interface HeldLease {
@@ -22,14 +20,14 @@ interface HeldLease {
 export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('LeaseKeeper');
   /** This process's identity as a lease owner; unique even across restarts on one host. */
-  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly owner = processIdentity().id;
   private readonly held = new Map<string, HeldLease>();
   private readonly loop: Loop;
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
-    private readonly runs: RunRepository,
+    private readonly runs: RunLeaseRepository,
   ) {
     this.loop = new Loop({ name: 'lease renewal', logger: this.logger, pass: () => this.pass(), errorBackoffMs: 1_000 });
   }

@@ -5,6 +5,9 @@
  */
 import type { Queryable, Tx } from '../database.js';
 
+/** The lease the scheduler leader holds: one row, whose holder drives the tick and the recovery loops. */
+export const SCHEDULER_LEASE = 'scheduler';
+
 export interface LeaseGrant {
   name: string;
   holder: string;

@@ -1,5 +1,5 @@
-/** The runs table's columns as SQL returns them. */
-import type { JsonValue, RetryPolicy, RunOrigin, RunState, Target } from '@kairos/domain';
+/** The runs table's rows as SQL returns them, and the shapes runs enter and leave the ledger in. */
+import type { JsonValue, ReasonCode, RetryPolicy, RunEventKind, RunOrigin, RunState, Target } from '@kairos/domain';
 
 export interface RunRow {
   id: string;
@@ -29,7 +29,7 @@ export interface RunRow {
   enqueuedAt: Date | null;
   result: JsonValue | null;
   error: Record<string, unknown> | null;
-  reasonCode: string | null;
+  reasonCode: ReasonCode | null;
   reasonText: string | null;
   idempotencyKey: string | null;
   createdAt: Date;
@@ -52,11 +52,70 @@ export const RUN_COLUMNS = `
 export interface RunEventRow {
   id: number;
   at: Date;
-  kind: string;
+  kind: RunEventKind;
   fromState: RunState | null;
   toState: RunState | null;
   leaseEpoch: number | null;
   actor: string;
-  reasonCode: string | null;
+  reasonCode: ReasonCode | null;
   detail: Record<string, unknown>;
+}
+
+/** A run to insert: its columns (availableAt null parks it behind an active run) and its queued event. */
+export interface NewRun
+  extends Pick<
+    RunRow,
+    | 'id'
+    | 'namespaceId'
+    | 'scheduleId'
+    | 'origin'
+    | 'sourceRunId'
+    | 'scheduledFor'
+    | 'availableAt'
+    | 'deferReason'
+    | 'exclusive'
+    | 'maxAttempts'
+    | 'target'
+    | 'payload'
+    | 'retry'
+    | 'timeoutMs'
+    | 'idempotencyKey'
+  > {
+  actor: string;
+  reasonCode: ReasonCode | null;
+  detail: Record<string, unknown>;
+}
+
+/** An ad-hoc run, as `POST /v1/runs` creates it: no schedule, due at `availableAt`, attempts as its retry policy allows. */
+export function manualRun(
+  fields: Pick<NewRun, 'id' | 'namespaceId' | 'target' | 'payload' | 'retry' | 'timeoutMs' | 'idempotencyKey' | 'actor'> & { availableAt: Date },
+): NewRun {
+  return {
+    ...fields,
+    scheduleId: null,
+    origin: 'manual',
+    sourceRunId: null,
+    scheduledFor: fields.availableAt,
+    deferReason: null,
+    exclusive: false,
+    maxAttempts: fields.retry.maxAttempts,
+    reasonCode: null,
+    detail: {},
+  };
+}
+
+/** A run to hand to the queue: its id and when it is due. */
+export interface DispatchItem {
+  id: string;
+  availableAt: Date;
+}
+
+/** What a worker needs to execute the run it just claimed. */
+export interface ClaimedRun
+  extends Pick<
+    RunRow,
+    'id' | 'namespaceId' | 'scheduleId' | 'scheduledFor' | 'attempt' | 'maxAttempts' | 'target' | 'payload' | 'retry' | 'timeoutMs' | 'leaseEpoch'
+  > {
+  /** True when ending this run may have to release a run parked behind it (overlap buffer or replace). */
+  mayReleaseParked: boolean;
 }

@@ -51,6 +51,11 @@ export interface ScheduleFilter {
 /** Notified (on commit) whenever a schedule may have become due sooner, so the tick wakes at once. */
 export const SCHEDULES_CHANNEL = 'kairos_schedules';
 
+/** A tick's slot as insertTicks's RETURNING clause spells it: `<scheduleId>@<epoch ms>`. */
+function tickKey(t: TickRecord): string {
+  return `${t.scheduleId}@${t.scheduledFor.getTime()}`;
+}
+
 const SPEC_ASSIGNMENTS = SPEC_COLUMN_NAMES.map((c, i) => `${c} = $${i + 1}`).join(', ');
 
 export class ScheduleRepository {
@@ -208,10 +213,11 @@ export class ScheduleRepository {
 
   /**
    * Records ticks; a slot that already has a tick is left alone (ON CONFLICT DO NOTHING) and is
-   * absent from the answer, so the caller creates runs only for the slots it really claimed.
+   * absent from the answer, so the caller creates runs only for the slots it really claimed. The
+   * answer holds the given records that were written.
    */
-  async insertTicks(tx: Tx, ticks: readonly TickRecord[]): Promise<Set<string>> {
-    if (ticks.length === 0) return new Set();
+  async insertTicks(tx: Tx, ticks: readonly TickRecord[]): Promise<TickRecord[]> {
+    if (ticks.length === 0) return [];
     const { rows } = await tx.query<{ key: string }>(
       `INSERT INTO ticks (schedule_id, namespace_id, scheduled_for, outcome, reason_code, reason_text, run_id, origin)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::text[])
@@ -228,7 +234,8 @@ export class ScheduleRepository {
         ticks.map((t) => t.origin),
       ],
     );
-    return new Set(rows.map((r) => r.key));
+    const written = new Set(rows.map((r) => r.key));
+    return ticks.filter((t) => written.has(tickKey(t)));
   }
 
   async advanceCursors(tx: Tx, updates: readonly CursorAdvance[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUuid, type ActiveRun, type OverlapPolicy, type SlotDecision } from '@kairos/domain';
+import { isUuid, type ActiveRun, type OverlapPolicy, type RunOrigin, type SlotDecision } from '@kairos/domain';
 import type { ScheduleRow } from './schedule-row.js';
 import { materializeSlots, type MaterializeOptions } from './slot-materializer.js';
 
@@ -271,6 +271,7 @@ describe('materializeSlots: overlap across the slots of one pass and the active 
       ticks: [],
       runs: [],
       cancel: [],
+      cancelReasonText: 'a newer slot replaced this run (overlap replace)',
       fired: 0,
       exhausted: false,
       lastFiredAt: null,
@@ -280,6 +281,15 @@ describe('materializeSlots: overlap across the slots of one pass and the active 
 });
 
 describe('materializeSlots: replace', () => {
+  it.each<[RunOrigin, string]>([
+    ['schedule', 'a newer slot replaced this run (overlap replace)'],
+    ['backfill', 'a newer run of the schedule replaced this run (overlap replace)'],
+    ['manual', 'a newer run of the schedule replaced this run (overlap replace)'],
+  ])('gives the runs a %s run replaces the reason text "%s"', (runOrigin, text) => {
+    const out = materializeSlots({ row: ROW, slots: [], active: [], tickOrigin: null, runOrigin, overlap: 'replace', actor: 'a', remainingRuns: null });
+    expect(out.cancelReasonText).toBe(text);
+  });
+
   it('cancels a queued run outright and runs the new one at once', () => {
     const { out, active } = materialize([fire('00:01')], 'replace', [queued]);
     expect(out.cancel).toEqual(['run-queued']);

@@ -5,7 +5,7 @@
  * the transaction that will write the result.
  */
 import { decideOverlap, newId, type ActiveRun, type OverlapPolicy, type SlotDecision, type TickOrigin, type RunOrigin } from '@kairos/domain';
-import type { NewRun } from '../runs/run.repository.js';
+import type { NewRun } from '../runs/run-row.js';
 import type { ScheduleRow } from './schedule-row.js';
 import type { TickRecord } from './schedule.repository.js';
 
@@ -27,6 +27,8 @@ export interface Materialized {
   runs: NewRun[];
   /** Older runs the `replace` policy ends or asks to stop. */
   cancel: string[];
+  /** Why they are cancelled, in the words their reason text keeps. */
+  cancelReasonText: string;
   fired: number;
   lastFiredAt: Date | null;
   /** maxRuns is reached: slots after the one that used the last run were left unrecorded. */
@@ -35,7 +37,16 @@ export interface Materialized {
 
 export function materializeSlots(opts: MaterializeOptions): Materialized {
   const { row } = opts;
-  const out: Materialized = { ticks: [], runs: [], cancel: [], fired: 0, lastFiredAt: null, exhausted: opts.remainingRuns === 0 };
+  const out: Materialized = {
+    ticks: [],
+    runs: [],
+    cancel: [],
+    cancelReasonText:
+      opts.runOrigin === 'schedule' ? 'a newer slot replaced this run (overlap replace)' : 'a newer run of the schedule replaced this run (overlap replace)',
+    fired: 0,
+    lastFiredAt: null,
+    exhausted: opts.remainingRuns === 0,
+  };
   for (const slot of opts.slots) {
     if (out.exhausted) break;
     const scheduledFor = new Date(slot.slotMs);

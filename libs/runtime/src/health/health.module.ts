@@ -3,11 +3,9 @@ import { Controller, Get, Inject, Injectable, Module } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
 import type { Redis } from 'ioredis';
 import type { KairosConfig } from '@kairos/config';
-import { LeaseRepository, type Db } from '@kairos/ledger';
+import { LeaseRepository, SCHEDULER_LEASE, type Db } from '@kairos/ledger';
 import { PublicRoute } from '../public-route.js';
 import { DATABASE, KAIROS_CONFIG, REDIS_PRODUCER } from '../tokens.js';
-
-export const SCHEDULER_LEASE = 'scheduler';
 
 @Injectable()
 export class LedgerHealth {

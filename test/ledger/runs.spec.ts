@@ -1,0 +1,133 @@
+/**
+ * The run repositories speak in domain results, never in Postgres errors: a repeated idempotency
+ * key is `deduped`, a claim blocked by a running exclusive run of its schedule is `blocked`. And the
+ * slot writer keeps a run only when its slot's tick was written.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId, parseScheduleCreate, specHash } from '../../libs/domain/src/index.js';
+import {
+  RunLeaseRepository,
+  RunRepository,
+  ScheduleRepository,
+  SlotWriter,
+  inTransaction,
+  manualRun,
+  materializeSlots,
+  type NewRun,
+  type ScheduleRow,
+} from '../../libs/ledger/src/index.js';
+import { testEnvironment, type TestEnvironment } from '../support/kairos.js';
+
+describe('the run repositories', () => {
+  let t: TestEnvironment;
+  let namespaceId: string;
+  const runs = new RunRepository();
+  const leases = new RunLeaseRepository();
+  const schedules = new ScheduleRepository();
+  const slots = new SlotWriter(schedules, runs);
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
+  });
+
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  async function schedule(): Promise<ScheduleRow> {
+    const nowMs = Date.now();
+    const { spec } = parseScheduleCreate({ every: '1h', target: { type: 'handler', name: 'noop' } }, nowMs);
+    const id = newId(nowMs);
+    const { row } = await inTransaction(t.db, (tx) =>
+      schedules.create(tx, { id, namespaceId, name: id, spec, specHash: specHash(spec), paused: false, idempotencyKey: null, nextFireAt: new Date(nowMs + 3_600_000) }),
+    );
+    return row;
+  }
+
+  function adHoc(overrides: Partial<NewRun> = {}): NewRun {
+    const run = manualRun({
+      id: newId(),
+      namespaceId,
+      availableAt: new Date(Date.now() - 1_000),
+      target: { type: 'handler', name: 'noop' },
+      payload: null,
+      retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1_000, maxMs: 1_000, jitter: 0 } },
+      timeoutMs: 10_000,
+      idempotencyKey: null,
+      actor: 'test',
+    });
+    return { ...run, ...overrides };
+  }
+
+  it('creates a run once per idempotency key: the repeat returns the first run, deduped', async () => {
+    const first = adHoc({ idempotencyKey: 'once' });
+    const created = await runs.create(t.db, first);
+    expect(created.deduped).toBe(false);
+    expect(created.row).toMatchObject({ id: first.id, state: 'queued', idempotencyKey: 'once' });
+
+    const again = await runs.create(t.db, adHoc({ idempotencyKey: 'once', payload: { other: true } }));
+    expect(again).toEqual({ row: created.row, deduped: true });
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'once'`)).rows[0].n).toBe(1);
+  });
+
+  it('answers each claim of a batch: claimed, blocked behind a running exclusive run, or unclaimable', async () => {
+    const row = await schedule();
+    const exclusive = (slotMs: number): NewRun =>
+      adHoc({ scheduleId: row.id, origin: 'schedule', exclusive: true, scheduledFor: new Date(slotMs) });
+    const older = exclusive(Date.now() - 2_000);
+    const newer = exclusive(Date.now() - 1_000);
+    const later = adHoc({ availableAt: new Date(Date.now() + 3_600_000) });
+    await inTransaction(t.db, (tx) => runs.insertRuns(tx, [older, newer, later]));
+
+    const results = await leases.claimMany(t.db, [older.id, newer.id, later.id], 'worker-a', 60_000);
+    expect(results.map((r) => r.kind)).toEqual(['claimed', 'blocked', 'unclaimable']);
+    expect(results[0]).toMatchObject({ kind: 'claimed', run: { id: older.id, leaseEpoch: 1, scheduleId: row.id } });
+    const states = (await t.db.query(`SELECT id, state FROM runs WHERE id = ANY($1::uuid[])`, [[older.id, newer.id, later.id]])).rows;
+    expect(Object.fromEntries(states.map((s) => [s.id, s.state]))).toEqual({ [older.id]: 'running', [newer.id]: 'queued', [later.id]: 'queued' });
+  });
+
+  it('writes a slot once: a second write of the same ticks keeps no run and counts them as already ticked', async () => {
+    const row = await schedule();
+    const slotMs = Date.now() - 60_000;
+    const make = () =>
+      materializeSlots({
+        row,
+        slots: [{ slotMs, fire: true, availableAtMs: slotMs, catchup: false }],
+        active: [],
+        tickOrigin: 'backfill',
+        runOrigin: 'backfill',
+        overlap: 'allow',
+        actor: 'test',
+        remainingRuns: null,
+      });
+    const first = await inTransaction(t.db, (tx) => slots.write(tx, [make()]));
+    expect({ ticks: first.ticks.length, runs: first.runs.length, alreadyTicked: first.alreadyTicked }).toEqual({ ticks: 1, runs: 1, alreadyTicked: 0 });
+    expect(first.dispatch).toEqual([{ id: first.runs[0]!.id, availableAt: new Date(slotMs) }]);
+
+    const second = await inTransaction(t.db, (tx) => slots.write(tx, [make()]));
+    expect(second).toEqual({ ticks: [], runs: [], alreadyTicked: 1, dispatch: [] });
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1`, [row.id])).rows[0].n).toBe(1);
+  });
+
+  it('writes every run that records no tick (a trigger)', async () => {
+    const row = await schedule();
+    const nowMs = Date.now();
+    const made = materializeSlots({
+      row,
+      slots: [{ slotMs: nowMs, fire: true, availableAtMs: nowMs, catchup: false }],
+      active: [],
+      tickOrigin: null,
+      runOrigin: 'manual',
+      overlap: 'allow',
+      actor: 'test',
+      remainingRuns: null,
+    });
+    const written = await inTransaction(t.db, (tx) => slots.write(tx, [made]));
+    expect({ ticks: written.ticks.length, runs: written.runs.map((r) => r.id), alreadyTicked: written.alreadyTicked }).toEqual({
+      ticks: 0,
+      runs: made.runs.map((r) => r.id),
+      alreadyTicked: 0,
+    });
+  });
+});
