@@ -83,6 +83,12 @@ export interface KairosChild {
   exited: Promise<number | null>;
 }
 
+/**
+ * Time allowed to a test or hook that spawns Kairos processes. Each child transpiles the app as it
+ * starts, which alone takes tens of seconds on a loaded machine.
+ */
+export const SPAWNING_TIMEOUT_MS = 180_000;
+
 /** Spawns an entry point (`apps/<app>/src/main.ts`) as a child process. */
 export function spawnKairos(app: 'kairos' | 'api' | 'scheduler' | 'worker', env: Record<string, string>): KairosChild {
   const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`], {

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
+import { SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
 
 const WORKER_ENV = { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_WORKER_CONCURRENCY: '4' };
 
@@ -87,7 +87,7 @@ describe('worker crashes', () => {
     ]);
     const row = (await client.get(`/v1/runs/${run.id}`)).body;
     expect(row).toMatchObject({ state: 'succeeded', leaseEpoch: 3 });
-  });
+  }, SPAWNING_TIMEOUT_MS);
 
   it('requeues the run of a worker killed mid-run and finishes it elsewhere', async () => {
     const doomed = await startWorker();
@@ -102,7 +102,7 @@ describe('worker crashes', () => {
     }, 'the run to succeed on another worker', 25_000);
     expect(done).toMatchObject({ crashCount: 1, attempt: 1 });
     expect((await events(run.id)).map((e) => e.kind)).toEqual(['queued', 'claimed', 'reaped', 'claimed', 'succeeded']);
-  });
+  }, SPAWNING_TIMEOUT_MS);
 
   it('quarantines a run that outlives its crash budget as POISONED', async () => {
     const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 30_000 } })).body;
@@ -124,5 +124,5 @@ describe('worker crashes', () => {
     expect((await events(run.id)).map((e) => e.kind)).toEqual(['queued', 'claimed', 'reaped', 'claimed', 'poisoned']);
     const letters = (await client.get('/v1/dead-letters')).body.items;
     expect(letters.map((l: any) => l.id)).toContain(run.id);
-  });
+  }, SPAWNING_TIMEOUT_MS);
 });
