@@ -3,23 +3,22 @@
  * run whose job Redis lost, and everything after a wipe of Kairos's Redis keys all still execute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from 'bullmq';
 import { newId, type JsonValue } from '../../libs/domain/src/index.js';
 import { RunRepository, inTransaction, manualRun } from '../../libs/ledger/src/index.js';
-import { RUNS_QUEUE, deleteKeysWithPrefix } from '../../libs/queue/src/index.js';
+import { deleteKeysWithPrefix, type RunsQueue } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { REDIS_URL } from '../support/services.js';
-import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('losing Redis loses nothing', () => {
   let t: TestEnvironment;
   let kairos: StartedKairos;
-  let queue: Queue;
+  let queue: RunsQueue;
 
   beforeAll(async () => {
     t = await testEnvironment();
     kairos = await startInProcess(t.env());
-    queue = new Queue(RUNS_QUEUE, { connection: { url: REDIS_URL }, prefix: t.redisPrefix });
+    queue = runsQueue(t);
   });
 
   afterAll(async () => {
@@ -68,7 +67,8 @@ describe('losing Redis loses nothing', () => {
 
   it('executes a run whose BullMQ job was deleted', async () => {
     const client = api(kairos.url);
-    const availableAt = new Date(Date.now() + 1_500).toISOString();
+    // Due far enough ahead that the job is still delayed, not yet handed to the worker, when it is removed.
+    const availableAt = new Date(Date.now() + 3_000).toISOString();
     const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'echo' }, payload: { lost: true }, availableAt });
     const id = created.body.id as string;
     await waitFor(async () => ((await queue.getJobState(id)) === 'delayed' ? true : undefined), 'the delayed job');
@@ -81,10 +81,17 @@ describe('losing Redis loses nothing', () => {
   it('keeps firing schedules and executes queued runs after all of its Redis keys are wiped', async () => {
     const client = api(kairos.url);
     const schedule = (await client.post('/v1/schedules', { every: '1s', target: { type: 'handler', name: 'noop' } })).body;
-    const delayed = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(Date.now() + 2_000).toISOString() })).body;
-    await sleep(1_500);
+    const delayed = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(Date.now() + 5_000).toISOString() })).body;
+    // Wipe once the schedule is firing, while the run's job still waits in Redis for its time.
+    await waitFor(async () => {
+      const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM ticks WHERE schedule_id = $1 AND outcome = 'triggered'`, [schedule.id]);
+      return rows[0].n >= 1 ? true : undefined;
+    }, 'the schedule to fire');
+    expect(await queue.getJobState(delayed.id)).toBe('delayed');
     await deleteKeysWithPrefix(REDIS_URL, t.redisPrefix);
     const wipedAt = new Date();
+    expect(await queue.getJobState(delayed.id)).toBe('unknown');
+    expect(await stateOf(delayed.id)).toBe('queued');
     await succeeded(delayed.id);
     await waitFor(async () => {
       const { rows } = await t.db.query(
