@@ -84,6 +84,9 @@ describe('Prometheus metrics', () => {
     );
     const succeeded = await count(`SELECT count(*)::int AS n FROM runs WHERE state = 'succeeded'`);
     const triggered = await count(`SELECT count(*)::int AS n FROM ticks WHERE outcome = 'triggered'`);
+    // Slots are missed only in a gap without a leader, which a starved machine can open by
+    // keeping the leader from renewing its 2 s lease in time; the counter must agree with the ledger.
+    const missed = await count(`SELECT count(*)::int AS n FROM ticks WHERE outcome = 'missed'`);
     expect(succeeded).toBeGreaterThanOrEqual(2);
 
     // A final verdict is counted once its write-behind batch resolved, a moment after the commit;
@@ -99,7 +102,7 @@ describe('Prometheus metrics', () => {
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4; charset=utf-8$/);
     expect(valueOf(samples, 'kairos_slots_fired_total', { outcome: 'triggered' })).toBe(triggered);
     expect(triggered).toBeGreaterThanOrEqual(2);
-    expect(valueOf(samples, 'kairos_slots_fired_total', { outcome: 'missed' })).toBe(0);
+    expect(valueOf(samples, 'kairos_slots_fired_total', { outcome: 'missed' })).toBe(missed);
 
     const lateness = valueOf(samples, 'kairos_fire_lateness_seconds_count');
     expect(lateness).toBeGreaterThanOrEqual(2);
