@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, sleep, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
+import { SPAWNING_TIMEOUT_MS, api, sleep, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
 
 const TTL_MS = 2_000;
 
@@ -19,7 +19,7 @@ describe('two schedulers, one leader', () => {
     apiAndWorker = await startInProcess(t.env(), ['api', 'worker']);
     for (let i = 0; i < 2; i++) schedulers.push(spawnKairos('scheduler', t.env({ KAIROS_LEADER_TTL: `${TTL_MS}ms` })));
     await Promise.all(schedulers.map((s) => s.ready));
-  });
+  }, SPAWNING_TIMEOUT_MS);
 
   afterAll(async () => {
     for (const s of schedulers) s.process.kill('SIGKILL');
@@ -96,5 +96,5 @@ describe('two schedulers, one leader', () => {
     // The survivor recorded the crash of the killed leader.
     const crashed = await t.db.query(`SELECT count(*)::int AS n FROM scheduler_sessions WHERE stop_reason = 'crashed'`);
     expect(crashed.rows[0].n).toBe(1);
-  });
+  }, SPAWNING_TIMEOUT_MS);
 });

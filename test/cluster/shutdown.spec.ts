@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, spawnKairos, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('graceful shutdown', () => {
   let t: TestEnvironment;
@@ -23,6 +23,18 @@ describe('graceful shutdown', () => {
     await t?.cleanup();
   });
 
+  /**
+   * True once the process `pid` leads: it holds the live lease and has opened its session, which a
+   * new leader writes in a transaction of its own right after the lease is granted.
+   */
+  const leads = async (pid: number): Promise<true | undefined> => {
+    const { rows } = await t.db.query(
+      `SELECT 1 FROM leases l JOIN scheduler_sessions s ON s.holder = l.holder AND s.stopped_at IS NULL
+       WHERE l.name = 'scheduler' AND l.expires_at > now() AND s.pid = $1`,
+      [pid],
+    );
+    return rows.length === 1 ? true : undefined;
+  };
   const events = async (id: string) => (await client.get(`/v1/runs/${id}/events`)).body.items.map((e: any) => e.kind);
 
   it('finishes a short run, hands back a long one, and exits 0', async () => {
@@ -50,32 +62,29 @@ describe('graceful shutdown', () => {
     } finally {
       await next.app.close();
     }
-  });
+  }, SPAWNING_TIMEOUT_MS);
 
   it('releases the leader lease, so the standby leads at once', async () => {
     const first = spawnKairos('scheduler', t.env({ KAIROS_LEADER_TTL: '30s' }));
     await first.ready;
-    await waitFor(async () => {
-      const { rows } = await t.db.query(`SELECT holder FROM leases WHERE name = 'scheduler' AND expires_at > now()`);
-      return rows[0]?.holder.includes(`:${first.process.pid}:`) ? true : undefined;
-    }, 'the first scheduler to lead');
+    await waitFor(() => leads(first.process.pid!), 'the first scheduler to lead');
     const standby = spawnKairos('scheduler', t.env({ KAIROS_LEADER_TTL: '30s' }));
     await standby.ready;
     first.process.kill('SIGTERM');
     const stoppedAt = Date.now();
     expect(await first.exited).toBe(0);
     try {
-      await waitFor(async () => {
-        const { rows } = await t.db.query(`SELECT holder FROM leases WHERE name = 'scheduler' AND expires_at > now()`);
-        return rows[0]?.holder.includes(`:${standby.process.pid}:`) ? true : undefined;
-      }, 'the standby to lead', 5_000);
+      await waitFor(() => leads(standby.process.pid!), 'the standby to lead', 5_000);
       // Well inside the 30 s TTL: the lease was released, not left to expire.
       expect(Date.now() - stoppedAt).toBeLessThan(5_000);
-      const sessions = (await t.db.query(`SELECT stop_reason FROM scheduler_sessions ORDER BY started_at`)).rows.map((r) => r.stop_reason);
-      expect(sessions.slice(0, -1)).toEqual(['clean']);
+      const sessions = (await t.db.query(`SELECT pid, stop_reason FROM scheduler_sessions ORDER BY started_at`)).rows;
+      expect(sessions).toEqual([
+        { pid: first.process.pid, stop_reason: 'clean' },
+        { pid: standby.process.pid, stop_reason: null },
+      ]);
     } finally {
       standby.process.kill('SIGKILL');
       await standby.exited;
     }
-  });
+  }, SPAWNING_TIMEOUT_MS);
 });

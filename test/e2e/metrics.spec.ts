@@ -9,7 +9,7 @@ import { RUN_STATES } from '../../libs/domain/src/index.js';
 import type { Db } from '../../libs/ledger/src/index.js';
 import type { RunsQueue } from '../../libs/queue/src/index.js';
 import { KairosMetrics, type StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 interface Sample {
   name: string;
@@ -72,28 +72,37 @@ describe('Prometheus metrics', () => {
     const failing = await client.post('/v1/runs', { target: { type: 'handler', name: 'fail' }, payload: { retryable: false } });
     expect(failing.status).toBe(201);
 
-    await sleep(3_500);
-    await client.post(`/v1/schedules/${schedule.body.id}/pause`);
     const count = async (sql: string): Promise<number> => (await t.db.query(sql)).rows[0].n;
+    await waitFor(
+      async () => ((await count(`SELECT count(*)::int AS n FROM ticks WHERE outcome = 'triggered'`)) >= 3 ? true : undefined),
+      'three slots to fire',
+    );
+    await client.post(`/v1/schedules/${schedule.body.id}/pause`);
     await waitFor(
       async () => ((await count(`SELECT count(*)::int AS n FROM runs WHERE state IN ('queued', 'running')`)) === 0 ? true : undefined),
       'the runs to finish',
     );
     const succeeded = await count(`SELECT count(*)::int AS n FROM runs WHERE state = 'succeeded'`);
     const triggered = await count(`SELECT count(*)::int AS n FROM ticks WHERE outcome = 'triggered'`);
+    // Slots are missed only in a gap without a leader, which a starved machine can open by
+    // keeping the leader from renewing its 2 s lease in time; the counter must agree with the ledger.
+    const missed = await count(`SELECT count(*)::int AS n FROM ticks WHERE outcome = 'missed'`);
     expect(succeeded).toBeGreaterThanOrEqual(2);
 
-    // A final verdict is counted once its write-behind batch resolved, a moment after the commit.
+    // A final verdict is counted once its write-behind batch resolved, a moment after the commit;
+    // its job leaves Redis when BullMQ completes it, which races that write.
+    const queueStates = ['waiting', 'active', 'delayed', 'failed', 'prioritized'];
     const { contentType, samples } = await waitFor(async () => {
       const scraped = await scrape(kairos.url);
       const counted = valueOf(scraped.samples, 'kairos_run_verdicts_total', { state: 'succeeded', reason_code: 'SUCCEEDED' });
-      return counted === succeeded ? scraped : undefined;
-    }, 'the succeeded verdicts to be counted');
+      const queued = queueStates.map((state) => valueOf(scraped.samples, 'kairos_queue_jobs', { state }));
+      return counted === succeeded && queued.every((n) => n === 0) ? scraped : undefined;
+    }, 'the succeeded verdicts to be counted and their jobs to leave Redis');
 
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4; charset=utf-8$/);
     expect(valueOf(samples, 'kairos_slots_fired_total', { outcome: 'triggered' })).toBe(triggered);
     expect(triggered).toBeGreaterThanOrEqual(2);
-    expect(valueOf(samples, 'kairos_slots_fired_total', { outcome: 'missed' })).toBe(0);
+    expect(valueOf(samples, 'kairos_slots_fired_total', { outcome: 'missed' })).toBe(missed);
 
     const lateness = valueOf(samples, 'kairos_fire_lateness_seconds_count');
     expect(lateness).toBeGreaterThanOrEqual(2);
@@ -112,7 +121,7 @@ describe('Prometheus metrics', () => {
     expect(valueOf(samples, 'kairos_runs', { state: 'dead' })).toBe(1);
 
     // Every run has ended and finished jobs leave Redis: the queue is empty in every state.
-    for (const state of ['waiting', 'active', 'delayed', 'failed', 'prioritized']) {
+    for (const state of queueStates) {
       expect(valueOf(samples, 'kairos_queue_jobs', { state }), `kairos_queue_jobs{state="${state}"}`).toBe(0);
     }
     expect(valueOf(samples, 'kairos_leader')).toBe(1);

@@ -3,23 +3,25 @@
  * run whose job Redis lost, and everything after a wipe of Kairos's Redis keys all still execute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from 'bullmq';
 import { newId, type JsonValue } from '../../libs/domain/src/index.js';
 import { RunRepository, inTransaction, manualRun } from '../../libs/ledger/src/index.js';
-import { RUNS_QUEUE, deleteKeysWithPrefix } from '../../libs/queue/src/index.js';
+import { deleteKeysWithPrefix, type RunsQueue } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { REDIS_URL } from '../support/services.js';
-import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+/** A due time no test reaches: the run's job stays delayed in Redis until the test makes the run due. */
+const FAR_AHEAD = '2999-01-01T00:00:00Z';
 
 describe('losing Redis loses nothing', () => {
   let t: TestEnvironment;
   let kairos: StartedKairos;
-  let queue: Queue;
+  let queue: RunsQueue;
 
   beforeAll(async () => {
     t = await testEnvironment();
     kairos = await startInProcess(t.env());
-    queue = new Queue(RUNS_QUEUE, { connection: { url: REDIS_URL }, prefix: t.redisPrefix });
+    queue = runsQueue(t);
   });
 
   afterAll(async () => {
@@ -29,10 +31,14 @@ describe('losing Redis loses nothing', () => {
   });
 
   const stateOf = async (id: string): Promise<string> => (await t.db.query('SELECT state FROM runs WHERE id = $1', [id])).rows[0].state;
+  /** Makes a queued run due now, in the ledger only, as if its time had come. */
+  const fallDue = async (id: string): Promise<void> => {
+    await t.db.query(`UPDATE runs SET available_at = now() WHERE id = $1 AND state = 'queued'`, [id]);
+  };
   const succeeded = (id: string) => waitFor(async () => ((await stateOf(id)) === 'succeeded' ? true : undefined), `run ${id} to succeed`, 20_000);
 
   /** A run written straight to the ledger, as a writer that crashed before dispatching would leave it. */
-  async function committedRun(payload: JsonValue): Promise<string> {
+  async function committedRun(payload: JsonValue, availableAt = new Date()): Promise<string> {
     const namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id;
     const id = newId();
     await inTransaction(t.db, (tx) =>
@@ -40,7 +46,7 @@ describe('losing Redis loses nothing', () => {
         manualRun({
           id,
           namespaceId,
-          availableAt: new Date(),
+          availableAt,
           target: { type: 'handler', name: 'echo' },
           payload,
           retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1000, maxMs: 1000, jitter: 0 } },
@@ -54,8 +60,10 @@ describe('losing Redis loses nothing', () => {
   }
 
   it('executes a run that was committed but never enqueued (a crash between commit and enqueue)', async () => {
-    const id = await committedRun({ committed: 'only' });
+    // Due far ahead at first, so the reconciler cannot have repaired it yet when the test looks.
+    const id = await committedRun({ committed: 'only' }, new Date(FAR_AHEAD));
     expect(await queue.getJobState(id)).toBe('unknown');
+    await fallDue(id);
     await succeeded(id);
     expect((await t.db.query(`SELECT count(*)::int AS n FROM run_events WHERE run_id = $1 AND kind = 'claimed'`, [id])).rows[0].n).toBe(1);
   });
@@ -68,12 +76,13 @@ describe('losing Redis loses nothing', () => {
 
   it('executes a run whose BullMQ job was deleted', async () => {
     const client = api(kairos.url);
-    const availableAt = new Date(Date.now() + 1_500).toISOString();
-    const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'echo' }, payload: { lost: true }, availableAt });
+    // Due far ahead, so its job is certainly still delayed when the test removes it; then due now.
+    const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'echo' }, payload: { lost: true }, availableAt: FAR_AHEAD });
     const id = created.body.id as string;
     await waitFor(async () => ((await queue.getJobState(id)) === 'delayed' ? true : undefined), 'the delayed job');
     expect(await queue.remove(id)).toBe(1);
     expect(await queue.getJobState(id)).toBe('unknown');
+    await fallDue(id);
     await succeeded(id);
     expect((await client.get(`/v1/runs/${id}`)).body.result).toEqual({ lost: true });
   });
@@ -81,10 +90,18 @@ describe('losing Redis loses nothing', () => {
   it('keeps firing schedules and executes queued runs after all of its Redis keys are wiped', async () => {
     const client = api(kairos.url);
     const schedule = (await client.post('/v1/schedules', { every: '1s', target: { type: 'handler', name: 'noop' } })).body;
-    const delayed = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(Date.now() + 2_000).toISOString() })).body;
-    await sleep(1_500);
+    const delayed = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: FAR_AHEAD })).body;
+    // Wipe once the schedule is firing, while the run's job still waits in Redis for its time.
+    await waitFor(async () => {
+      const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM ticks WHERE schedule_id = $1 AND outcome = 'triggered'`, [schedule.id]);
+      return rows[0].n >= 1 ? true : undefined;
+    }, 'the schedule to fire');
+    expect(await queue.getJobState(delayed.id)).toBe('delayed');
     await deleteKeysWithPrefix(REDIS_URL, t.redisPrefix);
     const wipedAt = new Date();
+    expect(await queue.getJobState(delayed.id)).toBe('unknown');
+    expect(await stateOf(delayed.id)).toBe('queued');
+    await fallDue(delayed.id);
     await succeeded(delayed.id);
     await waitFor(async () => {
       const { rows } = await t.db.query(

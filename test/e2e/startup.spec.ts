@@ -3,7 +3,7 @@
  * process that can start applies the migrations and answers its health checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnKairos, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { SPAWNING_TIMEOUT_MS, spawnKairos, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('starting a Kairos process', () => {
   let t: TestEnvironment;
@@ -27,7 +27,7 @@ describe('starting a Kairos process', () => {
     const lines = child.output().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(message);
-  });
+  }, SPAWNING_TIMEOUT_MS);
 
   it('creates a missing database, migrates it, and reports ready with a leader', async () => {
     const fresh = `${new URL(t.databaseUrl).pathname.slice(1)}_fresh`;
@@ -37,13 +37,11 @@ describe('starting a Kairos process', () => {
     try {
       const base = await child.ready;
       expect(child.output()).toContain(`REST        ${base}/v1/schedules`);
-      let ready: Response | undefined;
-      for (let i = 0; i < 50 && ready?.status !== 200; i++) {
-        ready = await fetch(`${base}/health/ready`);
-        if (ready.status !== 200) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(ready!.status).toBe(200);
-      expect(((await ready!.json()) as any).info.leader.status).toBe('up');
+      const ready = await waitFor(async () => {
+        const response = await fetch(`${base}/health/ready`);
+        return response.status === 200 ? response : undefined;
+      }, 'the process to report ready', 5_000);
+      expect(((await ready.json()) as any).info.leader.status).toBe('up');
       expect((await fetch(`${base}/health/live`)).status).toBe(200);
     } finally {
       child.process.kill('SIGTERM');
@@ -51,5 +49,5 @@ describe('starting a Kairos process', () => {
       const { dropDatabase } = await import('../support/services.js');
       await dropDatabase(fresh);
     }
-  });
+  }, SPAWNING_TIMEOUT_MS);
 });

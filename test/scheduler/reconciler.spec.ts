@@ -4,25 +4,25 @@
  * Only the scheduler runs here, so nothing consumes the queue.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue, Worker } from 'bullmq';
+import { Worker } from 'bullmq';
 import { newId } from '../../libs/domain/src/index.js';
 import { RunRepository, inTransaction, manualRun, type NewRun } from '../../libs/ledger/src/index.js';
-import { RUNS_QUEUE, RunDispatcher } from '../../libs/queue/src/index.js';
+import { RUNS_QUEUE, RunDispatcher, type RunsQueue } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { REDIS_URL } from '../support/services.js';
-import { startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const BACKLOG = 1_200;
 
 describe('the reconciler', () => {
   let t: TestEnvironment;
   let scheduler: StartedKairos;
-  let queue: Queue;
+  let queue: RunsQueue;
 
   beforeAll(async () => {
     t = await testEnvironment();
     scheduler = await startInProcess(t.env(), ['scheduler']);
-    queue = new Queue(RUNS_QUEUE, { connection: { url: REDIS_URL }, prefix: t.redisPrefix });
+    queue = runsQueue(t);
   });
 
   afterAll(async () => {

@@ -5,13 +5,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
+import { Queue } from 'bullmq';
 import pg from 'pg';
 import type { Role } from '../../libs/config/src/index.js';
 import { startKairos, type StartedKairos } from '../../libs/runtime/src/index.js';
 import { ApiModule } from '../../apps/api/src/api.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../../apps/worker/src/worker.module.js';
-import { deleteKeysWithPrefix } from '../../libs/queue/src/index.js';
+import { RUNS_QUEUE, deleteKeysWithPrefix, type JobPayloads, type RunsQueue } from '../../libs/queue/src/index.js';
 import { REDIS_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -68,6 +69,11 @@ export async function testEnvironment(): Promise<TestEnvironment> {
   };
 }
 
+/** A handle on the test's runs queue in Redis, to look at (or tamper with) the jobs Kairos holds there. Close it after use. */
+export function runsQueue(t: TestEnvironment): RunsQueue {
+  return new Queue<JobPayloads['run'], unknown, 'run'>(RUNS_QUEUE, { connection: { url: REDIS_URL }, prefix: t.redisPrefix });
+}
+
 const MODULES = { api: ApiModule, scheduler: SchedulerModule, worker: WorkerModule };
 
 /** Starts Kairos inside the test process with the given roles. */
@@ -82,6 +88,12 @@ export interface KairosChild {
   output(): string;
   exited: Promise<number | null>;
 }
+
+/**
+ * Time allowed to a test or hook that spawns Kairos processes. Each child transpiles the app as it
+ * starts, which alone takes tens of seconds on a loaded machine.
+ */
+export const SPAWNING_TIMEOUT_MS = 180_000;
 
 /** Spawns an entry point (`apps/<app>/src/main.ts`) as a child process. */
 export function spawnKairos(app: 'kairos' | 'api' | 'scheduler' | 'worker', env: Record<string, string>): KairosChild {

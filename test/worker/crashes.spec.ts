@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
+import { SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
 
 const WORKER_ENV = { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_WORKER_CONCURRENCY: '4' };
 
@@ -43,9 +43,16 @@ describe('worker crashes', () => {
     return worker;
   }
 
-  const holderPid = async (runId: string): Promise<number | undefined> => {
-    const { rows } = await t.db.query(`SELECT state, lease_owner FROM runs WHERE id = $1`, [runId]);
-    return rows[0]?.state === 'running' ? Number(String(rows[0].lease_owner).split(':')[1]) : undefined;
+  /**
+   * The pid of the worker holding the run under a claim made after epoch `after`, once there is
+   * one. A killed worker's claim stays on the row (running, its owner) until the reaper takes the
+   * run back, so a claim is only new when its epoch is past the one seen before.
+   */
+  const claimedAfter = async (runId: string, after: number): Promise<{ pid: number; epoch: number } | undefined> => {
+    const { rows } = await t.db.query(`SELECT state, lease_owner, lease_epoch FROM runs WHERE id = $1`, [runId]);
+    const row = rows[0];
+    if (row?.state !== 'running' || row.lease_epoch <= after) return undefined;
+    return { pid: Number(String(row.lease_owner).split(':')[1]), epoch: row.lease_epoch };
   };
   const events = async (runId: string) =>
     (await t.db.query(`SELECT kind, lease_epoch, actor, reason_code FROM run_events WHERE run_id = $1 ORDER BY id`, [runId])).rows;
@@ -53,7 +60,7 @@ describe('worker crashes', () => {
   it('refuses the late verdict of a worker frozen past its lease, after another worker finished the run', async () => {
     const frozen = await startWorker();
     const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 3_000 } })).body;
-    expect(await waitFor(() => holderPid(run.id), 'the first worker to claim')).toBe(frozen.process.pid);
+    expect((await waitFor(() => claimedAfter(run.id, 0), 'the first worker to claim')).pid).toBe(frozen.process.pid);
     frozen.process.kill('SIGSTOP');
 
     const rescuer = await startWorker();
@@ -80,12 +87,12 @@ describe('worker crashes', () => {
     ]);
     const row = (await client.get(`/v1/runs/${run.id}`)).body;
     expect(row).toMatchObject({ state: 'succeeded', leaseEpoch: 3 });
-  });
+  }, SPAWNING_TIMEOUT_MS);
 
   it('requeues the run of a worker killed mid-run and finishes it elsewhere', async () => {
     const doomed = await startWorker();
     const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 1_500 } })).body;
-    expect(await waitFor(() => holderPid(run.id), 'the worker to claim')).toBe(doomed.process.pid);
+    expect((await waitFor(() => claimedAfter(run.id, 0), 'the worker to claim')).pid).toBe(doomed.process.pid);
     doomed.process.kill('SIGKILL');
     await doomed.exited;
     await startWorker();
@@ -95,13 +102,17 @@ describe('worker crashes', () => {
     }, 'the run to succeed on another worker', 25_000);
     expect(done).toMatchObject({ crashCount: 1, attempt: 1 });
     expect((await events(run.id)).map((e) => e.kind)).toEqual(['queued', 'claimed', 'reaped', 'claimed', 'succeeded']);
-  });
+  }, SPAWNING_TIMEOUT_MS);
 
   it('quarantines a run that outlives its crash budget as POISONED', async () => {
     const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 30_000 } })).body;
+    // Claimed at epoch 1; reaped (2) and claimed again (3) after the first crash.
+    let epoch = 0;
     for (let crash = 1; crash <= 2; crash++) {
       const worker = await startWorker();
-      expect(await waitFor(() => holderPid(run.id), `worker ${crash} to claim`, 25_000)).toBe(worker.process.pid);
+      const claim = await waitFor(() => claimedAfter(run.id, epoch), `worker ${crash} to claim`, 25_000);
+      expect(claim).toEqual({ pid: worker.process.pid, epoch: 2 * crash - 1 });
+      epoch = claim.epoch;
       worker.process.kill('SIGKILL');
       await worker.exited;
     }
@@ -113,5 +124,5 @@ describe('worker crashes', () => {
     expect((await events(run.id)).map((e) => e.kind)).toEqual(['queued', 'claimed', 'reaped', 'claimed', 'poisoned']);
     const letters = (await client.get('/v1/dead-letters')).body.items;
     expect(letters.map((l: any) => l.id)).toContain(run.id);
-  });
+  }, SPAWNING_TIMEOUT_MS);
 });

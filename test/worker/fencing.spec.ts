@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunLeaseRepository, RunRecoveryRepository, RunRepository, type ClaimResult, type ClaimedRun } from '../../libs/ledger/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('lease fencing', () => {
   let t: TestEnvironment;
@@ -97,9 +97,12 @@ describe('lease fencing', () => {
     }, 'the worker to notice it lost the lease', 10_000);
     expect(lost.leaseEpoch).toBe(1);
     expect(lost.reasonCode).toBe('LEASE_LOST');
+    // Noticed on a renewal, while the handler was still running: its execution was stopped.
+    expect(lost.detail).toMatchObject({ stage: 'execution' });
 
-    // The worker wrote nothing: the run is still the usurper's, running at the new epoch.
-    await new Promise((r) => setTimeout(r, 4_500));
+    // The worker wrote nothing, not even once the handler's 4 s would have run out: the run is
+    // still the usurper's, running at the new epoch.
+    await sleep(4_500);
     const row = (await t.db.query(`SELECT state, lease_owner, lease_epoch, result FROM runs WHERE id = $1`, [id])).rows[0];
     expect(row).toEqual({ state: 'running', lease_owner: 'usurper', lease_epoch: 3, result: null });
   });

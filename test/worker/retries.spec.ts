@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('retries, dead letters and cancellation', () => {
   let t: TestEnvironment;
@@ -89,11 +89,20 @@ describe('retries, dead letters and cancellation', () => {
   });
 
   it('cancels a queued run at once', async () => {
-    const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(Date.now() + 1_500).toISOString() })).body;
+    const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: '2999-01-01T00:00:00Z' })).body;
     const cancelled = await client.post(`/v1/runs/${run.id}/cancel`);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ state: 'cancelled', reasonCode: 'CANCELLED_BY_USER' });
-    await new Promise((r) => setTimeout(r, 2_500));
+    // Its job is still in Redis. Handed to the worker now, it finds the run cancelled and is dropped.
+    const queue = runsQueue(t);
+    try {
+      const job = (await queue.getJob(run.id))!;
+      expect(await job.getState()).toBe('delayed');
+      await job.promote();
+      await waitFor(async () => ((await queue.getJob(run.id)) === undefined ? true : undefined), 'the worker to drop the job of the cancelled run');
+    } finally {
+      await queue.close();
+    }
     expect((await client.get(`/v1/runs/${run.id}`)).body.state).toBe('cancelled');
     expect((await events(run.id)).map((e) => e.kind)).toEqual(['queued', 'cancel_requested', 'cancelled']);
     const again = await client.post(`/v1/runs/${run.id}/cancel`);
