@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readEnum, readObject, readPayload, recurrenceOf, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readEnum, readObject, readPayload, recurrenceOf, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -103,7 +103,8 @@ export class SchedulesService {
     if (['cron', 'every', 'at', 'in'].some((k) => patch[k] !== undefined)) {
       for (const k of ['cron', 'every', 'at']) delete merged[k];
     }
-    const { paused, ...definition } = patch;
+    const { paused: _paused, ...definition } = patch;
+    const paused = readBoolean(patch, 'paused', '');
     Object.assign(merged, definition);
     const nowMs = Date.now();
     const { spec } = parseScheduleCreate(merged, nowMs);
