@@ -59,9 +59,6 @@ describe('the REST API refuses bad input', () => {
     ['a webhook header name that is not a token', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X Team': 'a' } } }, 'VALIDATION_FAILED', 'target.headers.X Team', /RFC 9110 token/],
     ['a webhook header value with CR LF', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X-Team': 'a\r\nX-Evil: 1' } } }, 'VALIDATION_FAILED', 'target.headers.X-Team', /CR, LF or NUL/],
     ['a webhook header value with NUL', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X-Team': 'a\u0000' } } }, 'VALIDATION_FAILED', 'target.headers.X-Team', /CR, LF or NUL/],
-    ...['Host', 'Content-Length', 'Transfer-Encoding', 'Connection', 'Kairos-Signature', 'Idempotency-Key', 'Upgrade', 'TE', 'Trailer', 'Keep-Alive', 'Proxy-Authorization'].map(
-      (name) => [`the webhook header ${name}`, { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { [name]: 'x' } } }, 'INVALID_TARGET', `target.headers.${name}`, /remove it/] as const,
-    ),
     // JSON.parse makes "__proto__" an own key, as the server's body parser does.
     ['a label keyed __proto__', { ...valid, labels: JSON.parse('{"__proto__": "x"}') }, 'VALIDATION_FAILED', 'labels.__proto__', /reserved/],
     ['a label keyed constructor', { ...valid, labels: { constructor: 'x' } }, 'VALIDATION_FAILED', 'labels.constructor', /reserved/],
@@ -73,6 +70,17 @@ describe('the REST API refuses bad input', () => {
     expect(response.body).toEqual({ code, field, message: expect.stringMatching(message) });
     expect(await counts()).toEqual(before);
   });
+
+  it.each(['Host', 'Content-Length', 'Transfer-Encoding', 'Connection', 'Kairos-Signature', 'Idempotency-Key', 'Upgrade', 'TE', 'Trailer', 'Keep-Alive', 'Proxy-Authorization'])(
+    'refuses the webhook header %s, which Kairos sets or which frames the request',
+    async (name) => {
+      const before = await counts();
+      const response = await client.post('/v1/schedules', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { [name]: 'x' } } });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ code: 'INVALID_TARGET', field: `target.headers.${name}`, message: expect.stringMatching(/remove it/) });
+      expect(await counts()).toEqual(before);
+    },
+  );
 
   it('refuses a PATCH of paused that is not a boolean, and changes nothing', async () => {
     const created = await client.post('/v1/schedules', { ...valid, labels: { team: 'before' } });
