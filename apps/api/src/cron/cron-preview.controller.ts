@@ -1,7 +1,7 @@
 /** POST /v1/cron/preview: the next fire instants of an ad-hoc spec, without storing anything. */
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { previewSpec, formatInstant } from '@kairos/domain';
-import { RequiresScope } from '../http/caller.guard.js';
+import { RequiresScope } from '../auth/caller.guard.js';
 
 @Controller('v1/cron')
 export class CronPreviewController {

@@ -1,6 +1,7 @@
 /** The wire shape of a schedule (DESIGN.md section 7): the definition with defaults filled in, and its cursor; and of its ticks. */
-import { formatDuration, type JsonValue, type RetryPolicy, type Target, formatInstant, formatOptionalInstant } from '@kairos/domain';
+import { formatDuration, type JsonValue, formatInstant } from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
+import { iso, retryView, targetView, type RetryView } from '../wire/policy.view.js';
 
 export interface ScheduleView {
   id: string;
@@ -14,7 +15,7 @@ export interface ScheduleView {
   overlap: string;
   target: Record<string, unknown>;
   payload: JsonValue | null;
-  retry: { maxAttempts: number; backoff: { type: string; base: string; max: string; jitter: number } };
+  retry: RetryView;
   timeout: string;
   startAt: string | null;
   endAt: string | null;
@@ -30,22 +31,6 @@ export interface ScheduleView {
   createdAt: string;
   updatedAt: string;
   deduped: boolean;
-}
-
-export const iso = formatOptionalInstant;
-
-export function targetView(target: Target): Record<string, unknown> {
-  return target.type === 'handler'
-    ? { type: 'handler', name: target.name }
-    : { type: 'http', url: target.url, method: target.method, headers: target.headers, timeout: formatDuration(target.timeoutMs) };
-}
-
-export function retryView(retry: RetryPolicy): ScheduleView['retry'] {
-  const { backoff } = retry;
-  return {
-    maxAttempts: retry.maxAttempts,
-    backoff: { type: backoff.type, base: formatDuration(backoff.baseMs), max: formatDuration(backoff.maxMs), jitter: backoff.jitter },
-  };
 }
 
 export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {

@@ -22,7 +22,7 @@ import {
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
-import type { CallerContext } from '../http/request-context.js';
+import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
 import { scheduleView, type ScheduleView } from './schedule.view.js';
 

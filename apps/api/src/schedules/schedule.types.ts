@@ -5,10 +5,10 @@
  */
 import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
-import type { ScheduleView, TickView } from '../schedules/schedule.view.js';
-import type { BackfillResult } from '../schedules/schedules.service.js';
-import { JsonScalar } from './json.scalar.js';
-import { RetryPolicyType, RunType } from './run.types.js';
+import type { ScheduleView, TickView } from './schedule.view.js';
+import type { BackfillResult } from './schedules.service.js';
+import { JsonScalar } from '../graphql/json.scalar.js';
+import { RetryPolicyType, RunType } from '../runs/run.types.js';
 
 @ObjectType('DstPolicy')
 export class DstPolicyType {

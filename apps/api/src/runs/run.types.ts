@@ -4,8 +4,8 @@
  */
 import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
-import type { AttemptView, RunEventView, RunView } from '../runs/run.view.js';
-import { JsonScalar } from './json.scalar.js';
+import type { AttemptView, RunEventView, RunView } from './run.view.js';
+import { JsonScalar } from '../graphql/json.scalar.js';
 
 @ObjectType('Backoff')
 export class BackoffType {

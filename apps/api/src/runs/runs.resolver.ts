@@ -1,11 +1,11 @@
 /** GraphQL for runs, their events (a field and a subscription) and ad-hoc runs; the same use cases as REST. */
 import { Args, ID, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
-import { Caller, type CallerContext } from '../http/request-context.js';
-import { runListQuery } from '../http/query.js';
-import type { RunEventView } from '../runs/run.view.js';
-import { RunsService } from '../runs/runs.service.js';
-import { JsonScalar } from './json.scalar.js';
+import { Caller, type CallerContext } from '../auth/request-context.js';
+import { runListQuery } from '../wire/query.js';
+import type { RunEventView } from './run.view.js';
+import { RunsService } from './runs.service.js';
+import { JsonScalar } from '../graphql/json.scalar.js';
 import { AttemptType, RunEventType, RunPageType, RunType } from './run.types.js';
 
 const id = () => ID;

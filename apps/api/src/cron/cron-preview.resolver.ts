@@ -1,7 +1,7 @@
 /** GraphQL for the stateless preview of an ad-hoc timing spec. */
 import { Args, Query, Resolver } from '@nestjs/graphql';
 import { previewSpec, type JsonValue, formatInstant } from '@kairos/domain';
-import { JsonScalar } from './json.scalar.js';
+import { JsonScalar } from '../graphql/json.scalar.js';
 
 @Resolver()
 export class CronPreviewResolver {
