@@ -31,7 +31,9 @@ const TSCONFIG = {
     strict: true,
     noUncheckedIndexedAccess: true,
     skipLibCheck: true,
-    noEmit: true,
+    // The check also emits JavaScript (only when it passes), so the tours then run on plain node.
+    outDir: 'dist',
+    noEmitOnError: true,
     types: ['node'],
   },
   include: ['**/*.ts'],
@@ -53,13 +55,9 @@ describe('clients generated from the served OpenAPI document', () => {
   let kairos: StartedKairos;
   let dir: string;
 
-  /** Runs a tour against the live API and returns what it printed. */
+  /** Runs a compiled tour against the live API and returns what it printed. */
   async function runTour(name: string): Promise<unknown> {
-    const { stdout } = await run(process.execPath, ['--import', '@swc-node/register/esm-register', join(name, 'tour.ts'), kairos.url], {
-      cwd: dir,
-      env: { ...process.env, SWC_NODE_PROJECT: join(dir, 'tsconfig.json') },
-      timeout: 30_000,
-    });
+    const { stdout } = await run(process.execPath, [join(dir, 'dist', name, 'tour.js'), kairos.url], { cwd: dir, timeout: 30_000 });
     return JSON.parse(stdout);
   }
 
@@ -91,14 +89,12 @@ describe('clients generated from the served OpenAPI document', () => {
 
     // The tours' @ts-expect-error lines make this fail when the types let a wrong request through.
     const result = await run(process.execPath, [TSC, '-p', join(dir, 'tsconfig.json')], { cwd: dir }).catch((error: { stdout: string }) => error);
-    expect(result.stdout, 'tsc --noEmit').toBe('');
-  });
+    expect(result.stdout, 'tsc').toBe('');
+  }, 120_000);
 
-  it('openapi-fetch: the tour runs against the live API', async () => {
-    expect(await runTour('openapi-fetch')).toEqual(TOUR_ANSWERS);
-  });
-
-  it('@hey-api/openapi-ts: the tour runs against the live API', async () => {
-    expect(await runTour('hey-api')).toEqual(TOUR_ANSWERS);
+  it('run the tours against the live API, both clients at once', async () => {
+    const [openapiFetch, heyApi] = await Promise.all([runTour('openapi-fetch'), runTour('hey-api')]);
+    expect(openapiFetch, 'openapi-typescript + openapi-fetch').toEqual(TOUR_ANSWERS);
+    expect(heyApi, '@hey-api/openapi-ts').toEqual(TOUR_ANSWERS);
   });
 });

@@ -350,7 +350,14 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
       type: { const: 'http' },
       url: { type: 'string', format: 'uri', maxLength: 2048, description: 'http or https, without credentials (send those in headers).' },
       method: defaulted(ref('HttpMethod'), 'POST'),
-      headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 }, maxProperties: 50 },
+      headers: {
+        type: 'object',
+        propertyNames: { pattern: "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$" },
+        additionalProperties: { type: 'string', maxLength: 4096, pattern: '^[^\\r\\n\\u0000]*$' },
+        maxProperties: 50,
+        description:
+          'Sent with every request. Names are RFC 9110 tokens; values hold no CR, LF or NUL. Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, Keep-Alive, Proxy-* and the Kairos-Signature and Idempotency-Key that Kairos sets are refused (INVALID_TARGET).',
+      },
       timeout: defaulted(ref('DurationInput'), formatDuration(DEFAULT_HTTP_TIMEOUT_MS)),
     },
     ['type', 'url'],
