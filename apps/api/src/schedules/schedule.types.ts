@@ -8,17 +8,18 @@ import type { JsonValue } from '@kairos/domain';
 import type { ScheduleView, TickView } from './schedule.view.js';
 import type { BackfillResult } from './schedules.service.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
+import { CatchupModeEnum, DstGapPolicyEnum, DstOverlapPolicyEnum, OverlapPolicyEnum, ReasonCodeEnum, ScheduleStatusEnum, TickOriginEnum, TickOutcomeEnum } from '../graphql/wire.enums.js';
 import { RetryPolicyType, RunType } from '../runs/run.types.js';
 
 @ObjectType('DstPolicy')
 export class DstPolicyType {
-  @Field(() => String) gap!: string;
-  @Field(() => String) overlap!: string;
+  @Field(() => DstGapPolicyEnum) gap!: string;
+  @Field(() => DstOverlapPolicyEnum) overlap!: string;
 }
 
 @ObjectType('CatchupPolicy')
 export class CatchupPolicyType {
-  @Field(() => String) mode!: string;
+  @Field(() => CatchupModeEnum) mode!: string;
   @Field(() => String, { nullable: true }) window!: string | null;
   @Field(() => Int, { nullable: true }) limit!: number | null;
 }
@@ -33,7 +34,7 @@ export class ScheduleType implements ScheduleView {
   @Field(() => String) timezone!: string;
   @Field(() => DstPolicyType) dst!: DstPolicyType;
   @Field(() => CatchupPolicyType) catchup!: CatchupPolicyType;
-  @Field(() => String) overlap!: string;
+  @Field(() => OverlapPolicyEnum) overlap!: string;
   @Field(() => JsonScalar) target!: Record<string, unknown>;
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
@@ -45,7 +46,7 @@ export class ScheduleType implements ScheduleView {
   @Field(() => Boolean) paused!: boolean;
   @Field(() => String, { nullable: true }) idempotencyKey!: string | null;
   @Field(() => JsonScalar) labels!: Record<string, string>;
-  @Field(() => String) status!: string;
+  @Field(() => ScheduleStatusEnum) status!: string;
   @Field(() => String, { nullable: true }) nextFireAt!: string | null;
   @Field(() => String, { nullable: true }) lastFireAt!: string | null;
   @Field(() => Int) fireCount!: number;
@@ -64,11 +65,11 @@ export class SchedulePageType {
 @ObjectType('Tick', { description: 'One evaluated slot of a schedule and what came of it.' })
 export class TickType implements TickView {
   @Field(() => String) scheduledFor!: string;
-  @Field(() => String) outcome!: TickView['outcome'];
-  @Field(() => String) reasonCode!: TickView['reasonCode'];
+  @Field(() => TickOutcomeEnum) outcome!: TickView['outcome'];
+  @Field(() => ReasonCodeEnum) reasonCode!: TickView['reasonCode'];
   @Field(() => String, { nullable: true }) reasonText!: string | null;
   @Field(() => ID, { nullable: true }) runId!: string | null;
-  @Field(() => String) origin!: TickView['origin'];
+  @Field(() => TickOriginEnum) origin!: TickView['origin'];
   @Field(() => String) createdAt!: string;
 }
 

@@ -6,6 +6,7 @@ import { optionalText, pageLimit, previewQuery, scheduleListQuery } from '../wir
 import { tickView } from './schedule.view.js';
 import { SchedulesService } from './schedules.service.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
+import { ScheduleStatusEnum } from '../graphql/wire.enums.js';
 import { RunType } from '../runs/run.types.js';
 import { BackfillResultType, SchedulePageType, ScheduleType, TickPageType } from './schedule.types.js';
 
@@ -27,7 +28,7 @@ export class SchedulesResolver {
     @Caller() caller: CallerContext,
     @Args('limit', optionalInt) limit?: number | null,
     @Args('cursor', optionalString) cursor?: string | null,
-    @Args('status', optionalString) status?: string | null,
+    @Args('status', { type: () => ScheduleStatusEnum, nullable: true }) status?: string | null,
     @Args('name', optionalString) name?: string | null,
     @Args('label', optionalString) label?: string | null,
   ) {
