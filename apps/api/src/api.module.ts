@@ -2,25 +2,29 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { QueueBoardModule } from './admin/queue-board.module.js';
-import { CronPreviewController } from './cron/cron-preview.controller.js';
-import { DeadLettersController } from './dead-letters/dead-letters.controller.js';
-import { GRAPHQL_RESOLVERS, GraphqlServerModule } from './graphql/graphql-server.js';
-import { ApiErrorFilter } from './http/api-error.filter.js';
-import { AuthModule } from './http/auth.module.js';
-import { CallerGuard } from './http/caller.guard.js';
+import { OPENAPI_DOCUMENT } from './api.openapi.js';
+import { AuthModule } from './auth/auth.module.js';
+import { CallerGuard } from './auth/caller.guard.js';
+import { CronModule } from './cron/cron.module.js';
+import { DeadLettersModule } from './dead-letters/dead-letters.module.js';
+import { ApiErrorFilter } from './errors/api-error.filter.js';
+import { GraphqlServerModule } from './graphql/graphql-server.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
-import { RunsController } from './runs/runs.controller.js';
-import { RunsService } from './runs/runs.service.js';
-import { SchedulesController } from './schedules/schedules.controller.js';
-import { SchedulesService } from './schedules/schedules.service.js';
+import { RunsModule } from './runs/runs.module.js';
+import { SchedulesModule } from './schedules/schedules.module.js';
 
 @Module({
-  imports: [AuthModule, QueueBoardModule, GraphqlServerModule, OpenApiModule],
-  controllers: [SchedulesController, RunsController, DeadLettersController, CronPreviewController],
+  imports: [
+    AuthModule,
+    QueueBoardModule,
+    GraphqlServerModule,
+    OpenApiModule.serving(OPENAPI_DOCUMENT),
+    SchedulesModule,
+    RunsModule,
+    DeadLettersModule,
+    CronModule,
+  ],
   providers: [
-    SchedulesService,
-    RunsService,
-    ...GRAPHQL_RESOLVERS,
     { provide: APP_FILTER, useClass: ApiErrorFilter },
     { provide: APP_GUARD, useClass: CallerGuard },
   ],

@@ -16,6 +16,9 @@ describe('parseInstant', () => {
     ['2026-01-31T23:59:59Z', '2026-01-31T23:59:59.000Z'],
     ['2026-04-30T00:00:00Z', '2026-04-30T00:00:00.000Z'],
     ['2026-12-31T23:00:00-02:00', '2027-01-01T01:00:00.000Z'],
+    ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+    ['9999-12-31T23:59:59+01:00', '9999-12-31T22:59:59.000Z'],
+    ['0000-01-01T00:00:00Z', '0000-01-01T00:00:00.000Z'],
   ])('reads %s as %s', (input, expected) => {
     expect(new Date(parseInstant(input, 'at')).toISOString()).toBe(expected);
   });
@@ -50,6 +53,15 @@ describe('parseInstant', () => {
       expect(error).toMatchObject({ code: 'INVALID_INSTANT', field: 'startAt' });
       expect((error as Error).message).toMatch(/startAt must be an ISO 8601 instant with an offset, such as "2026-12-01T09:00:00Z"/);
     }
+  });
+
+  it.each<[string, string]>([
+    ['past year 9999 through its offset', '9999-12-31T23:00:00-05:00'],
+    ['one millisecond past year 9999', '9999-12-31T23:59:59.999-00:01'],
+    ['before year 0000 through its offset', '0000-01-01T00:30:00+01:00'],
+  ])('refuses an instant %s', (_name, input) => {
+    expect(() => parseInstant(input, 'startAt')).toThrow(expect.objectContaining({ code: 'INVALID_INSTANT', field: 'startAt' }));
+    expect(() => parseInstant(input, 'startAt')).toThrow(`startAt must lie in the years 0000 to 9999 in UTC; got "${input}"`);
   });
 });
 

@@ -154,6 +154,10 @@ export function readInstant(obj: JsonObject, key: string, prefix: string): numbe
   return parseInstant(value, join(prefix, key));
 }
 
+/** Instants are written back as four-digit years in UTC, so an offset may not carry one out of 0000..9999. */
+const MIN_INSTANT_MS = Date.parse('0000-01-01T00:00:00Z');
+const MAX_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 export function parseInstant(value: unknown, field: string): number {
   const ms = typeof value === 'string' && ISO_INSTANT.test(value) && isCalendarDate(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(ms)) {
@@ -162,6 +166,9 @@ export function parseInstant(value: unknown, field: string): number {
       field,
       `${field} must be an ISO 8601 instant with an offset, such as "2026-12-01T09:00:00Z"; got ${JSON.stringify(value)}`,
     );
+  }
+  if (ms < MIN_INSTANT_MS || ms > MAX_INSTANT_MS) {
+    throw new ValidationError('INVALID_INSTANT', field, `${field} must lie in the years 0000 to 9999 in UTC; got ${JSON.stringify(value)}`);
   }
   return ms;
 }
@@ -192,6 +199,8 @@ export function readPayload(obj: JsonObject, key: string, prefix: string): JsonV
   return value as JsonValue;
 }
 
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** A flat map of string keys to string values (labels, headers). */
 export function readStringMap(
   obj: JsonObject,
@@ -209,6 +218,10 @@ export function readStringMap(
   }
   const out: Record<string, string> = {};
   for (const [k, v] of entries) {
+    // Assigning "__proto__" to a plain object would drop the entry silently; such keys are refused.
+    if (RESERVED_KEYS.has(k)) {
+      throw new ValidationError('VALIDATION_FAILED', join(field, k), `${join(field, k)}: "${k}" is reserved and cannot be used as a key`);
+    }
     if (typeof v !== 'string' || v.length > limits.maxValueLength) {
       throw new ValidationError(
         'VALIDATION_FAILED',

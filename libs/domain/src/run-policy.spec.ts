@@ -47,6 +47,11 @@ describe('readTarget', () => {
     expect(readTarget({ target }, 'target')).toEqual(expected);
   });
 
+  it('accepts every token character in a header name', () => {
+    const headers = { "X-A!#$%&'*+.^_`|~09az": 'value with spaces, "quotes" and tabs\t' };
+    expect(readTarget({ target: { type: 'http', url: 'https://e.com', headers } }, 'target')).toMatchObject({ headers });
+  });
+
   it('keeps the URL exactly as written', () => {
     const url = 'https://Example.com/a%20b/?q=1#frag';
     expect(readTarget({ target: { type: 'http', url } }, 'target')).toMatchObject({ url });
@@ -84,6 +89,18 @@ describe('readTarget', () => {
     ['http timeout over 24 h', { type: 'http', url: 'https://e.com', timeout: '25h' }, 'INVALID_DURATION', 'target.timeout'],
     ['http timeout unreadable', { type: 'http', url: 'https://e.com', timeout: 'soon' }, 'INVALID_DURATION', 'target.timeout'],
     ['http with a handler field', { type: 'http', url: 'https://e.com', name: 'echo' }, 'UNKNOWN_FIELD', 'target.name'],
+    // Header names are RFC 9110 tokens; values cannot break the header line.
+    ['http header name with a space', { type: 'http', url: 'https://e.com', headers: { 'X A': '1' } }, 'VALIDATION_FAILED', 'target.headers.X A'],
+    ['http header name with a colon', { type: 'http', url: 'https://e.com', headers: { 'X-A:': '1' } }, 'VALIDATION_FAILED', 'target.headers.X-A:'],
+    ['http header name empty', { type: 'http', url: 'https://e.com', headers: { '': '1' } }, 'VALIDATION_FAILED', 'target.headers.'],
+    ['http header name not ASCII', { type: 'http', url: 'https://e.com', headers: { 'X-Ä': '1' } }, 'VALIDATION_FAILED', 'target.headers.X-Ä'],
+    ['http header value with CR LF', { type: 'http', url: 'https://e.com', headers: { 'X-A': 'a\r\nX-Evil: 1' } }, 'VALIDATION_FAILED', 'target.headers.X-A'],
+    ['http header value with LF', { type: 'http', url: 'https://e.com', headers: { 'X-A': 'a\nb' } }, 'VALIDATION_FAILED', 'target.headers.X-A'],
+    ['http header value with NUL', { type: 'http', url: 'https://e.com', headers: { 'X-A': 'a\u0000b' } }, 'VALIDATION_FAILED', 'target.headers.X-A'],
+    // Headers Kairos sets itself or that frame the message.
+    ...['Host', 'content-length', 'Transfer-Encoding', 'Connection', 'Kairos-Signature', 'idempotency-key', 'Upgrade', 'TE', 'Trailer', 'Keep-Alive', 'Proxy-Authorization', 'proxy-connection'].map(
+      (name): [string, unknown, ErrorCode, string] => [`http header ${name}`, { type: 'http', url: 'https://e.com', headers: { [name]: 'x' } }, 'INVALID_TARGET', `target.headers.${name}`],
+    ),
     ['http with a body field', { type: 'http', url: 'https://e.com', body: '{}' }, 'UNKNOWN_FIELD', 'target.body'],
   ])('refuses %s: %s on %s', (_name, target, code, field) => {
     expect(refusal(() => readTarget({ target }, 'target'))).toEqual({ code, field });

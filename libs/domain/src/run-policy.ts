@@ -98,9 +98,35 @@ export function readTarget(body: JsonObject, key: string): Target {
     type,
     url,
     method: readEnum(obj, 'method', key, HTTP_METHODS) ?? 'POST',
-    headers: readStringMap(obj, 'headers', key, { maxEntries: 50, maxValueLength: 4096 }) ?? {},
+    headers: readHeaders(obj, key),
     timeoutMs: readDuration(obj, 'timeout', key, { minMs: 1, maxMs: MAX_RUN_TIMEOUT_MS }) ?? DEFAULT_HTTP_TIMEOUT_MS,
   };
+}
+
+/** RFC 9110 token: the characters a header name may use. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A value with one of these could end the header early and smuggle another in. */
+const HEADER_VALUE_BREAK = /[\r\n\0]/;
+/** Headers Kairos sets itself, or that frame the HTTP message; a target may not override them. */
+const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'kairos-signature', 'idempotency-key', 'upgrade', 'te', 'trailer', 'keep-alive']);
+
+function readHeaders(target: JsonObject, key: string): Record<string, string> {
+  const field = join(key, 'headers');
+  const headers = readStringMap(target, 'headers', key, { maxEntries: 50, maxValueLength: 4096 }) ?? {};
+  for (const [name, value] of Object.entries(headers)) {
+    const at = join(field, name);
+    if (!HEADER_NAME.test(name)) {
+      throw new ValidationError('VALIDATION_FAILED', at, `${at}: a header name is letters, digits and !#$%&'*+-.^_\`|~ only (RFC 9110 token)`);
+    }
+    const lower = name.toLowerCase();
+    if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith('proxy-')) {
+      throw new ValidationError('INVALID_TARGET', at, `${at}: Kairos sets ${name} itself or it frames the request; remove it`);
+    }
+    if (HEADER_VALUE_BREAK.test(value)) {
+      throw new ValidationError('VALIDATION_FAILED', at, `${at} must not contain CR, LF or NUL characters`);
+    }
+  }
+  return headers;
 }
 
 export function readRetryPolicy(body: JsonObject, key: string): RetryPolicy {

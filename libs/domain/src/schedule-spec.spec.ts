@@ -256,6 +256,13 @@ describe('parseScheduleCreate: refusals', () => {
     ['label value not a string', { ...BASE, labels: { team: 1 } }, 'VALIDATION_FAILED', 'labels.team'],
     ['label value over 256 characters', { ...BASE, labels: { team: long(257) } }, 'VALIDATION_FAILED', 'labels.team'],
     ['more than 64 labels', { ...BASE, labels: manyLabels }, 'VALIDATION_FAILED', 'labels'],
+    // JSON.parse makes "__proto__" an own key, as a request body does; a literal would set the prototype.
+    ['label key __proto__', { ...BASE, labels: JSON.parse('{"__proto__": "x"}') }, 'VALIDATION_FAILED', 'labels.__proto__'],
+    ['label key constructor', { ...BASE, labels: { constructor: 'x' } }, 'VALIDATION_FAILED', 'labels.constructor'],
+    ['label key prototype', { ...BASE, labels: { prototype: 'x' } }, 'VALIDATION_FAILED', 'labels.prototype'],
+    ['startAt past year 9999 in UTC', { ...BASE, startAt: '9999-12-31T23:00:00-05:00' }, 'INVALID_INSTANT', 'startAt'],
+    ['endAt past year 9999 in UTC', { ...BASE, endAt: '9999-12-31T23:59:59-00:01' }, 'INVALID_INSTANT', 'endAt'],
+    ['at before year 0000 in UTC', { target: BASE.target, at: '0000-01-01T00:00:00+01:00' }, 'INVALID_INSTANT', 'at'],
     ['name with a space', { ...BASE, name: 'nightly report' }, 'VALIDATION_FAILED', 'name'],
     ['name starting with a dash', { ...BASE, name: '-report' }, 'VALIDATION_FAILED', 'name'],
     ['name with a slash', { ...BASE, name: 'a/b' }, 'VALIDATION_FAILED', 'name'],

@@ -2,7 +2,7 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { AccessError } from '@kairos/domain';
-import { Authenticator } from '../http/authenticator.js';
+import { Authenticator } from '../auth/authenticator.js';
 
 @Injectable()
 export class AdminAuthMiddleware implements NestMiddleware {

@@ -1,8 +1,8 @@
 /** POST /v1/cron/preview: the next fire instants of an ad-hoc spec, without storing anything. */
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { previewSpec, formatInstant } from '@kairos/domain';
-import { RequiresScope } from '../http/caller.guard.js';
-import { dstView } from '../schedules/schedule.view.js';
+import { RequiresScope } from '../auth/caller.guard.js';
+import { dstView } from '../wire/policy.view.js';
 
 @Controller('v1/cron')
 export class CronPreviewController {

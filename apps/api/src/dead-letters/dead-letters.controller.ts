@@ -1,7 +1,7 @@
 /** Dead letters: runs that ended dead (retries exhausted, not retryable, or poisoned), and republishing them. */
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { Caller, type CallerContext } from '../http/request-context.js';
-import { deadLetterListQuery } from '../http/query.js';
+import { Caller, type CallerContext } from '../auth/request-context.js';
+import { deadLetterListQuery } from '../wire/query.js';
 import { RunsService } from '../runs/runs.service.js';
 
 @Controller('v1/dead-letters')

@@ -8,14 +8,8 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { GraphQLModule } from '@nestjs/graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { ApiErrorFilter } from '../http/api-error.filter.js';
-import type { GraphqlContext, KairosRequest } from '../http/request-context.js';
-import { CronPreviewResolver } from './cron-preview.resolver.js';
-import { DeadLettersResolver } from './dead-letters.resolver.js';
-import { RunsResolver } from './runs.resolver.js';
-import { SchedulesResolver } from './schedules.resolver.js';
-
-export const GRAPHQL_RESOLVERS = [SchedulesResolver, RunsResolver, DeadLettersResolver, CronPreviewResolver];
+import { ApiErrorFilter } from '../errors/api-error.filter.js';
+import type { GraphqlContext, KairosRequest } from '../auth/request-context.js';
 
 const errors = new ApiErrorFilter();
 

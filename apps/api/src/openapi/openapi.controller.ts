@@ -5,11 +5,13 @@
  */
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { Controller, Get, NotFoundException, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, NotFoundException, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { PublicRoute } from '@kairos/runtime';
-import { OPENAPI_DOCUMENT } from './openapi.document.js';
 import type { OpenApiDocument } from './openapi.types.js';
+
+/** The injection token of the document the controller serves. */
+export const SERVED_DOCUMENT = Symbol('SERVED_DOCUMENT');
 
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -50,9 +52,11 @@ const INITIALIZER = `window.onload = function () {
 @Controller('docs')
 @PublicRoute()
 export class OpenApiController {
+  constructor(@Inject(SERVED_DOCUMENT) private readonly openApiDocument: OpenApiDocument) {}
+
   @Get('openapi.json')
   document(): OpenApiDocument {
-    return OPENAPI_DOCUMENT;
+    return this.openApiDocument;
   }
 
   @Get()

@@ -71,6 +71,10 @@ export const SCHEMA_NAMES = [
   'CatchupPolicy',
   'CatchupPolicyInput',
   'ScheduleCreate',
+  'ScheduleCreateCron',
+  'ScheduleCreateEvery',
+  'ScheduleCreateAt',
+  'ScheduleCreateIn',
   'SchedulePatch',
   'Schedule',
   'SchedulePage',
@@ -79,6 +83,8 @@ export const SCHEMA_NAMES = [
   'BackfillResult',
   'Preview',
   'CronPreviewRequest',
+  'CronPreviewOfCron',
+  'CronPreviewOfEvery',
   'Tick',
   'TickPage',
   'RunCreate',
@@ -133,12 +139,22 @@ const uuid: SchemaObject = { type: 'string', format: 'uuid' };
 const count: SchemaObject = { type: 'integer', minimum: 0 };
 const text = (maxLength: number, description?: string): SchemaObject => ({ type: 'string', minLength: 1, maxLength, ...(description ? { description } : {}) });
 
+/**
+ * A request field the server fills in when it is absent. The default is stated in the description
+ * rather than as the `default` keyword: generators (openapi-typescript among them) type a property
+ * that has a `default` as always present, which would make the field required in request types.
+ */
+function defaulted(schema: SchemaObject, value: string | number | boolean): SchemaObject {
+  const said = `Default: ${JSON.stringify(value)}.`;
+  return { ...schema, description: schema.description ? `${schema.description} ${said}` : said };
+}
+
 // ---- What a schedule or run declares (request bodies) ----
 
 const dstInput: SchemaObject = object(
   {
-    gap: { ...ref('DstGapPolicy'), default: DEFAULT_DST_POLICY.gap },
-    overlap: { ...ref('DstOverlapPolicy'), default: DEFAULT_DST_POLICY.overlap },
+    gap: defaulted(ref('DstGapPolicy'), DEFAULT_DST_POLICY.gap),
+    overlap: defaulted(ref('DstOverlapPolicy'), DEFAULT_DST_POLICY.overlap),
   },
   [],
   'How cron wall times that do not exist (gap) or occur twice (overlap) on DST change days fire. Default auto: Vixie cron\'s rule, decided by the expression.',
@@ -146,7 +162,7 @@ const dstInput: SchemaObject = object(
 
 const catchupInput: SchemaObject = object(
   {
-    mode: { ...ref('CatchupMode'), default: DEFAULT_CATCHUP.mode },
+    mode: defaulted(ref('CatchupMode'), DEFAULT_CATCHUP.mode),
     window: { ...nullable(ref('DurationInput')), description: 'Missed slots older than this are recorded as missed, not fired. Absent or null: no window.' },
     limit: { ...nullable({ type: 'integer', minimum: 1, maximum: MAX_CATCHUP_LIMIT }), description: 'At most this many missed slots fire (the newest). Absent or null: no limit.' },
   },
@@ -156,13 +172,13 @@ const catchupInput: SchemaObject = object(
 
 const retryInput: SchemaObject = object(
   {
-    maxAttempts: { type: 'integer', minimum: 1, maximum: MAX_ATTEMPTS_LIMIT, default: DEFAULT_RETRY_POLICY.maxAttempts },
+    maxAttempts: defaulted({ type: 'integer', minimum: 1, maximum: MAX_ATTEMPTS_LIMIT }, DEFAULT_RETRY_POLICY.maxAttempts),
     backoff: object(
       {
-        type: { ...ref('BackoffType'), default: DEFAULT_RETRY_POLICY.backoff.type },
-        base: { ...ref('DurationInput'), default: formatDuration(DEFAULT_RETRY_POLICY.backoff.baseMs), description: 'At most 24h.' },
-        max: { ...ref('DurationInput'), default: formatDuration(DEFAULT_RETRY_POLICY.backoff.maxMs), description: 'At least `base`, at most 7d.' },
-        jitter: { type: 'number', minimum: 0, maximum: 1, default: DEFAULT_RETRY_POLICY.backoff.jitter, description: 'Fraction of each delay randomised away.' },
+        type: defaulted(ref('BackoffType'), DEFAULT_RETRY_POLICY.backoff.type),
+        base: defaulted({ ...ref('DurationInput'), description: 'At most 24h.' }, formatDuration(DEFAULT_RETRY_POLICY.backoff.baseMs)),
+        max: defaulted({ ...ref('DurationInput'), description: 'At least `base`, at most 7d.' }, formatDuration(DEFAULT_RETRY_POLICY.backoff.maxMs)),
+        jitter: defaulted({ type: 'number', minimum: 0, maximum: 1, description: 'Fraction of each delay randomised away.' }, DEFAULT_RETRY_POLICY.backoff.jitter),
       },
       [],
     ),
@@ -193,23 +209,69 @@ const definitionInput: Record<string, SchemaObject> = {
   every: { ...ref('DurationInput'), description: `A fixed interval, at least ${MIN_EVERY_MS} ms, anchored at startAt (default: creation).` },
   at: { ...ref('InstantInput'), description: 'A one-shot timer at this instant.' },
   in: { ...ref('DurationInput'), description: 'A one-shot timer this long after the request; stored (and returned) as `at`.' },
-  timezone: { ...text(64), default: 'UTC', description: 'An IANA zone name; cron fields match the wall clock of this zone.' },
+  timezone: defaulted(text(64, 'An IANA zone name; cron fields match the wall clock of this zone.'), 'UTC'),
   dst: ref('DstPolicyInput'),
   catchup: ref('CatchupPolicyInput'),
-  overlap: { ...ref('OverlapPolicy'), default: 'skip' },
+  overlap: defaulted(ref('OverlapPolicy'), 'skip'),
   target: ref('TargetInput'),
   payload: payloadInput,
   retry: nullable(ref('RetryPolicyInput')),
-  timeout: { ...ref('DurationInput'), default: formatDuration(DEFAULT_RUN_TIMEOUT_MS), description: 'Of each attempt; at most 24h.' },
+  timeout: defaulted({ ...ref('DurationInput'), description: 'Of each attempt; at most 24h.' }, formatDuration(DEFAULT_RUN_TIMEOUT_MS)),
   startAt: { ...nullable(ref('InstantInput')), description: 'No slot before this instant.' },
   endAt: { ...nullable(ref('InstantInput')), description: 'No slot after this instant; must be later than startAt.' },
   maxRuns: { ...nullable({ type: 'integer', minimum: 1 }), description: 'The schedule completes after this many fires.' },
-  jitter: { ...ref('DurationInput'), default: '0s', description: 'At most 24h; deterministic per slot (a hash of schedule id and slot).' },
+  jitter: defaulted({ ...ref('DurationInput'), description: 'At most 24h; deterministic per slot (a hash of schedule id and slot).' }, '0s'),
   labels: ref('Labels'),
 };
 
-/** Exactly one way of saying when a schedule fires. */
-const oneTiming = (fields: readonly string[]): SchemaObject[] => fields.map((field) => ({ type: 'object', required: [field] }));
+/**
+ * The body that says when with `timing`: a full object declaring every field, `timing` required
+ * and the other ways of saying when allowed only as null. Exactly one such variant matches a
+ * body, and generators turn the oneOf of them into a plain union of object types (a oneOf of
+ * bare `required` lists reads to them as objects without properties).
+ */
+function timedBody(
+  fields: Record<string, SchemaObject>,
+  timing: string,
+  timings: readonly string[],
+  required: readonly string[],
+  description: string,
+): SchemaObject {
+  const properties: Record<string, SchemaObject> = {};
+  for (const [key, schema] of Object.entries(fields)) {
+    if (key === timing || !timings.includes(key)) properties[key] = schema;
+    else properties[key] = { type: 'null', description: `Only one of ${timings.join(', ')}.` };
+  }
+  return object(properties, [timing, ...required], description);
+}
+
+const SCHEDULE_TIMINGS = ['cron', 'every', 'at', 'in'] as const;
+const PREVIEW_TIMINGS = ['cron', 'every'] as const;
+
+const scheduleCreateFields: Record<string, SchemaObject> = {
+  ...definitionInput,
+  paused: defaulted({ type: 'boolean', description: 'Create the schedule paused.' }, false),
+  idempotencyKey: {
+    ...nullable(text(200)),
+    description: 'A repeated key in the namespace returns the existing schedule with `deduped: true` (status 200) instead of creating another.',
+  },
+};
+
+const scheduleCreate = (timing: (typeof SCHEDULE_TIMINGS)[number]): SchemaObject =>
+  timedBody(scheduleCreateFields, timing, SCHEDULE_TIMINGS, ['target'], `A schedule definition that fires by \`${timing}\`.`);
+
+const cronPreviewFields: Record<string, SchemaObject> = {
+  cron: definitionInput.cron!,
+  every: definitionInput.every!,
+  timezone: definitionInput.timezone!,
+  dst: definitionInput.dst!,
+  startAt: definitionInput.startAt!,
+  after: { ...nullable(ref('InstantInput')), description: 'List fire instants after this one. Default: now.' },
+  count: defaulted(nullable({ type: 'integer', minimum: 1, maximum: MAX_PREVIEW_COUNT }), 10),
+};
+
+const cronPreview = (timing: (typeof PREVIEW_TIMINGS)[number]): SchemaObject =>
+  timedBody(cronPreviewFields, timing, PREVIEW_TIMINGS, [], `A preview of a \`${timing}\` spec.`);
 
 // ---- The schemas ----
 
@@ -293,9 +355,16 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     {
       type: { const: 'http' },
       url: { type: 'string', format: 'uri', maxLength: 2048, description: 'http or https, without credentials (send those in headers).' },
-      method: { ...ref('HttpMethod'), default: 'POST' },
-      headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 }, maxProperties: 50 },
-      timeout: { ...ref('DurationInput'), default: formatDuration(DEFAULT_HTTP_TIMEOUT_MS) },
+      method: defaulted(ref('HttpMethod'), 'POST'),
+      headers: {
+        type: 'object',
+        propertyNames: { pattern: "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$" },
+        additionalProperties: { type: 'string', maxLength: 4096, pattern: '^[^\\r\\n\\u0000]*$' },
+        maxProperties: 50,
+        description:
+          'Sent with every request. Names are RFC 9110 tokens; values hold no CR, LF or NUL. Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, Keep-Alive, Proxy-* and the Kairos-Signature and Idempotency-Key that Kairos sets are refused (INVALID_TARGET).',
+      },
+      timeout: defaulted(ref('DurationInput'), formatDuration(DEFAULT_HTTP_TIMEOUT_MS)),
     },
     ['type', 'url'],
     'An HTTP webhook. The body carries run id, schedule id, slot, attempt and payload; the request is signed (HMAC-SHA256).',
@@ -337,21 +406,14 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
   CatchupPolicyInput: catchupInput,
 
   ScheduleCreate: {
-    type: 'object',
     description:
       'A schedule definition (POST /v1/schedules, PUT /v1/schedules/by-name/{name}). Exactly one of cron, every, at or in; unknown fields are refused (UNKNOWN_FIELD). Null counts as absent for every optional field.',
-    properties: {
-      ...definitionInput,
-      paused: { type: 'boolean', default: false, description: 'Create the schedule paused.' },
-      idempotencyKey: {
-        ...nullable(text(200)),
-        description: 'A repeated key in the namespace returns the existing schedule with `deduped: true` (status 200) instead of creating another.',
-      },
-    },
-    required: ['target'],
-    oneOf: oneTiming(['cron', 'every', 'at', 'in']),
-    additionalProperties: false,
+    oneOf: [ref('ScheduleCreateCron'), ref('ScheduleCreateEvery'), ref('ScheduleCreateAt'), ref('ScheduleCreateIn')],
   },
+  ScheduleCreateCron: scheduleCreate('cron'),
+  ScheduleCreateEvery: scheduleCreate('every'),
+  ScheduleCreateAt: scheduleCreate('at'),
+  ScheduleCreateIn: scheduleCreate('in'),
   SchedulePatch: {
     type: 'object',
     description:
@@ -405,7 +467,7 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     {
       from: { ...ref('InstantInput'), description: 'The first instant of the range.' },
       to: { ...ref('InstantInput'), description: 'The last instant of the range; not in the future, not before from.' },
-      overlap: { ...ref('OverlapPolicy'), default: 'buffer_all', description: 'Backfilled runs queue behind each other unless this says otherwise.' },
+      overlap: defaulted({ ...ref('OverlapPolicy'), description: 'Backfilled runs queue behind each other unless this says otherwise.' }, 'buffer_all'),
     },
     ['from', 'to'],
   ),
@@ -425,20 +487,11 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     'The next fire instants, in UTC, and the DST policy they were computed with.',
   ),
   CronPreviewRequest: {
-    type: 'object',
     description: 'An ad-hoc spec to preview, validated as a schedule would be. Exactly one of cron or every.',
-    properties: {
-      cron: definitionInput.cron!,
-      every: definitionInput.every!,
-      timezone: definitionInput.timezone!,
-      dst: definitionInput.dst!,
-      startAt: definitionInput.startAt!,
-      after: { ...nullable(ref('InstantInput')), description: 'List fire instants after this one. Default: now.' },
-      count: { ...nullable({ type: 'integer', minimum: 1, maximum: MAX_PREVIEW_COUNT }), default: 10 },
-    },
-    oneOf: oneTiming(['cron', 'every']),
-    additionalProperties: false,
+    oneOf: [ref('CronPreviewOfCron'), ref('CronPreviewOfEvery')],
   },
+  CronPreviewOfCron: cronPreview('cron'),
+  CronPreviewOfEvery: cronPreview('every'),
   Tick: object(
     {
       scheduledFor: { ...ref('Instant'), description: 'The slot.' },

@@ -23,6 +23,7 @@ export interface SchemaObject {
   properties?: Record<string, SchemaObject>;
   required?: readonly string[];
   additionalProperties?: boolean | SchemaObject;
+  propertyNames?: SchemaObject;
   maxProperties?: number;
   items?: SchemaObject;
   oneOf?: readonly SchemaObject[];

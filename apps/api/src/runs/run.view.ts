@@ -1,7 +1,7 @@
 /** The wire shape of a run, as REST and GraphQL return it, and of its events. */
 import type { Attempt, JsonValue } from '@kairos/domain';
 import type { RunEventRow, RunRow } from '@kairos/ledger';
-import { iso, retryView, targetView } from '../schedules/schedule.view.js';
+import { iso, retryView, targetView } from '../wire/policy.view.js';
 import { formatInstant } from '@kairos/domain';
 
 export function runView(row: RunRow) {

@@ -1,8 +1,8 @@
 /** REST for runs. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { Caller, type CallerContext } from '../http/request-context.js';
-import { runListQuery } from '../http/query.js';
+import { Caller, type CallerContext } from '../auth/request-context.js';
+import { runListQuery } from '../wire/query.js';
 import { RunsService } from './runs.service.js';
 
 @Controller('v1/runs')

@@ -4,7 +4,7 @@ import { attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, pa
 import { RunRepository, inTransaction, manualRun, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
-import type { CallerContext } from '../http/request-context.js';
+import type { CallerContext } from '../auth/request-context.js';
 import { RunEventFeed } from './run-event-feed.js';
 import { runEventView, runView, type RunView, attemptView, type AttemptView } from './run.view.js';
 

@@ -1,17 +1,7 @@
 /** The wire shape of a schedule, as REST and GraphQL return it: the definition with defaults filled in, and its cursor; and of its ticks. */
-import {
-  explainDstPolicy,
-  formatDuration,
-  formatInstant,
-  formatOptionalInstant,
-  parseCron,
-  type DstExplanation,
-  type DstPolicy,
-  type JsonValue,
-  type RetryPolicy,
-  type Target,
-} from '@kairos/domain';
+import { formatDuration, type JsonValue, formatInstant } from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
+import { dstView, iso, retryView, targetView, type DstView, type RetryView } from '../wire/policy.view.js';
 
 export interface ScheduleView {
   id: string;
@@ -25,7 +15,7 @@ export interface ScheduleView {
   overlap: string;
   target: Record<string, unknown>;
   payload: JsonValue | null;
-  retry: { maxAttempts: number; backoff: { type: string; base: string; max: string; jitter: number } };
+  retry: RetryView;
   timeout: string;
   startAt: string | null;
   endAt: string | null;
@@ -41,32 +31,6 @@ export interface ScheduleView {
   createdAt: string;
   updatedAt: string;
   deduped: boolean;
-}
-
-/**
- * The DST policy as declared (`auto` stays `auto`), what it resolves to for the schedule's cron
- * expression (null for intervals and one-shots, which DST does not touch), and one line saying so.
- */
-export type DstView = DstExplanation;
-
-export const iso = formatOptionalInstant;
-
-export function dstView(cron: string | null, dst: DstPolicy): DstView {
-  return explainDstPolicy(cron === null ? null : parseCron(cron), dst);
-}
-
-export function targetView(target: Target): Record<string, unknown> {
-  return target.type === 'handler'
-    ? { type: 'handler', name: target.name }
-    : { type: 'http', url: target.url, method: target.method, headers: target.headers, timeout: formatDuration(target.timeoutMs) };
-}
-
-export function retryView(retry: RetryPolicy): ScheduleView['retry'] {
-  const { backoff } = retry;
-  return {
-    maxAttempts: retry.maxAttempts,
-    backoff: { type: backoff.type, base: formatDuration(backoff.baseMs), max: formatDuration(backoff.maxMs), jitter: backoff.jitter },
-  };
 }
 
 export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {

@@ -1,8 +1,8 @@
 /** REST for schedules: thin handlers that read the request, call one use case and shape the answer. */
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { Caller, type CallerContext } from '../http/request-context.js';
-import { optionalText, pageLimit, previewQuery, scheduleListQuery } from '../http/query.js';
+import { Caller, type CallerContext } from '../auth/request-context.js';
+import { optionalText, pageLimit, previewQuery, scheduleListQuery } from '../wire/query.js';
 import { tickView } from './schedule.view.js';
 import { SchedulesService } from './schedules.service.js';
 

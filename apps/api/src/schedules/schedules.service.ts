@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readEnum, readObject, readPayload, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readEnum, readObject, readPayload, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -22,9 +22,10 @@ import {
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
-import type { CallerContext } from '../http/request-context.js';
+import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
-import { scheduleView, type DstView, type ScheduleView } from './schedule.view.js';
+import type { DstView } from '../wire/policy.view.js';
+import { scheduleView, type ScheduleView } from './schedule.view.js';
 
 /** The most slots one backfill request may cover. */
 export const MAX_BACKFILL_SLOTS = 1_000;
@@ -104,7 +105,8 @@ export class SchedulesService {
     if (['cron', 'every', 'at', 'in'].some((k) => patch[k] !== undefined)) {
       for (const k of ['cron', 'every', 'at']) delete merged[k];
     }
-    const { paused, ...definition } = patch;
+    const { paused: _paused, ...definition } = patch;
+    const paused = readBoolean(patch, 'paused', '');
     Object.assign(merged, definition);
     const nowMs = Date.now();
     const { spec } = parseScheduleCreate(merged, nowMs);

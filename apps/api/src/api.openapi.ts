@@ -1,7 +1,14 @@
-/** The OpenAPI 3.1 description of REST /v1, served at GET /docs/openapi.json and rendered by Swagger UI at /docs. */
-import { PARAMETERS, PATHS, RESPONSES } from './openapi.paths.js';
-import { SCHEMAS } from './openapi.schemas.js';
-import type { OpenApiDocument } from './openapi.types.js';
+/**
+ * The OpenAPI 3.1 description of REST /v1, served at GET /docs/openapi.json and rendered by
+ * Swagger UI at /docs: each feature folder's paths over the shared schemas, parameters and responses.
+ */
+import { CRON_PATHS } from './cron/cron.openapi.js';
+import { DEAD_LETTER_PATHS } from './dead-letters/dead-letters.openapi.js';
+import { PARAMETERS, RESPONSES } from './openapi/openapi.operations.js';
+import { SCHEMAS } from './openapi/openapi.schemas.js';
+import type { OpenApiDocument } from './openapi/openapi.types.js';
+import { RUN_PATHS } from './runs/runs.openapi.js';
+import { SCHEDULE_PATHS } from './schedules/schedules.openapi.js';
 
 export const OPENAPI_DOCUMENT: OpenApiDocument = {
   openapi: '3.1.0',
@@ -22,7 +29,7 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: PATHS,
+  paths: { ...SCHEDULE_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...CRON_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

@@ -1,9 +1,9 @@
 /** GraphQL for dead letters: runs that ended dead, and republishing them. */
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
-import { Caller, type CallerContext } from '../http/request-context.js';
-import { deadLetterListQuery } from '../http/query.js';
+import { Caller, type CallerContext } from '../auth/request-context.js';
+import { deadLetterListQuery } from '../wire/query.js';
 import { RunsService } from '../runs/runs.service.js';
-import { RunPageType, RunType } from './run.types.js';
+import { RunPageType, RunType } from '../runs/run.types.js';
 
 @Resolver()
 export class DeadLettersResolver {

@@ -1,11 +1,12 @@
 /** GraphQL for runs, their events (a field and a subscription) and ad-hoc runs; the same use cases as REST. */
 import { Args, ID, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
-import { Caller, type CallerContext } from '../http/request-context.js';
-import { runListQuery } from '../http/query.js';
-import type { RunEventView } from '../runs/run.view.js';
-import { RunsService } from '../runs/runs.service.js';
-import { JsonScalar } from './json.scalar.js';
+import { Caller, type CallerContext } from '../auth/request-context.js';
+import { runListQuery } from '../wire/query.js';
+import type { RunEventView } from './run.view.js';
+import { RunsService } from './runs.service.js';
+import { JsonScalar } from '../graphql/json.scalar.js';
+import { RunStateEnum } from '../graphql/wire.enums.js';
 import { AttemptType, RunEventType, RunPageType, RunType } from './run.types.js';
 
 const id = () => ID;
@@ -23,7 +24,7 @@ export class RunsResolver {
   listRuns(
     @Caller() caller: CallerContext,
     @Args('scheduleId', { type: id, nullable: true }) scheduleId?: string | null,
-    @Args('state', { type: () => String, nullable: true }) state?: string | null,
+    @Args('state', { type: () => RunStateEnum, nullable: true }) state?: string | null,
     @Args('limit', { type: () => Int, nullable: true }) limit?: number | null,
     @Args('cursor', { type: () => String, nullable: true }) cursor?: string | null,
   ) {

@@ -5,10 +5,12 @@
  */
 import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue, ResolvedDstPolicy } from '@kairos/domain';
-import type { DstView, ScheduleView, TickView } from '../schedules/schedule.view.js';
-import type { BackfillResult } from '../schedules/schedules.service.js';
-import { JsonScalar } from './json.scalar.js';
-import { RetryPolicyType, RunType } from './run.types.js';
+import type { ScheduleView, TickView } from './schedule.view.js';
+import type { BackfillResult } from './schedules.service.js';
+import type { DstView } from '../wire/policy.view.js';
+import { JsonScalar } from '../graphql/json.scalar.js';
+import { CatchupModeEnum, DstGapPolicyEnum, DstOverlapPolicyEnum, OverlapPolicyEnum, ReasonCodeEnum, ScheduleStatusEnum, TickOriginEnum, TickOutcomeEnum } from '../graphql/wire.enums.js';
+import { RetryPolicyType, RunType } from '../runs/run.types.js';
 
 @ObjectType('ResolvedDstPolicy', { description: 'The DST policy fire instants are computed with: `auto` decided for the cron expression.' })
 export class ResolvedDstPolicyType implements ResolvedDstPolicy {
@@ -18,8 +20,8 @@ export class ResolvedDstPolicyType implements ResolvedDstPolicy {
 
 @ObjectType('DstPolicy')
 export class DstPolicyType implements DstView {
-  @Field(() => String) gap!: DstView['gap'];
-  @Field(() => String) overlap!: DstView['overlap'];
+  @Field(() => DstGapPolicyEnum) gap!: DstView['gap'];
+  @Field(() => DstOverlapPolicyEnum) overlap!: DstView['overlap'];
   @Field(() => ResolvedDstPolicyType, { nullable: true, description: 'Null for intervals and one-shot timers, which DST does not touch.' })
   resolved!: ResolvedDstPolicyType | null;
   @Field(() => String, { description: 'What the policy means for this schedule, e.g. "gap auto (skip), overlap auto (both): ...".' })
@@ -28,7 +30,7 @@ export class DstPolicyType implements DstView {
 
 @ObjectType('CatchupPolicy')
 export class CatchupPolicyType {
-  @Field(() => String) mode!: string;
+  @Field(() => CatchupModeEnum) mode!: string;
   @Field(() => String, { nullable: true }) window!: string | null;
   @Field(() => Int, { nullable: true }) limit!: number | null;
 }
@@ -43,7 +45,7 @@ export class ScheduleType implements ScheduleView {
   @Field(() => String) timezone!: string;
   @Field(() => DstPolicyType) dst!: DstPolicyType;
   @Field(() => CatchupPolicyType) catchup!: CatchupPolicyType;
-  @Field(() => String) overlap!: string;
+  @Field(() => OverlapPolicyEnum) overlap!: string;
   @Field(() => JsonScalar) target!: Record<string, unknown>;
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
@@ -55,7 +57,7 @@ export class ScheduleType implements ScheduleView {
   @Field(() => Boolean) paused!: boolean;
   @Field(() => String, { nullable: true }) idempotencyKey!: string | null;
   @Field(() => JsonScalar) labels!: Record<string, string>;
-  @Field(() => String) status!: string;
+  @Field(() => ScheduleStatusEnum) status!: string;
   @Field(() => String, { nullable: true }) nextFireAt!: string | null;
   @Field(() => String, { nullable: true }) lastFireAt!: string | null;
   @Field(() => Int) fireCount!: number;
@@ -74,11 +76,11 @@ export class SchedulePageType {
 @ObjectType('Tick', { description: 'One evaluated slot of a schedule and what came of it.' })
 export class TickType implements TickView {
   @Field(() => String) scheduledFor!: string;
-  @Field(() => String) outcome!: TickView['outcome'];
-  @Field(() => String) reasonCode!: TickView['reasonCode'];
+  @Field(() => TickOutcomeEnum) outcome!: TickView['outcome'];
+  @Field(() => ReasonCodeEnum) reasonCode!: TickView['reasonCode'];
   @Field(() => String, { nullable: true }) reasonText!: string | null;
   @Field(() => ID, { nullable: true }) runId!: string | null;
-  @Field(() => String) origin!: TickView['origin'];
+  @Field(() => TickOriginEnum) origin!: TickView['origin'];
   @Field(() => String) createdAt!: string;
 }
 

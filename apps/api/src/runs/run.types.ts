@@ -4,12 +4,13 @@
  */
 import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
-import type { AttemptView, RunEventView, RunView } from '../runs/run.view.js';
-import { JsonScalar } from './json.scalar.js';
+import type { AttemptView, RunEventView, RunView } from './run.view.js';
+import { JsonScalar } from '../graphql/json.scalar.js';
+import { AttemptOutcomeEnum, BackoffTypeEnum, ReasonCodeEnum, RunEventKindEnum, RunOriginEnum, RunStateEnum } from '../graphql/wire.enums.js';
 
 @ObjectType('Backoff')
 export class BackoffType {
-  @Field(() => String) type!: string;
+  @Field(() => BackoffTypeEnum) type!: string;
   @Field(() => String) base!: string;
   @Field(() => String) max!: string;
   @Field(() => Float) jitter!: number;
@@ -26,12 +27,12 @@ export class RunEventType implements RunEventView {
   /** A bigint in the ledger; Float (like the REST JSON number) is exact up to 2^53, where Int would stop at 2^31. */
   @Field(() => Float) id!: number;
   @Field(() => String) at!: string;
-  @Field(() => String) kind!: RunEventView['kind'];
-  @Field(() => String, { nullable: true }) fromState!: RunEventView['fromState'];
-  @Field(() => String, { nullable: true }) toState!: RunEventView['toState'];
+  @Field(() => RunEventKindEnum) kind!: RunEventView['kind'];
+  @Field(() => RunStateEnum, { nullable: true }) fromState!: RunEventView['fromState'];
+  @Field(() => RunStateEnum, { nullable: true }) toState!: RunEventView['toState'];
   @Field(() => Int, { nullable: true }) leaseEpoch!: number | null;
   @Field(() => String) actor!: string;
-  @Field(() => String, { nullable: true }) reasonCode!: RunEventView['reasonCode'];
+  @Field(() => ReasonCodeEnum, { nullable: true }) reasonCode!: RunEventView['reasonCode'];
   @Field(() => JsonScalar) detail!: Record<string, unknown>;
 }
 
@@ -42,8 +43,8 @@ export class AttemptType implements AttemptView {
   @Field(() => String) worker!: string;
   @Field(() => String) startedAt!: string;
   @Field(() => String, { nullable: true }) finishedAt!: string | null;
-  @Field(() => String, { nullable: true }) outcome!: AttemptView['outcome'];
-  @Field(() => String, { nullable: true }) reasonCode!: string | null;
+  @Field(() => AttemptOutcomeEnum, { nullable: true }) outcome!: AttemptView['outcome'];
+  @Field(() => ReasonCodeEnum, { nullable: true }) reasonCode!: string | null;
   @Field(() => JsonScalar, { nullable: true }) error!: Record<string, unknown> | null;
   @Field(() => JsonScalar, { nullable: true }) response!: Record<string, unknown> | null;
 }
@@ -52,12 +53,12 @@ export class AttemptType implements AttemptView {
 export class RunType implements RunView {
   @Field(() => ID) id!: string;
   @Field(() => ID, { nullable: true }) scheduleId!: string | null;
-  @Field(() => String) origin!: RunView['origin'];
+  @Field(() => RunOriginEnum) origin!: RunView['origin'];
   @Field(() => ID, { nullable: true }) sourceRunId!: string | null;
   @Field(() => String) scheduledFor!: string;
   @Field(() => String, { nullable: true }) availableAt!: string | null;
   @Field(() => String, { nullable: true }) deferReason!: string | null;
-  @Field(() => String) state!: RunView['state'];
+  @Field(() => RunStateEnum) state!: RunView['state'];
   @Field(() => Int) attempt!: number;
   @Field(() => Int) maxAttempts!: number;
   @Field(() => JsonScalar) target!: Record<string, unknown>;
@@ -65,7 +66,7 @@ export class RunType implements RunView {
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => JsonScalar, { nullable: true }) result!: JsonValue | null;
   @Field(() => JsonScalar, { nullable: true }) error!: Record<string, unknown> | null;
-  @Field(() => String, { nullable: true }) reasonCode!: RunView['reasonCode'];
+  @Field(() => ReasonCodeEnum, { nullable: true }) reasonCode!: RunView['reasonCode'];
   @Field(() => String, { nullable: true }) reasonText!: string | null;
   @Field(() => Int) crashCount!: number;
   @Field(() => String, { nullable: true }) cancelRequestedAt!: string | null;

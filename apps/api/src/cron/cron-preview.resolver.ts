@@ -1,9 +1,9 @@
 /** GraphQL for the stateless preview of an ad-hoc timing spec. */
 import { Args, Query, Resolver } from '@nestjs/graphql';
 import { previewSpec, type JsonValue, formatInstant } from '@kairos/domain';
-import { dstView, type DstView } from '../schedules/schedule.view.js';
-import { JsonScalar } from './json.scalar.js';
-import { DstPolicyType } from './schedule.types.js';
+import { dstView, type DstView } from '../wire/policy.view.js';
+import { JsonScalar } from '../graphql/json.scalar.js';
+import { DstPolicyType } from '../schedules/schedule.types.js';
 
 @Resolver()
 export class CronPreviewResolver {

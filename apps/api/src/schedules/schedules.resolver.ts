@@ -1,12 +1,13 @@
 /** GraphQL for schedules: each field reads its arguments like the REST route does and calls the same use case. */
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
-import { Caller, type CallerContext } from '../http/request-context.js';
-import { optionalText, pageLimit, previewQuery, scheduleListQuery } from '../http/query.js';
-import { tickView } from '../schedules/schedule.view.js';
-import { SchedulesService } from '../schedules/schedules.service.js';
-import { JsonScalar } from './json.scalar.js';
-import { RunType } from './run.types.js';
+import { Caller, type CallerContext } from '../auth/request-context.js';
+import { optionalText, pageLimit, previewQuery, scheduleListQuery } from '../wire/query.js';
+import { tickView } from './schedule.view.js';
+import { SchedulesService } from './schedules.service.js';
+import { JsonScalar } from '../graphql/json.scalar.js';
+import { ScheduleStatusEnum } from '../graphql/wire.enums.js';
+import { RunType } from '../runs/run.types.js';
 import { BackfillResultType, SchedulePageType, ScheduleType, TickPageType } from './schedule.types.js';
 
 const id = () => ID;
@@ -27,7 +28,7 @@ export class SchedulesResolver {
     @Caller() caller: CallerContext,
     @Args('limit', optionalInt) limit?: number | null,
     @Args('cursor', optionalString) cursor?: string | null,
-    @Args('status', optionalString) status?: string | null,
+    @Args('status', { type: () => ScheduleStatusEnum, nullable: true }) status?: string | null,
     @Args('name', optionalString) name?: string | null,
     @Args('label', optionalString) label?: string | null,
   ) {

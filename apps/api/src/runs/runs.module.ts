@@ -1,0 +1,8 @@
+/** Runs over REST and GraphQL: ad-hoc runs, their history and events, cancellation and retry. */
+import { Module } from '@nestjs/common';
+import { RunsController } from './runs.controller.js';
+import { RunsResolver } from './runs.resolver.js';
+import { RunsService } from './runs.service.js';
+
+@Module({ controllers: [RunsController], providers: [RunsService, RunsResolver], exports: [RunsService] })
+export class RunsModule {}

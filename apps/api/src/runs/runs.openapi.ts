@@ -1,0 +1,75 @@
+/** The run routes of the OpenAPI document. */
+import { body, json, operation, param, query } from '../openapi/openapi.operations.js';
+import { ref } from '../openapi/openapi.schemas.js';
+import type { PathItemObject } from '../openapi/openapi.types.js';
+
+export const RUN_PATHS: Record<string, PathItemObject> = {
+  '/v1/runs': {
+    post: operation({
+      operationId: 'createRun',
+      tags: ['runs'],
+      summary: 'Start an ad-hoc run',
+      requestBody: body('RunCreate'),
+      ok: {
+        201: json('RunCreated', 'Created and queued.'),
+        200: json('RunCreated', 'The idempotencyKey was seen before: the first run, with `deduped: true`.'),
+      },
+      errors: [400, 413],
+    }),
+    get: operation({
+      operationId: 'listRuns',
+      tags: ['runs'],
+      summary: 'List runs',
+      parameters: [
+        query('scheduleId', 'Only runs of this schedule.', { type: 'string', format: 'uuid' }),
+        query('state', 'Only runs in this state.', ref('RunState')),
+        param('Limit'),
+        param('Cursor'),
+      ],
+      ok: { 200: json('RunPage', 'A page of runs, newest first.') },
+      errors: [400],
+    }),
+  },
+  '/v1/runs/{id}': {
+    get: operation({
+      operationId: 'getRun',
+      tags: ['runs'],
+      summary: 'Read a run',
+      parameters: [param('RunId')],
+      ok: { 200: json('RunDetail', 'The run.') },
+      errors: [404],
+    }),
+  },
+  '/v1/runs/{id}/events': {
+    get: operation({
+      operationId: 'listRunEvents',
+      tags: ['runs'],
+      summary: "A run's transition history",
+      parameters: [param('RunId')],
+      ok: { 200: json('RunEventList', 'Every event of the run, oldest first.') },
+      errors: [404],
+    }),
+  },
+  '/v1/runs/{id}/cancel': {
+    post: operation({
+      operationId: 'cancelRun',
+      tags: ['runs'],
+      summary: 'Cancel a run',
+      description: 'A queued run ends now; a running one is stopped by its worker at the next lease renewal (cancelRequestedAt is set meanwhile).',
+      parameters: [param('RunId')],
+      ok: { 200: json('Run', 'The run after the request.') },
+      errors: [404, 409],
+    }),
+  },
+  '/v1/runs/{id}/retry': {
+    post: operation({
+      operationId: 'retryRun',
+      tags: ['runs'],
+      summary: 'Run a failed or dead run again',
+      description: 'A fresh run (origin retry) of the same target and payload, with its attempts reset.',
+      parameters: [param('RunId')],
+      ok: { 201: json('Run', 'The new run.') },
+      errors: [404, 409],
+    }),
+  },
+};
