@@ -13,6 +13,7 @@ import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
 import { SchedulesController } from './schedules/schedules.controller.js';
 import { SchedulesService } from './schedules/schedules.service.js';
+import { ADDRESS_POLICY_PROVIDER } from './targets/target-address.js';
 
 @Module({
   imports: [AuthModule, QueueBoardModule, GraphqlServerModule, OpenApiModule],
@@ -20,6 +21,7 @@ import { SchedulesService } from './schedules/schedules.service.js';
   providers: [
     SchedulesService,
     RunsService,
+    ADDRESS_POLICY_PROVIDER,
     ...GRAPHQL_RESOLVERS,
     { provide: APP_FILTER, useClass: ApiErrorFilter },
     { provide: APP_GUARD, useClass: CallerGuard },

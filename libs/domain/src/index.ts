@@ -16,3 +16,4 @@ export * from './preview.js';
 export * from './attempts.js';
 export * from './api-keys.js';
 export * from './instants.js';
+export * from './special-addresses.js';

@@ -1,10 +1,11 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
+import { AddressPolicy, attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
 import { RunRepository, inTransaction, manualRun, pgConstraint, pgErrorCode, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../http/request-context.js';
+import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { RunEventFeed } from './run-event-feed.js';
 import { runEventView, runView, type RunView, attemptView, type AttemptView } from './run.view.js';
 
@@ -19,12 +20,14 @@ export class RunsService implements BeforeApplicationShutdown {
     @Inject(DATABASE) private readonly db: Db,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
+    private readonly addresses: AddressPolicy,
   ) {}
 
   /** Starts a run of a target now or at availableAt. A repeated idempotency key returns the first run with `deduped: true`. */
   async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
     const nowMs = Date.now();
     const request = parseRunCreate(body, nowMs);
+    assertTargetAddressAllowed(this.addresses, request.target);
     const run = manualRun({
       id: newId(nowMs),
       namespaceId: caller.namespaceId,

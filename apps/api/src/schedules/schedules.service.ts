@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readEnum, readObject, readPayload, recurrenceOf, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readEnum, readObject, readPayload, recurrenceOf, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -25,6 +25,7 @@ import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../http/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
 import { scheduleView, type ScheduleView } from './schedule.view.js';
+import { assertTargetAddressAllowed } from '../targets/target-address.js';
 
 /** The most slots one backfill request may cover. */
 export const MAX_BACKFILL_SLOTS = 1_000;
@@ -45,11 +46,13 @@ export class SchedulesService {
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
     private readonly outbox: OutboxRepository,
+    private readonly addresses: AddressPolicy,
   ) {}
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
     const nowMs = Date.now();
     const request = parseScheduleCreate(body, nowMs);
+    assertTargetAddressAllowed(this.addresses, request.spec.target);
     const id = newId(nowMs);
     const { row, deduped } = await inTransaction(this.db, async (tx) => {
       const created = await this.schedules.create(tx, {
@@ -114,6 +117,7 @@ export class SchedulesService {
   }
 
   private async replace(caller: CallerContext, id: string, spec: ScheduleSpec, nowMs: number): Promise<ScheduleView> {
+    assertTargetAddressAllowed(this.addresses, spec.target);
     const row = await inTransaction(this.db, async (tx) => {
       const current = await this.require(tx, caller, id, true);
       const rec = recurrenceOf(spec, current.createdAt.getTime());

@@ -10,13 +10,12 @@ import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import type { AttemptOutcome, JsonValue, Target } from '@kairos/domain';
+import { AddressPolicy, type AttemptOutcome, type JsonValue, type Target } from '@kairos/domain';
 import { NamespaceRepository, type ClaimedRun, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
-import { AddressPolicy } from './address-policy.js';
 import { formatInstant } from '@kairos/domain';
 
 type HttpTargetSpec = Extract<Target, { type: 'http' }>;
@@ -54,11 +53,9 @@ export class HttpTarget {
 
   async call(run: ClaimedRun, target: HttpTargetSpec, signal: AbortSignal): Promise<AttemptOutcome> {
     const url = new URL(target.url);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0 && !this.policy.hostAllowed(host)) {
-      const refusal = this.policy.refusal(host);
-      if (refusal) return { kind: 'failed', retryable: false, reasonCode: 'TARGET_REFUSED', message: refusal };
-    }
+    // Literals are refused when the run is created; this catches runs stored before that check.
+    const refusal = this.policy.urlRefusal(target.url);
+    if (refusal) return { kind: 'failed', retryable: false, reasonCode: 'TARGET_REFUSED', message: refusal };
     const body = JSON.stringify({
       runId: run.id,
       scheduleId: run.scheduleId,
