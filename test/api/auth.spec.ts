@@ -2,7 +2,7 @@
  * API keys: a key opens its own namespace with its scopes, nothing else; a request without a key
  * works only while auth is optional; Bull Board needs admin; health and metrics stay public.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
@@ -99,6 +99,15 @@ describe('API keys, with auth optional', () => {
     expect(mutation.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
   });
 
+  it('never gives a key less than no key: a read key of the open namespace may write there', async () => {
+    const defaultRead = await issueKey(t, 'default', 'read');
+    const created = await client(kairos.url, defaultRead)('POST', '/v1/schedules', schedule);
+    expect(created.status).toBe(201);
+    expect((await client(kairos.url, defaultRead)('GET', '/admin/queues')).status).toBe(200);
+    // A read key of another namespace stays a read key there.
+    expect((await client(kairos.url, keys.acmeRead)('POST', '/v1/schedules', schedule)).status).toBe(403);
+  });
+
   it('guards Bull Board with the admin scope, and leaves health and metrics public', async () => {
     expect((await client(kairos.url, keys.acmeWrite)('GET', '/admin/queues')).status).toBe(403);
     const admin = await client(kairos.url, keys.admin)('GET', '/admin/queues');
@@ -133,5 +142,72 @@ describe('with KAIROS_AUTH=required', () => {
     expect((await client(kairos.url)('GET', '/health/ready')).status).not.toBe(401);
     const key = await issueKey(t, 'default', 'read,write');
     expect((await client(kairos.url, key)('POST', '/v1/schedules', schedule)).status).toBe(201);
+  });
+});
+
+describe('first start with keys required', () => {
+  let t: TestEnvironment;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+  });
+
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it('issues one admin key for the default namespace, prints it once, and never again', async () => {
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    let replicas: StartedKairos[] = [];
+    try {
+      // Three API replicas starting at once against the same fresh ledger, listening beyond loopback
+      // without KAIROS_AUTH: keys are required.
+      replicas = await Promise.all([0, 1, 2].map(() => startInProcess(t.env({ HOST: '0.0.0.0' }), ['api'])));
+    } finally {
+      spy.mockRestore();
+    }
+    try {
+      const keysPrinted = printed.join('').match(/kairos_[0-9a-f]{12}_[0-9A-Za-z_-]{43}/g) ?? [];
+      expect(keysPrinted).toHaveLength(1);
+      expect(printed.join('')).toMatch(/first admin API key .*namespace "default".*shown only now/);
+      expect(printed.join('')).toMatch(/kairos -- keys create/);
+      const rows = await t.db.query(`SELECT k.scopes, n.name FROM api_keys k JOIN namespaces n ON n.id = k.namespace_id`);
+      expect(rows.rows).toEqual([{ scopes: ['admin'], name: 'default' }]);
+      const url = replicas[0]!.url.replace('localhost', '127.0.0.1');
+      expect((await client(url)('GET', '/v1/schedules')).status).toBe(401);
+      const admin = client(url, keysPrinted[0]);
+      expect((await admin('POST', '/v1/schedules', schedule)).status).toBe(201);
+      expect((await admin('GET', '/admin/queues')).status).toBe(200);
+    } finally {
+      await Promise.all(replicas.map((r) => r.app.close()));
+    }
+    // A later start finds the admin key and prints nothing.
+    const again: string[] = [];
+    const spyAgain = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      again.push(String(chunk));
+      return true;
+    });
+    let later: StartedKairos | undefined;
+    try {
+      later = await startInProcess(t.env({ HOST: '0.0.0.0' }), ['api']);
+    } finally {
+      spyAgain.mockRestore();
+      await later?.app.close();
+    }
+    expect(again.join('')).not.toMatch(/kairos_[0-9a-f]{12}_/);
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM api_keys`)).rows[0].n).toBe(1);
+  });
+
+  it('stays open on loopback by default, as local use expects', async () => {
+    const local = await startInProcess(t.env({ HOST: '127.0.0.1' }), ['api']);
+    try {
+      expect((await client(local.url)('GET', '/v1/schedules')).status).toBe(200);
+    } finally {
+      await local.app.close();
+    }
   });
 });

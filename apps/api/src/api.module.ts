@@ -2,6 +2,7 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { QueueBoardModule } from './admin/queue-board.module.js';
+import { FirstAdminKeyService } from './auth/first-admin-key.service.js';
 import { CronPreviewController } from './cron/cron-preview.controller.js';
 import { DeadLettersController } from './dead-letters/dead-letters.controller.js';
 import { GRAPHQL_RESOLVERS, GraphqlServerModule } from './graphql/graphql-server.js';
@@ -22,6 +23,7 @@ import { ADDRESS_POLICY_PROVIDER } from './targets/target-address.js';
     SchedulesService,
     RunsService,
     ADDRESS_POLICY_PROVIDER,
+    FirstAdminKeyService,
     ...GRAPHQL_RESOLVERS,
     { provide: APP_FILTER, useClass: ApiErrorFilter },
     { provide: APP_GUARD, useClass: CallerGuard },

@@ -1,12 +1,13 @@
 /**
  * Who is calling, from the Authorization header: a valid API key opens its namespace with its
- * scopes; no key opens the default namespace with every scope, unless KAIROS_AUTH=required.
+ * scopes (never fewer than a caller without a key has there); no key opens the default namespace
+ * with every scope, unless KAIROS_AUTH=required.
  * Keys are looked up once and cached briefly, so a revoked key stops working within seconds
  * without a database read on every request.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { API_SCOPES, AccessError, parseApiKey, scopeAllows, secretMatches, type ApiScope } from '@kairos/domain';
+import { API_SCOPES, AccessError, effectiveScopes, parseApiKey, scopeAllows, secretMatches, type AnonymousAccess, type ApiScope } from '@kairos/domain';
 import { ApiKeyRepository, type ApiKeyRow, type Db } from '@kairos/ledger';
 import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG } from '@kairos/runtime';
 import type { CallerContext } from './request-context.js';
@@ -35,12 +36,18 @@ export class Authenticator {
     return caller;
   }
 
+  /** What a request without a key may do, or null when it may do nothing. */
+  private get anonymous(): AnonymousAccess | null {
+    return this.config.api.auth === 'optional' ? { namespaceId: this.defaultNamespaceId, scopes: API_SCOPES } : null;
+  }
+
   private async identify(authorization: string | undefined): Promise<CallerContext> {
     if (authorization === undefined || authorization === '') {
-      if (this.config.api.auth === 'required') {
+      const anonymous = this.anonymous;
+      if (anonymous === null) {
         throw new AccessError('UNAUTHORIZED', 'an API key is required: send "Authorization: Bearer <key>" (create one with: kairos keys create)');
       }
-      return { namespaceId: this.defaultNamespaceId, actor: 'anonymous', scopes: [...API_SCOPES] };
+      return { namespaceId: anonymous.namespaceId, actor: 'anonymous', scopes: [...anonymous.scopes] };
     }
     const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
     const parsed = token === undefined ? null : parseApiKey(token);
@@ -50,7 +57,7 @@ export class Authenticator {
       throw new AccessError('UNAUTHORIZED', 'this API key is unknown or revoked');
     }
     this.touch(key);
-    return { namespaceId: key.namespaceId, actor: `key:${key.name}`, scopes: key.scopes };
+    return { namespaceId: key.namespaceId, actor: `key:${key.name}`, scopes: effectiveScopes(key, this.anonymous) };
   }
 
   private async lookup(prefix: string): Promise<ApiKeyRow | null> {

@@ -38,6 +38,18 @@ export class ApiKeyRepository {
     );
   }
 
+  /**
+   * Stores `key` as an admin key of the namespace unless a live admin key exists in any namespace;
+   * true when it did. A transaction-scoped advisory lock makes API replicas starting at once issue one.
+   */
+  async createFirstAdminKey(tx: Queryable, key: { namespaceId: string; name: string; prefix: string; secretHash: string }): Promise<boolean> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('kairos.first-admin-key'))`);
+    const { rows } = await tx.query(`SELECT 1 FROM api_keys WHERE 'admin' = ANY(scopes) AND revoked_at IS NULL LIMIT 1`);
+    if (rows.length > 0) return false;
+    await this.create(tx, { ...key, scopes: ['admin'] });
+    return true;
+  }
+
   async findByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRow | null> {
     const { rows } = await db.query<ApiKeyRow>(
       `SELECT ${COLUMNS} FROM api_keys k JOIN namespaces n ON n.id = k.namespace_id WHERE k.prefix = $1`,
