@@ -1,8 +1,10 @@
 /** The API role: REST /v1, GraphQL /graphql, Bull Board, with one error shape and one caller resolution for every route and operation. */
-import { Module } from '@nestjs/common';
+import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { BoardRequestsController } from './admin/board-requests.controller.js';
 import { QueueBoardModule } from './admin/queue-board.module.js';
 import { FirstAdminKeyService } from './auth/first-admin-key.service.js';
+import { LoginController } from './auth/login.controller.js';
 import { CronPreviewController } from './cron/cron-preview.controller.js';
 import { DeadLettersController } from './dead-letters/dead-letters.controller.js';
 import { GRAPHQL_RESOLVERS, GraphqlServerModule } from './graphql/graphql-server.js';
@@ -10,6 +12,7 @@ import { ApiErrorFilter } from './http/api-error.filter.js';
 import { AuthModule } from './http/auth.module.js';
 import { CallerGuard } from './http/caller.guard.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { RequestShapeMiddleware } from './requests/request-shape.middleware.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
 import { SchedulesController } from './schedules/schedules.controller.js';
@@ -18,7 +21,7 @@ import { ADDRESS_POLICY_PROVIDER } from './targets/target-address.js';
 
 @Module({
   imports: [AuthModule, QueueBoardModule, GraphqlServerModule, OpenApiModule],
-  controllers: [SchedulesController, RunsController, DeadLettersController, CronPreviewController],
+  controllers: [SchedulesController, RunsController, DeadLettersController, CronPreviewController, LoginController, BoardRequestsController],
   providers: [
     SchedulesService,
     RunsService,
@@ -29,4 +32,8 @@ import { ADDRESS_POLICY_PROVIDER } from './targets/target-address.js';
     { provide: APP_GUARD, useClass: CallerGuard },
   ],
 })
-export class ApiModule {}
+export class ApiModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestShapeMiddleware).forRoutes('*');
+  }
+}

@@ -14,3 +14,4 @@ export * from './schedules/slot-materializer.js';
 export * from './fsck.js';
 export * from './keys/api-key.repository.js';
 export * from './outbox/outbox.repository.js';
+export * from './keys/login-session.repository.js';

@@ -1,6 +1,6 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { AddressPolicy, attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
+import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
 import { RunRepository, inTransaction, manualRun, pgConstraint, pgErrorCode, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
@@ -23,7 +23,10 @@ export class RunsService implements BeforeApplicationShutdown {
     private readonly addresses: AddressPolicy,
   ) {}
 
-  /** Starts a run of a target now or at availableAt. A repeated idempotency key returns the first run with `deduped: true`. */
+  /**
+   * Starts a run of a target now or at availableAt. A repeated idempotency key returns the first run
+   * with `deduped: true`, or IDEMPOTENCY_CONFLICT when the first request had another body.
+   */
   async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
     const nowMs = Date.now();
     const request = parseRunCreate(body, nowMs);
@@ -40,11 +43,16 @@ export class RunsService implements BeforeApplicationShutdown {
       actor: caller.actor,
     });
     try {
-      await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [run]));
+      const hash = request.idempotencyKey === null ? null : requestHash(body);
+      await inTransaction(this.db, async (tx) => {
+        await this.runs.insertRuns(tx, [run]);
+        if (hash !== null) await this.runs.setRequestHash(tx, run.id, hash);
+      });
     } catch (error) {
       if (pgErrorCode(error) === '23505' && pgConstraint(error) === 'runs_idempotency_key') {
-        const existing = await this.runs.findByIdempotencyKey(this.db, caller.namespaceId, request.idempotencyKey!);
-        return { ...runView(existing!), deduped: true };
+        const { requestHash: storedHash, ...existing } = (await this.runs.findByIdempotencyKey(this.db, caller.namespaceId, request.idempotencyKey!))!;
+        assertSameRequest(storedHash, requestHash(body), request.idempotencyKey!);
+        return { ...runView(existing), deduped: true };
       }
       throw error;
     }

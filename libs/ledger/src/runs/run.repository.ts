@@ -160,12 +160,18 @@ export class RunRepository {
     return ids.map((id) => byId.get(id)!);
   }
 
-  async findByIdempotencyKey(db: Queryable, namespaceId: string, key: string): Promise<RunRow | null> {
-    const { rows } = await db.query<RunRow>(
-      `SELECT ${RUN_COLUMNS} FROM runs r WHERE r.namespace_id = $1 AND r.idempotency_key = $2`,
+  /** The run that first used the idempotency key, with the hash of the request that created it. */
+  async findByIdempotencyKey(db: Queryable, namespaceId: string, key: string): Promise<(RunRow & { requestHash: string | null }) | null> {
+    const { rows } = await db.query<RunRow & { requestHash: string | null }>(
+      `SELECT ${RUN_COLUMNS}, r.request_hash AS "requestHash" FROM runs r WHERE r.namespace_id = $1 AND r.idempotency_key = $2`,
       [namespaceId, key],
     );
     return rows[0] ?? null;
+  }
+
+  /** Records the hash of the API request that created the run (kept off the hot insert, which never has one). */
+  async setRequestHash(tx: Queryable, id: string, hash: string): Promise<void> {
+    await tx.query(`UPDATE runs SET request_hash = $2 WHERE id = $1`, [id, hash]);
   }
 
   /** Newest first, keyset-paginated on id. */
