@@ -99,6 +99,30 @@ describe('API keys, with auth optional', () => {
     expect(mutation.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
   });
 
+  it('scopes the signing secret: reading it needs write, rotating it admin, each in its own namespace', async () => {
+    const matrix: [string | undefined, string, string, number][] = [
+      [keys.acmeRead, 'GET', '/v1/signing-secret', 403],
+      [keys.acmeWrite, 'GET', '/v1/signing-secret', 200],
+      [keys.admin, 'GET', '/v1/signing-secret', 200],
+      [keys.acmeRead, 'POST', '/v1/signing-secret/rotate', 403],
+      [keys.acmeWrite, 'POST', '/v1/signing-secret/rotate', 403],
+      [undefined, 'GET', '/v1/signing-secret', 200],
+      ['nonsense', 'GET', '/v1/signing-secret', 401],
+    ];
+    for (const [key, method, path, status] of matrix) expect((await client(kairos.url, key)(method, path)).status, `${method} ${path}`).toBe(status);
+    const acme = (await client(kairos.url, keys.acmeWrite)('GET', '/v1/signing-secret')).body.secret;
+    const globex = (await client(kairos.url, keys.globexWrite)('GET', '/v1/signing-secret')).body.secret;
+    expect(acme).not.toBe(globex);
+    const gql = (key: string, query: string) => client(kairos.url, key)('POST', '/graphql', { query });
+    expect((await gql(keys.acmeRead!, '{ signingSecret { secret } }')).body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+    expect((await gql(keys.acmeWrite!, '{ signingSecret { secret } }')).body.data.signingSecret.secret).toBe(acme);
+    expect((await gql(keys.acmeWrite!, 'mutation { rotateSigningSecret { secret } }')).body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+    // An admin rotates its own namespace's secret only.
+    const rotated = await client(kairos.url, keys.admin)('POST', '/v1/signing-secret/rotate');
+    expect(rotated.status).toBe(200);
+    expect((await client(kairos.url, keys.acmeWrite)('GET', '/v1/signing-secret')).body.secret).toBe(acme);
+  });
+
   it('never gives a key less than no key: a read key of the open namespace may write there', async () => {
     const defaultRead = await issueKey(t, 'default', 'read');
     const created = await client(kairos.url, defaultRead)('POST', '/v1/schedules', schedule);
@@ -110,6 +134,8 @@ describe('API keys, with auth optional', () => {
 
   it('guards Bull Board with the admin scope, and leaves health and metrics public', async () => {
     expect((await client(kairos.url, keys.acmeWrite)('GET', '/admin/queues')).status).toBe(403);
+    expect((await client(kairos.url, keys.acmeWrite)('PUT', '/admin/queues/api/queues/kairos-runs/pause')).status).toBe(403);
+    expect((await client(kairos.url, keys.acmeRead)('GET', '/admin/queues/api/queues')).status).toBe(403);
     const admin = await client(kairos.url, keys.admin)('GET', '/admin/queues');
     expect(admin.status).toBe(200);
     expect(String(admin.body)).toContain('<html');
@@ -139,6 +165,9 @@ describe('with KAIROS_AUTH=required', () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.message).toMatch(/kairos keys create/);
     expect((await client(kairos.url)('GET', '/admin/queues')).status).toBe(401);
+    expect((await client(kairos.url)('PUT', '/admin/queues/api/queues/kairos-runs/pause')).status).toBe(401);
+    expect((await client(kairos.url)('GET', '/v1/signing-secret')).status).toBe(401);
+    expect((await client(kairos.url)('POST', '/v1/signing-secret/rotate')).status).toBe(401);
     expect((await client(kairos.url)('GET', '/health/ready')).status).not.toBe(401);
     const key = await issueKey(t, 'default', 'read,write');
     expect((await client(kairos.url, key)('POST', '/v1/schedules', schedule)).status).toBe(201);

@@ -442,6 +442,15 @@ describe('the OpenAPI document', () => {
       expect((await call('post', '/v1/cron/preview', { body: { cron: '0 0 * * 8' } })).body).toMatchObject({ code: 'INVALID_CRON', field: 'cron' });
     });
 
+    it('matches what the signing-secret routes answer', async () => {
+      const shown = await call('get', '/v1/signing-secret');
+      expect(shown.status).toBe(200);
+      const rotated = await call('post', '/v1/signing-secret/rotate');
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).not.toBe(shown.body.secret);
+      expect((await call('get', '/v1/signing-secret')).body.secret).toBe(rotated.body.secret);
+    });
+
     it('matches what a refused API key answers', async () => {
       for (const [verb, path] of [['get', '/v1/schedules'], ['post', '/v1/runs'], ['get', '/docs/openapi.json']] as const) {
         const response = await fetch(`${kairos.url}${path}`, {

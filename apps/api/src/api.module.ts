@@ -17,14 +17,19 @@ import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
 import { SchedulesController } from './schedules/schedules.controller.js';
 import { SchedulesService } from './schedules/schedules.service.js';
+import { SigningSecretController } from './signing-secret/signing-secret.controller.js';
+import { SigningSecretResolver } from './signing-secret/signing-secret.resolver.js';
+import { SigningSecretService } from './signing-secret/signing-secret.service.js';
 import { ADDRESS_POLICY_PROVIDER } from './targets/target-address.js';
 
 @Module({
   imports: [AuthModule, QueueBoardModule, GraphqlServerModule, OpenApiModule],
-  controllers: [SchedulesController, RunsController, DeadLettersController, CronPreviewController, LoginController, BoardRequestsController],
+  controllers: [SchedulesController, RunsController, DeadLettersController, CronPreviewController, LoginController, BoardRequestsController, SigningSecretController],
   providers: [
     SchedulesService,
     RunsService,
+    SigningSecretService,
+    SigningSecretResolver,
     ADDRESS_POLICY_PROVIDER,
     FirstAdminKeyService,
     ...GRAPHQL_RESOLVERS,

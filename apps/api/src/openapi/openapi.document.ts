@@ -19,6 +19,7 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'runs', description: 'Executions of a target: ad-hoc runs, their history, cancellation and retry.' },
     { name: 'dead-letters', description: 'Runs that ended dead, and republishing them.' },
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
+    { name: 'signing-secret', description: 'The secret webhook deliveries are signed with, and its rotation.' },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],

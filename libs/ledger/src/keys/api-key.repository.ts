@@ -1,7 +1,7 @@
 /** API keys and the namespaces they open. */
-import { randomBytes } from 'node:crypto';
 import { newId, type ApiScope } from '@kairos/domain';
 import type { Queryable } from '../database.js';
+import { newSigningSecret } from '../namespaces/namespace.repository.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -26,7 +26,7 @@ export class ApiKeyRepository {
       `INSERT INTO namespaces (id, name, signing_secret) VALUES ($1, $2, $3)
        ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
        RETURNING id`,
-      [newId(), name, randomBytes(32).toString('hex')],
+      [newId(), name, newSigningSecret()],
     );
     return rows[0]!.id;
   }
