@@ -58,6 +58,8 @@ export async function testEnvironment(): Promise<TestEnvironment> {
       KAIROS_QUEUE_PREFIX: redisPrefix,
       PORT: '0',
       HOST: '127.0.0.1',
+      // Rate limits have their own spec; elsewhere test clients send bursts no real client would.
+      KAIROS_RATE_LIMIT: '0',
       ...overrides,
     }),
     cleanup: async () => {

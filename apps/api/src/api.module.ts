@@ -12,6 +12,7 @@ import { ApiErrorFilter } from './http/api-error.filter.js';
 import { AuthModule } from './http/auth.module.js';
 import { CallerGuard } from './http/caller.guard.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { RateLimitMiddleware } from './requests/rate-limit.middleware.js';
 import { RequestShapeMiddleware } from './requests/request-shape.middleware.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
@@ -39,6 +40,6 @@ import { ADDRESS_POLICY_PROVIDER } from './targets/target-address.js';
 })
 export class ApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestShapeMiddleware).forRoutes('*');
+    consumer.apply(RateLimitMiddleware, RequestShapeMiddleware).forRoutes('*');
   }
 }
