@@ -14,6 +14,7 @@ import { CallerGuard } from './http/caller.guard.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { RateLimitMiddleware } from './requests/rate-limit.middleware.js';
 import { RequestShapeMiddleware } from './requests/request-shape.middleware.js';
+import { SecurityHeadersMiddleware } from './requests/security-headers.middleware.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
 import { SchedulesController } from './schedules/schedules.controller.js';
@@ -40,6 +41,6 @@ import { ADDRESS_POLICY_PROVIDER } from './targets/target-address.js';
 })
 export class ApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RateLimitMiddleware, RequestShapeMiddleware).forRoutes('*');
+    consumer.apply(SecurityHeadersMiddleware, RateLimitMiddleware, RequestShapeMiddleware).forRoutes('*');
   }
 }
