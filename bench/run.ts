@@ -190,7 +190,7 @@ async function kairosLateness(): Promise<number[]> {
         { name: `timer-${i}`, at: new Date(at).toISOString(), target: { type: 'handler', name: 'noop' }, overlap: 'allow', retry: { maxAttempts: 1 } },
         Date.now(),
       );
-      await schedules.create(tx, { id: newId(), namespaceId, name: spec.name!, spec, specHash: specHash(spec), paused: false, idempotencyKey: null, nextFireAt: new Date(at) });
+      await schedules.create(tx, { id: newId(), namespaceId, name: spec.name!, spec, specHash: specHash(spec), paused: false, idempotencyKey: null, requestHash: null, nextFireAt: new Date(at) });
     }
   });
   if (Date.now() > t0 - 500) throw new Error('bench: creating the timers took longer than the head start; lower KAIROS_BENCH_TIMERS');

@@ -2,7 +2,7 @@
  * API keys: a key opens its own namespace with its scopes, nothing else; a request without a key
  * works only while auth is optional; Bull Board needs admin; health and metrics stay public.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
@@ -20,7 +20,7 @@ function client(base: string, key?: string) {
   return async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${base}${path}`, {
       method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(method === 'GET' ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -103,8 +103,43 @@ describe('API keys, with auth optional', () => {
     expect(mutation.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
   });
 
+  it('scopes the signing secret: reading it needs write, rotating it admin, each in its own namespace', async () => {
+    const matrix: [string | undefined, string, string, number][] = [
+      [keys.acmeRead, 'GET', '/v1/signing-secret', 403],
+      [keys.acmeWrite, 'GET', '/v1/signing-secret', 200],
+      [keys.admin, 'GET', '/v1/signing-secret', 200],
+      [keys.acmeRead, 'POST', '/v1/signing-secret/rotate', 403],
+      [keys.acmeWrite, 'POST', '/v1/signing-secret/rotate', 403],
+      [undefined, 'GET', '/v1/signing-secret', 200],
+      ['nonsense', 'GET', '/v1/signing-secret', 401],
+    ];
+    for (const [key, method, path, status] of matrix) expect((await client(kairos.url, key)(method, path)).status, `${method} ${path}`).toBe(status);
+    const acme = (await client(kairos.url, keys.acmeWrite)('GET', '/v1/signing-secret')).body.secret;
+    const globex = (await client(kairos.url, keys.globexWrite)('GET', '/v1/signing-secret')).body.secret;
+    expect(acme).not.toBe(globex);
+    const gql = (key: string, query: string) => client(kairos.url, key)('POST', '/graphql', { query });
+    expect((await gql(keys.acmeRead!, '{ signingSecret { secret } }')).body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+    expect((await gql(keys.acmeWrite!, '{ signingSecret { secret } }')).body.data.signingSecret.secret).toBe(acme);
+    expect((await gql(keys.acmeWrite!, 'mutation { rotateSigningSecret { secret } }')).body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+    // An admin rotates its own namespace's secret only.
+    const rotated = await client(kairos.url, keys.admin)('POST', '/v1/signing-secret/rotate');
+    expect(rotated.status).toBe(200);
+    expect((await client(kairos.url, keys.acmeWrite)('GET', '/v1/signing-secret')).body.secret).toBe(acme);
+  });
+
+  it('never gives a key less than no key: a read key of the open namespace may write there', async () => {
+    const defaultRead = await issueKey(t, 'default', 'read');
+    const created = await client(kairos.url, defaultRead)('POST', '/v1/schedules', schedule);
+    expect(created.status).toBe(201);
+    expect((await client(kairos.url, defaultRead)('GET', '/admin/queues')).status).toBe(200);
+    // A read key of another namespace stays a read key there.
+    expect((await client(kairos.url, keys.acmeRead)('POST', '/v1/schedules', schedule)).status).toBe(403);
+  });
+
   it('guards Bull Board with the admin scope, and leaves health and metrics public', async () => {
     expect((await client(kairos.url, keys.acmeWrite)('GET', '/admin/queues')).status).toBe(403);
+    expect((await client(kairos.url, keys.acmeWrite)('PUT', '/admin/queues/api/queues/kairos-runs/pause')).status).toBe(403);
+    expect((await client(kairos.url, keys.acmeRead)('GET', '/admin/queues/api/queues')).status).toBe(403);
     const admin = await client(kairos.url, keys.admin)('GET', '/admin/queues');
     expect(admin.status).toBe(200);
     expect(String(admin.body)).toContain('<html');
@@ -134,8 +169,78 @@ describe('with KAIROS_AUTH=required', () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.message).toMatch(/kairos keys create/);
     expect((await client(kairos.url)('GET', '/admin/queues')).status).toBe(401);
+    expect((await client(kairos.url)('PUT', '/admin/queues/api/queues/kairos-runs/pause')).status).toBe(401);
+    expect((await client(kairos.url)('GET', '/v1/signing-secret')).status).toBe(401);
+    expect((await client(kairos.url)('POST', '/v1/signing-secret/rotate')).status).toBe(401);
     expect((await client(kairos.url)('GET', '/health/ready')).status).not.toBe(401);
     const key = await issueKey(t, 'default', 'read,write');
     expect((await client(kairos.url, key)('POST', '/v1/schedules', schedule)).status).toBe(201);
+  });
+});
+
+describe('first start with keys required', () => {
+  let t: TestEnvironment;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+  });
+
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it('issues one admin key for the default namespace, prints it once, and never again', async () => {
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    let replicas: StartedKairos[] = [];
+    try {
+      // Three API replicas starting at once against the same fresh ledger, listening beyond loopback
+      // without KAIROS_AUTH: keys are required.
+      replicas = await Promise.all([0, 1, 2].map(() => startInProcess(t.env({ HOST: '0.0.0.0' }), ['api'])));
+    } finally {
+      spy.mockRestore();
+    }
+    try {
+      const keysPrinted = printed.join('').match(/kairos_[0-9a-f]{12}_[0-9A-Za-z_-]{43}/g) ?? [];
+      expect(keysPrinted).toHaveLength(1);
+      expect(printed.join('')).toMatch(/first admin API key .*namespace "default".*shown only now/);
+      expect(printed.join('')).toMatch(/kairos -- keys create/);
+      const rows = await t.db.query(`SELECT k.scopes, n.name FROM api_keys k JOIN namespaces n ON n.id = k.namespace_id`);
+      expect(rows.rows).toEqual([{ scopes: ['admin'], name: 'default' }]);
+      const url = replicas[0]!.url.replace('localhost', '127.0.0.1');
+      expect((await client(url)('GET', '/v1/schedules')).status).toBe(401);
+      const admin = client(url, keysPrinted[0]);
+      expect((await admin('POST', '/v1/schedules', schedule)).status).toBe(201);
+      expect((await admin('GET', '/admin/queues')).status).toBe(200);
+    } finally {
+      await Promise.all(replicas.map((r) => r.app.close()));
+    }
+    // A later start finds the admin key and prints nothing.
+    const again: string[] = [];
+    const spyAgain = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      again.push(String(chunk));
+      return true;
+    });
+    let later: StartedKairos | undefined;
+    try {
+      later = await startInProcess(t.env({ HOST: '0.0.0.0' }), ['api']);
+    } finally {
+      spyAgain.mockRestore();
+      await later?.app.close();
+    }
+    expect(again.join('')).not.toMatch(/kairos_[0-9a-f]{12}_/);
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM api_keys`)).rows[0].n).toBe(1);
+  });
+
+  it('stays open on loopback by default, as local use expects', async () => {
+    const local = await startInProcess(t.env({ HOST: '127.0.0.1' }), ['api']);
+    try {
+      expect((await client(local.url)('GET', '/v1/schedules')).status).toBe(200);
+    } finally {
+      await local.app.close();
+    }
   });
 });

@@ -303,8 +303,10 @@ describe('GraphQL mirrors the REST API', () => {
     expect(events).toEqual((await rest.get(`/v1/runs/${run.id}/events`)).body.items);
     expect(events.map((e: { kind: string }) => e.kind)).toEqual(['queued']);
 
-    const again = await gql(`mutation ($input: JSON!) { createRun(input: $input) { id deduped } }`, { input: { ...input, payload: { other: true } } });
+    const again = await gql(`mutation ($input: JSON!) { createRun(input: $input) { id deduped } }`, { input });
     expect(again.data.createRun).toEqual({ id: run.id, deduped: true });
+    const reused = await gql(`mutation ($input: JSON!) { createRun(input: $input) { id deduped } }`, { input: { ...input, payload: { other: true } } });
+    expect(reused.errors![0]!.extensions).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', field: 'idempotencyKey', status: 409 });
     expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'graphql-run-1'`)).rows[0].n).toBe(1);
 
     const listed = await gql(`{ runs(state: queued, limit: 50) { items { id } nextCursor } }`);

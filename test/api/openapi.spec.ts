@@ -171,6 +171,7 @@ describe('the OpenAPI document', () => {
       const script = await initializer.text();
       expect(script).toContain("url: 'openapi.json'");
       expect(script).toContain('validatorUrl: null');
+      expect(script).toContain("request.headers['Content-Type'] = 'application/json'");
 
       const types: Record<string, RegExp> = { js: /javascript/, css: /text\/css/, png: /image\/png/ };
       for (const file of [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)) {
@@ -259,15 +260,17 @@ describe('the OpenAPI document', () => {
     let scheduleName: string;
 
     it('matches what the schedule routes answer', async () => {
-      const created = await call('post', '/v1/schedules', {
-        body: { name: 'contract-every', every: '1s', target: echo, payload: { hello: 'kairos' }, idempotencyKey: 'contract-every', labels: { team: 'contract' } },
-      });
+      const createBody = { name: 'contract-every', every: '1s', target: echo, payload: { hello: 'kairos' }, idempotencyKey: 'contract-every', labels: { team: 'contract' } };
+      const created = await call('post', '/v1/schedules', { body: createBody });
       expect(created.status).toBe(201);
       scheduleId = created.body.id;
       scheduleName = created.body.name;
-      const again = await call('post', '/v1/schedules', { body: { in: '1h', target: echo, idempotencyKey: 'contract-every' } });
+      const again = await call('post', '/v1/schedules', { body: createBody });
       expect(again.status).toBe(200);
       expect(again.body).toMatchObject({ id: scheduleId, deduped: true });
+      const reused = await call('post', '/v1/schedules', { body: { in: '1h', target: echo, idempotencyKey: 'contract-every' } });
+      expect(reused.status).toBe(409);
+      expect(reused.body).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', field: 'idempotencyKey' });
 
       // The document's own examples are accepted as written; one carries every field a schedule
       // accepts, an HTTP target among them.
@@ -439,9 +442,21 @@ describe('the OpenAPI document', () => {
       expect((await call('post', '/v1/cron/preview', { body: { cron: '0 0 * * 8' } })).body).toMatchObject({ code: 'INVALID_CRON', field: 'cron' });
     });
 
+    it('matches what the signing-secret routes answer', async () => {
+      const shown = await call('get', '/v1/signing-secret');
+      expect(shown.status).toBe(200);
+      const rotated = await call('post', '/v1/signing-secret/rotate');
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).not.toBe(shown.body.secret);
+      expect((await call('get', '/v1/signing-secret')).body.secret).toBe(rotated.body.secret);
+    });
+
     it('matches what a refused API key answers', async () => {
       for (const [verb, path] of [['get', '/v1/schedules'], ['post', '/v1/runs'], ['get', '/docs/openapi.json']] as const) {
-        const response = await fetch(`${kairos.url}${path}`, { method: verb.toUpperCase(), headers: { authorization: 'Bearer not-a-kairos-key' } });
+        const response = await fetch(`${kairos.url}${path}`, {
+          method: verb.toUpperCase(),
+          headers: { authorization: 'Bearer not-a-kairos-key', ...(verb === 'post' ? { 'content-type': 'application/json' } : {}) },
+        });
         if (path === '/docs/openapi.json') {
           expect(response.status, 'the document needs no key').toBe(200);
           continue;

@@ -148,7 +148,8 @@ describe('schedules over REST', () => {
     await client.post('/v1/schedules', { name: 'keyed', every: '1h', target: noop, idempotencyKey: 'k-1' });
     const stolenKey = await client.put('/v1/schedules/by-name/thief', { every: '1h', target: noop, idempotencyKey: 'k-1' });
     expect(stolenKey.status).toBe(409);
-    expect(stolenKey.body).toMatchObject({ code: 'CONFLICT', field: 'idempotencyKey' });
+    // Another body under the same key: the key already names another request.
+    expect(stolenKey.body).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', field: 'idempotencyKey' });
   });
 
   it('pauses and resumes, refusing both on a completed one-shot', async () => {

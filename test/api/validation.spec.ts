@@ -39,7 +39,6 @@ describe('the REST API refuses bad input', () => {
     ['a cron that never fires', { ...valid, cron: '0 0 30 2 *' }, 'NO_FUTURE_FIRE', 'cron', /never fires/],
     ['an end before any fire', { every: '1h', endAt: new Date(Date.now() + 60_000).toISOString(), target: handler }, 'NO_FUTURE_FIRE', 'every', /never fires/],
     ['an unknown handler', { ...valid, target: { type: 'handler', name: 'launch-missiles' } }, 'UNKNOWN_HANDLER', 'target.name', /known handlers: noop, echo/],
-    ['a payload over 256 KiB', { ...valid, payload: { blob: 'x'.repeat(256 * 1024) } }, 'PAYLOAD_TOO_LARGE', 'payload', /256 KiB/],
     ['no timing', { target: handler }, 'MISSING_FIELD', 'cron', /exactly one of/],
     ['two timings', { ...valid, every: '1m' }, 'CONFLICTING_FIELDS', 'every', /exactly one of/],
     ['a bad duration', { every: '5 parsecs', target: handler }, 'INVALID_DURATION', 'every', /duration/],
@@ -91,6 +90,17 @@ describe('the REST API refuses bad input', () => {
     expect((await client.get(`/v1/schedules/${created.body.id}`)).body).toMatchObject({ status: 'active', labels: { team: 'before' } });
   });
 
+  it('answers a payload over 256 KiB with 413 naming it, like a body over 1 MB', async () => {
+    const before = await counts();
+    const response = await client.post('/v1/schedules', { ...valid, payload: { blob: 'x'.repeat(256 * 1024) } });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ code: 'PAYLOAD_TOO_LARGE', field: 'payload', message: expect.stringMatching(/256 KiB/) });
+    const body = await client.post('/v1/schedules', { ...valid, payload: { blob: 'x'.repeat(1024 * 1024) } });
+    expect(body.status).toBe(413);
+    expect(body.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', field: null });
+    expect(await counts()).toEqual(before);
+  });
+
   it('answers malformed JSON with a 400 in the same shape', async () => {
     const response = await client.post('/v1/schedules', '{"cron": ');
     expect(response.status).toBe(400);
@@ -124,13 +134,34 @@ describe('the REST API refuses bad input', () => {
     expect(again.body).toMatchObject({ code: 'CONFLICT', field: 'name' });
   });
 
-  it('returns the existing schedule with deduped: true for a repeated idempotency key', async () => {
-    const first = await client.post('/v1/schedules', { in: '10m', target: handler, payload: { wake: 'agent-7' }, idempotencyKey: 'wake-agent-7' });
+  it('returns the existing schedule with deduped: true for a repeated idempotency key and body, 409 for another body', async () => {
+    const body = { in: '10m', target: handler, payload: { wake: 'agent-7' }, idempotencyKey: 'wake-agent-7' };
+    const first = await client.post('/v1/schedules', body);
     expect(first.status).toBe(201);
     expect(first.body.deduped).toBe(false);
-    const second = await client.post('/v1/schedules', { in: '20m', target: handler, payload: { other: true }, idempotencyKey: 'wake-agent-7' });
+    // The same body, keys in another order: the same request.
+    const second = await client.post('/v1/schedules', { idempotencyKey: 'wake-agent-7', payload: { wake: 'agent-7' }, target: handler, in: '10m' });
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ id: first.body.id, deduped: true, at: first.body.at, payload: { wake: 'agent-7' } });
+    const other = await client.post('/v1/schedules', { ...body, in: '20m', payload: { other: true } });
+    expect(other.status).toBe(409);
+    expect(other.body).toEqual({ code: 'IDEMPOTENCY_CONFLICT', field: 'idempotencyKey', message: expect.stringMatching(/another request body/) });
     expect((await t.db.query(`SELECT count(*)::int AS n FROM schedules WHERE idempotency_key = 'wake-agent-7'`)).rows[0].n).toBe(1);
+    expect((await client.get(`/v1/schedules/${first.body.id}`)).body.payload).toEqual({ wake: 'agent-7' });
+  });
+
+  it('does the same for ad-hoc runs', async () => {
+    const body = { target: handler, payload: { n: 1 }, idempotencyKey: 'run-once', availableAt: '2099-01-01T00:00:00Z' };
+    const first = await client.post('/v1/runs', body);
+    expect(first.status).toBe(201);
+    const again = await client.post('/v1/runs', body);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id: first.body.id, deduped: true });
+    const other = await client.post('/v1/runs', { ...body, payload: { n: 2 } });
+    expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', field: 'idempotencyKey' });
+    const gql = await client.post('/graphql', { query: 'mutation($input: JSON!) { createRun(input: $input) { id } }', variables: { input: { ...body, payload: { n: 3 } } } });
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', field: 'idempotencyKey', status: 409 });
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'run-once'`)).rows[0].n).toBe(1);
   });
 });

@@ -40,7 +40,7 @@ describe('the run repositories', () => {
     const { spec } = parseScheduleCreate({ every: '1h', target: { type: 'handler', name: 'noop' } }, nowMs);
     const id = newId(nowMs);
     const { row } = await inTransaction(t.db, (tx) =>
-      schedules.create(tx, { id, namespaceId, name: id, spec, specHash: specHash(spec), paused: false, idempotencyKey: null, nextFireAt: new Date(nowMs + 3_600_000) }),
+      schedules.create(tx, { id, namespaceId, name: id, spec, specHash: specHash(spec), paused: false, idempotencyKey: null, requestHash: null, nextFireAt: new Date(nowMs + 3_600_000) }),
     );
     return row;
   }
@@ -67,7 +67,7 @@ describe('the run repositories', () => {
     expect(created.row).toMatchObject({ id: first.id, state: 'queued', idempotencyKey: 'once' });
 
     const again = await runs.create(t.db, adHoc({ idempotencyKey: 'once', payload: { other: true } }));
-    expect(again).toEqual({ row: created.row, deduped: true });
+    expect(again).toEqual({ row: created.row, deduped: true, requestHash: null });
     expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'once'`)).rows[0].n).toBe(1);
   });
 

@@ -59,6 +59,8 @@ export async function testEnvironment(): Promise<TestEnvironment> {
       KAIROS_QUEUE_PREFIX: redisPrefix,
       PORT: '0',
       HOST: '127.0.0.1',
+      // Rate limits have their own spec; elsewhere test clients send bursts no real client would.
+      KAIROS_RATE_LIMIT: '0',
       ...overrides,
     }),
     cleanup: async () => {
@@ -141,7 +143,8 @@ export function api(baseUrl: string) {
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      // State-changing requests are JSON, with or without a body, as the API requires.
+      headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();

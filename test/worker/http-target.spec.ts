@@ -137,11 +137,12 @@ describe('the HTTP target', () => {
     ['link-local metadata', 'http://169.254.169.254/latest/meta-data'],
     ['a private network', 'http://10.1.2.3/hook'],
     ['IPv6 loopback (not allow-listed)', 'http://[::1]:9/hook'],
-  ])('refuses %s without calling it', async (_what, url) => {
-    const run = (await client.post('/v1/runs', { target: { type: 'http', url }, retry: fast })).body;
-    const done = await ended(run.id);
-    expect(done).toMatchObject({ state: 'dead', attempt: 1, reasonCode: 'TARGET_REFUSED' });
-    expect(done.error.message).toMatch(/KAIROS_HTTP_ALLOWLIST/);
+    ['IPv4-mapped link-local', 'http://[::ffff:169.254.169.254]/latest'],
+  ])('refuses %s when the run is created, naming target.url', async (_what, url) => {
+    const response = await client.post('/v1/runs', { target: { type: 'http', url }, retry: fast });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'INVALID_TARGET', field: 'target.url' });
+    expect(response.body.message).toMatch(/KAIROS_HTTP_ALLOWLIST/);
   });
 
   it('aborts a running call when the run is cancelled', async () => {

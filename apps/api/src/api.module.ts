@@ -1,5 +1,5 @@
 /** The API role: REST /v1, GraphQL /graphql, Bull Board, with one error shape and one caller resolution for every route and operation. */
-import { Module } from '@nestjs/common';
+import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { QueueBoardModule } from './admin/queue-board.module.js';
 import { OPENAPI_DOCUMENT } from './api.openapi.js';
@@ -10,8 +10,12 @@ import { DeadLettersModule } from './dead-letters/dead-letters.module.js';
 import { ApiErrorFilter } from './errors/api-error.filter.js';
 import { GraphqlServerModule } from './graphql/graphql-server.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { RateLimitMiddleware } from './requests/rate-limit.middleware.js';
+import { RequestShapeMiddleware } from './requests/request-shape.middleware.js';
+import { SecurityHeadersMiddleware } from './requests/security-headers.middleware.js';
 import { RunsModule } from './runs/runs.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
+import { SigningSecretModule } from './signing-secret/signing-secret.module.js';
 
 @Module({
   imports: [
@@ -23,10 +27,15 @@ import { SchedulesModule } from './schedules/schedules.module.js';
     RunsModule,
     DeadLettersModule,
     CronModule,
+    SigningSecretModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: ApiErrorFilter },
     { provide: APP_GUARD, useClass: CallerGuard },
   ],
 })
-export class ApiModule {}
+export class ApiModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(SecurityHeadersMiddleware, RateLimitMiddleware, RequestShapeMiddleware).forRoutes('*');
+  }
+}

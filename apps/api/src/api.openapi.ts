@@ -9,6 +9,7 @@ import { SCHEMAS } from './openapi/openapi.schemas.js';
 import type { OpenApiDocument } from './openapi/openapi.types.js';
 import { RUN_PATHS } from './runs/runs.openapi.js';
 import { SCHEDULE_PATHS } from './schedules/schedules.openapi.js';
+import { SIGNING_SECRET_PATHS } from './signing-secret/signing-secret.openapi.js';
 
 export const OPENAPI_DOCUMENT: OpenApiDocument = {
   openapi: '3.1.0',
@@ -26,10 +27,11 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'runs', description: 'Executions of a target: ad-hoc runs, their history, cancellation and retry.' },
     { name: 'dead-letters', description: 'Runs that ended dead, and republishing them.' },
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
+    { name: 'signing-secret', description: 'The secret webhook deliveries are signed with, and its rotation.' },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: { ...SCHEDULE_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...CRON_PATHS },
+  paths: { ...SCHEDULE_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

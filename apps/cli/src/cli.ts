@@ -1,6 +1,7 @@
 /**
  * `kairos`: the operator's command line. It reads and repairs the ledger directly (DATABASE_URL),
- * so it works when the API is down: status, schedules, runs, explain, fsck, migrate, keys.
+ * so it works when the API is down: status, schedules, runs, explain, fsck, migrate, keys,
+ * signing-secret.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@kairos/config';
@@ -9,6 +10,7 @@ import { explain } from './commands/explain.js';
 import { keysCommand } from './commands/keys.js';
 import { fsckCommand } from './commands/fsck.js';
 import { listRuns, listSchedules } from './commands/listings.js';
+import { signingSecretCommand } from './commands/signing-secret.js';
 import { status } from './commands/status.js';
 import type { Output } from './output.js';
 
@@ -25,6 +27,11 @@ commands:
                                   issue an API key (printed once)
   keys list [--namespace N]       list API keys
   keys revoke <prefix>            revoke an API key
+  signing-secret show [--namespace N]
+                                  print the secret webhook deliveries are signed with
+  signing-secret rotate [--namespace N]
+                                  a new secret; the previous one keeps signing for
+                                  KAIROS_SIGNING_SECRET_GRACE (default 24h)
 
 options:
   --namespace N  the namespace to work in (default "default")
@@ -74,6 +81,8 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
         return await explain(db, namespace, rest[0], out, values.json);
       case 'keys':
         return await keysCommand(db, out, rest, { namespace: values.namespace, scopes: values.scopes, name: values.name, json: values.json });
+      case 'signing-secret':
+        return await signingSecretCommand(db, config, out, rest, { namespace, json: values.json });
       case 'fsck':
         return await fsckCommand(db, out, values.json);
       case 'migrate': {

@@ -12,7 +12,15 @@ describe('loadConfig', () => {
       queuePrefix: 'kairos',
       logLevel: 'log',
       shutdownGraceMs: 10_000,
-      api: { host: '0.0.0.0', port: 3000, auth: 'optional' },
+      api: {
+        host: '127.0.0.1',
+        port: 3000,
+        auth: 'optional',
+        sessionTtlMs: 12 * 3_600_000,
+        rateLimit: 100,
+        graphqlIntrospection: true,
+        signingSecretGraceMs: 24 * 3_600_000,
+      },
       scheduler: {
         leaderTtlMs: 10_000,
         tickMaxIdleMs: 1_000,
@@ -28,6 +36,28 @@ describe('loadConfig', () => {
       },
       worker: { concurrency: 16, runLeaseTtlMs: 30_000, httpAllowList: [] },
     } satisfies KairosConfig);
+  });
+
+  it.each<[string, Record<string, string>, 'optional' | 'required']>([
+    ['loopback by default: open', {}, 'optional'],
+    ['127.0.0.1: open', { HOST: '127.0.0.1' }, 'optional'],
+    ['127.8.9.10: open', { HOST: '127.8.9.10' }, 'optional'],
+    ['::1: open', { HOST: '::1' }, 'optional'],
+    ['localhost: open', { HOST: 'localhost' }, 'optional'],
+    ['0.0.0.0: keys required', { HOST: '0.0.0.0' }, 'required'],
+    [':: (every IPv6 address): keys required', { HOST: '::' }, 'required'],
+    ['a LAN address: keys required', { HOST: '192.168.1.20' }, 'required'],
+    ['a host name: keys required', { HOST: 'api.internal' }, 'required'],
+    ['0.0.0.0 with KAIROS_AUTH=optional: as told', { HOST: '0.0.0.0', KAIROS_AUTH: 'optional' }, 'optional'],
+    ['loopback with KAIROS_AUTH=required: as told', { HOST: '127.0.0.1', KAIROS_AUTH: 'required' }, 'required'],
+  ])('KAIROS_AUTH defaults from HOST: %s', (_name, env, expected) => {
+    expect(loadConfig(env).api.auth).toBe(expected);
+  });
+
+  it('turns GraphQL introspection off in production unless told otherwise', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).api.graphqlIntrospection).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', KAIROS_GRAPHQL_INTROSPECTION: 'true' }).api.graphqlIntrospection).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development' }).api.graphqlIntrospection).toBe(true);
   });
 
   it('treats empty and blank variables as unset', () => {
@@ -73,7 +103,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'verbose', (c) => c.logLevel, 'verbose'],
     ['KAIROS_SHUTDOWN_GRACE', '30s', (c) => c.shutdownGraceMs, 30_000],
     ['KAIROS_SHUTDOWN_GRACE', '2500', (c) => c.shutdownGraceMs, 2_500],
-    ['HOST', '127.0.0.1', (c) => c.api.host, '127.0.0.1'],
+    ['HOST', '0.0.0.0', (c) => c.api.host, '0.0.0.0'],
     ['HOST', '::', (c) => c.api.host, '::'],
     ['HOST', 'api.internal', (c) => c.api.host, 'api.internal'],
     ['PORT', '0', (c) => c.api.port, 0],
@@ -97,6 +127,11 @@ describe('loadConfig', () => {
     ['KAIROS_RUN_LEASE_TTL', '1m', (c) => c.worker.runLeaseTtlMs, 60_000],
     ['KAIROS_HTTP_ALLOWLIST', '127.0.0.1', (c) => c.worker.httpAllowList, ['127.0.0.1']],
     ['KAIROS_AUTH', 'required', (c) => c.api.auth, 'required'],
+    ['KAIROS_SESSION_TTL', '1h', (c) => c.api.sessionTtlMs, 3_600_000],
+    ['KAIROS_RATE_LIMIT', '0', (c) => c.api.rateLimit, 0],
+    ['KAIROS_RATE_LIMIT', '5000', (c) => c.api.rateLimit, 5_000],
+    ['KAIROS_GRAPHQL_INTROSPECTION', 'false', (c) => c.api.graphqlIntrospection, false],
+    ['KAIROS_SIGNING_SECRET_GRACE', '1h', (c) => c.api.signingSecretGraceMs, 3_600_000],
     ['KAIROS_HTTP_ALLOWLIST', ' localhost , 10.0.0.0/8 ,,', (c) => c.worker.httpAllowList, ['localhost', '10.0.0.0/8']],
   ])('%s=%j', (name, value, pick, expected) => {
     expect(pick(loadConfig({ [name]: value }))).toEqual(expected);
@@ -125,6 +160,9 @@ describe('loadConfig', () => {
     ['KAIROS_SHUTDOWN_GRACE', '10 s', /KAIROS_SHUTDOWN_GRACE="10 s": duration '10 s' cannot be read/],
     ['KAIROS_SHUTDOWN_GRACE', '-1s', /KAIROS_SHUTDOWN_GRACE="-1s": duration '-1s' is negative/],
     ['HOST', 'bad host', /^HOST="bad host" is not valid/],
+    ['KAIROS_AUTH', 'off', /^KAIROS_AUTH="off" is not one of optional, required$/],
+    ['KAIROS_RATE_LIMIT', '-5', /^KAIROS_RATE_LIMIT="-5" must be an integer/],
+    ['KAIROS_GRAPHQL_INTROSPECTION', 'yes', /^KAIROS_GRAPHQL_INTROSPECTION="yes" must be true or false$/],
     ['HOST', 'http://x', /HOST="http:\/\/x" is not valid/],
     ['PORT', '65536', /^PORT="65536" must be an integer from 0 to 65535$/],
     ['PORT', '-1', /PORT="-1" must be an integer from 0 to 65535/],

@@ -23,9 +23,18 @@ export interface KairosConfig {
     port: number;
     /**
      * `optional`: a request without a key acts in the default namespace with every scope; a key,
-     * when sent, is checked and scoped. `required`: every request needs a valid key.
+     * when sent, is checked and scoped. `required`: every request needs a valid key. Unset, it is
+     * `optional` only while the listener is loopback-only.
      */
     auth: 'optional' | 'required';
+    /** How long a browser session opened by POST /auth/login lasts. */
+    sessionTtlMs: number;
+    /** Requests per second per API key (per address when anonymous), counted in Redis; 0 turns the limit off. */
+    rateLimit: number;
+    /** Whether GraphQL answers introspection queries (off by default when NODE_ENV=production). */
+    graphqlIntrospection: boolean;
+    /** How long the previous signing secret still signs deliveries after a rotation. */
+    signingSecretGraceMs: number;
   };
   scheduler: {
     leaderTtlMs: number;
@@ -74,11 +83,7 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
     queuePrefix: text(env, 'KAIROS_QUEUE_PREFIX', 'kairos', /^[A-Za-z0-9_.:-]{1,64}$/),
     logLevel: oneOf(env, 'LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug', 'verbose'] as const),
     shutdownGraceMs: duration(env, 'KAIROS_SHUTDOWN_GRACE', '10s'),
-    api: {
-      host: text(env, 'HOST', '0.0.0.0', /^[A-Za-z0-9.:-]+$/),
-      port: integer(env, 'PORT', 3000, 0, 65535),
-      auth: oneOf(env, 'KAIROS_AUTH', 'optional', ['optional', 'required'] as const),
-    },
+    api: apiConfig(env),
     scheduler: {
       leaderTtlMs,
       tickMaxIdleMs: duration(env, 'KAIROS_TICK_MAX_IDLE', '1s', LOOP_MIN),
@@ -98,6 +103,36 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
       httpAllowList: list(env, 'KAIROS_HTTP_ALLOWLIST'),
     },
   };
+}
+
+/** Requests per second per key; a dashboard page load is a dozen, a busy script rarely needs more. */
+export const DEFAULT_RATE_LIMIT = 100;
+
+function apiConfig(env: Env): KairosConfig['api'] {
+  const host = text(env, 'HOST', '127.0.0.1', /^[A-Za-z0-9.:-]+$/);
+  return {
+    host,
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    // Anonymous callers get every scope, which is only safe when nobody else can connect.
+    auth: oneOf(env, 'KAIROS_AUTH', isLoopbackHost(host) ? 'optional' : 'required', ['optional', 'required'] as const),
+    sessionTtlMs: duration(env, 'KAIROS_SESSION_TTL', '12h', SECOND),
+    rateLimit: integer(env, 'KAIROS_RATE_LIMIT', DEFAULT_RATE_LIMIT, 0, 1_000_000),
+    graphqlIntrospection: flag(env, 'KAIROS_GRAPHQL_INTROSPECTION', raw(env, 'NODE_ENV') !== 'production'),
+    signingSecretGraceMs: duration(env, 'KAIROS_SIGNING_SECRET_GRACE', '24h'),
+  };
+}
+
+/** Whether a listener on `host` is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new ConfigError(`${name}="${value}" must be true or false`);
 }
 
 function raw(env: Env, name: string): string | undefined {

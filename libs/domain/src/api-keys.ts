@@ -43,3 +43,21 @@ export function scopeAllows(granted: readonly ApiScope[], needed: ApiScope): boo
   const rank: Record<ApiScope, number> = { read: 0, write: 1, admin: 2 };
   return granted.some((scope) => rank[scope] >= rank[needed]);
 }
+
+/** Who a request without a key acts as, when such requests are let in (KAIROS_AUTH=optional). */
+export interface AnonymousAccess {
+  namespaceId: string;
+  scopes: readonly ApiScope[];
+}
+
+/**
+ * A key is never weaker than no key: where anonymous callers are let in, a key of the namespace
+ * they act in has their scopes there too (sending a read key must not cost its holder the writes
+ * they could make by leaving it out). Keys of other namespaces, and every key when auth is
+ * required, have exactly their own scopes.
+ */
+export function effectiveScopes(key: { namespaceId: string; scopes: readonly ApiScope[] }, anonymous: AnonymousAccess | null): ApiScope[] {
+  const granted = new Set<ApiScope>(key.scopes);
+  if (anonymous && anonymous.namespaceId === key.namespaceId) for (const scope of anonymous.scopes) granted.add(scope);
+  return API_SCOPES.filter((scope) => granted.has(scope));
+}

@@ -12,18 +12,24 @@ export const ERROR_CODES = [
   'NO_FUTURE_FIRE',
   'UNKNOWN_HANDLER',
   'PAYLOAD_TOO_LARGE',
+  'PAYLOAD_TOO_DEEP',
+  'UNSUPPORTED_MEDIA_TYPE',
   'INVALID_CURSOR',
   'INVALID_TARGET',
   'NOT_FOUND',
   'CONFLICT',
+  'IDEMPOTENCY_CONFLICT',
   'INVALID_STATE',
   'UNAUTHORIZED',
   'FORBIDDEN',
+  'CROSS_SITE_REQUEST',
+  'CSRF_TOKEN_INVALID',
+  'RATE_LIMITED',
   'UNAVAILABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** Bad input. Maps to HTTP 400 (or 413 for an oversized body); nothing was stored. */
+/** Bad input. Maps to HTTP 400 (413 for PAYLOAD_TOO_LARGE); nothing was stored. */
 export class ValidationError extends Error {
   constructor(
     readonly code: ErrorCode,
@@ -35,10 +41,13 @@ export class ValidationError extends Error {
   }
 }
 
-/** The caller has no valid API key (UNAUTHORIZED, HTTP 401) or its key lacks the scope (FORBIDDEN, 403). */
+/**
+ * The caller has no valid API key (UNAUTHORIZED, HTTP 401), its key lacks the scope (FORBIDDEN, 403),
+ * or a browser request lacks its session's CSRF token (CSRF_TOKEN_INVALID, 403).
+ */
 export class AccessError extends Error {
   constructor(
-    readonly code: 'UNAUTHORIZED' | 'FORBIDDEN',
+    readonly code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'CSRF_TOKEN_INVALID',
     message: string,
   ) {
     super(message);
@@ -61,7 +70,7 @@ export class NotFoundError extends Error {
 /** The request is well formed but clashes with what is stored (HTTP 409). */
 export class ConflictError extends Error {
   constructor(
-    readonly code: 'CONFLICT' | 'INVALID_STATE',
+    readonly code: 'CONFLICT' | 'INVALID_STATE' | 'IDEMPOTENCY_CONFLICT',
     readonly field: string | null,
     message: string,
   ) {

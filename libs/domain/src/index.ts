@@ -17,3 +17,6 @@ export * from './preview.js';
 export * from './attempts.js';
 export * from './api-keys.js';
 export * from './instants.js';
+export * from './special-addresses.js';
+export * from './json-depth.js';
+export * from './request-hash.js';

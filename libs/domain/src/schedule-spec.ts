@@ -265,7 +265,8 @@ export function specHash(spec: ScheduleSpec): string {
   return createHash('sha256').update(canonicalJson(spec)).digest('hex');
 }
 
-function canonicalJson(value: unknown): string {
+/** JSON with object keys sorted, so equal values serialize equally whatever order their keys came in. */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

@@ -17,3 +17,4 @@ export * from './schedules/slot-writer.js';
 export * from './fsck.js';
 export * from './keys/api-key.repository.js';
 export * from './outbox/outbox.repository.js';
+export * from './keys/login-session.repository.js';

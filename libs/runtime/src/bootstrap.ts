@@ -73,6 +73,8 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   // Payloads may be 256 KiB of JSON; the body limit sits above that so the API can answer with
   // its own PAYLOAD_TOO_LARGE naming the field instead of a bare 413.
   app.useBodyParser('json', { limit: '1mb' });
+  // Nothing gains from knowing the server is Express.
+  app.disable('x-powered-by');
   await app.listen(config.api.port, config.api.host);
   const address = app.getHttpServer().address() as AddressInfo;
   const host = config.api.host === '0.0.0.0' || config.api.host === '::' ? 'localhost' : config.api.host;

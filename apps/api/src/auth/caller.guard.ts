@@ -29,7 +29,7 @@ export class CallerGuard implements CanActivate {
     const request = requestOf(context);
     if (!request) return true;
     const needed = this.reflector.getAllAndOverride<ApiScope>(REQUIRED_SCOPE, targets) ?? this.neededScope(context, request.method);
-    request.caller = await this.authenticator.authenticate(request.headers.authorization, needed);
+    request.caller = await this.authenticator.authenticate(request, needed);
     return true;
   }
 

@@ -42,7 +42,10 @@ export class ApiErrorFilter implements ExceptionFilter {
   }
 
   translate(error: unknown): [number, ApiError] {
-    if (error instanceof ValidationError) return [HttpStatus.BAD_REQUEST, { code: error.code, message: error.message, field: error.field }];
+    if (error instanceof ValidationError) {
+      const status = error.code === 'PAYLOAD_TOO_LARGE' ? HttpStatus.PAYLOAD_TOO_LARGE : HttpStatus.BAD_REQUEST;
+      return [status, { code: error.code, message: error.message, field: error.field }];
+    }
     if (error instanceof NotFoundError) return [HttpStatus.NOT_FOUND, { code: error.code, message: error.message, field: null }];
     if (error instanceof ConflictError) return [HttpStatus.CONFLICT, { code: error.code, message: error.message, field: error.field }];
     if (error instanceof AccessError) {
@@ -57,8 +60,7 @@ export class ApiErrorFilter implements ExceptionFilter {
 
   private framework(error: HttpException): ApiError {
     const status = error.getStatus();
-    const code =
-      status === 404 ? 'NOT_FOUND' : status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_FAILED';
+    const code = FRAMEWORK_CODES[status] ?? 'VALIDATION_FAILED';
     const response = error.getResponse();
     const message = typeof response === 'object' && response !== null && 'message' in response ? String(response.message) : error.message;
     return { code, message, field: null };
@@ -66,9 +68,12 @@ export class ApiErrorFilter implements ExceptionFilter {
 
   private bodyParser(error: Error & { type?: string }, status: number): ApiError {
     if (status === 413) return { code: 'PAYLOAD_TOO_LARGE', message: 'the request body exceeds 1 MB', field: null };
+    if (status === 415) return { code: 'UNSUPPORTED_MEDIA_TYPE', message: `the request body cannot be read: ${error.message}; send UTF-8 JSON`, field: null };
     return { code: 'VALIDATION_FAILED', message: `the request body is not valid JSON: ${error.message}`, field: null };
   }
 }
+
+const FRAMEWORK_CODES: Record<number, string> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
 
 /** Errors thrown by Express's body parser carry their HTTP status. */
 function bodyParserStatus(error: unknown): number | null {

@@ -8,8 +8,11 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { GraphQLModule } from '@nestjs/graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { KairosConfig } from '@kairos/config';
+import { KAIROS_CONFIG } from '@kairos/runtime';
 import { ApiErrorFilter } from '../errors/api-error.filter.js';
 import type { GraphqlContext, KairosRequest } from '../auth/request-context.js';
+import { queryLimitCode, queryLimitsRule } from './query-limits.js';
 
 const errors = new ApiErrorFilter();
 
@@ -32,6 +35,8 @@ function graphqlContext(source: {
 
 /** Errors already shaped by ApiErrorFilter carry a status; GraphQL's own (syntax, validation, variables) keep Apollo's codes. */
 function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const limit = queryLimitCode(error);
+  if (limit !== null) return { ...formatted, extensions: { ...formatted.extensions, code: limit } };
   if (formatted.extensions?.status !== undefined) return formatted;
   const original = unwrapResolverError(error);
   if (original instanceof GraphQLError) return formatted;
@@ -39,20 +44,26 @@ function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLF
   return { ...formatted, message: shaped.message, extensions: shaped.extensions };
 }
 
-export const GraphqlServerModule = GraphQLModule.forRoot<ApolloDriverConfig>({
+export const GraphqlServerModule = GraphQLModule.forRootAsync<ApolloDriverConfig>({
   driver: ApolloDriver,
-  path: '/graphql',
-  autoSchemaFile: true,
-  sortSchema: true,
-  context: graphqlContext,
-  subscriptions: { 'graphql-ws': true },
-  // Field resolvers (Run.events) get the caller and the error shape like any operation.
-  fieldResolverEnhancers: ['guards', 'filters'],
-  // One error translation: the API's filter, not Nest's HttpException-to-GraphQL mapping.
-  autoTransformHttpErrors: false,
-  formatError,
-  includeStacktraceInErrorResponses: false,
-  introspection: true,
-  // No GraphiQL page: it loads its scripts from a CDN, and Kairos serves nothing that needs the internet.
-  graphiql: false,
+  inject: [KAIROS_CONFIG],
+  useFactory: (config: KairosConfig): ApolloDriverConfig => ({
+    path: '/graphql',
+    autoSchemaFile: true,
+    sortSchema: true,
+    context: graphqlContext,
+    subscriptions: { 'graphql-ws': true },
+    // Field resolvers (Run.events) get the caller and the error shape like any operation.
+    fieldResolverEnhancers: ['guards', 'filters'],
+    // One error translation: the API's filter, not Nest's HttpException-to-GraphQL mapping.
+    autoTransformHttpErrors: false,
+    formatError,
+    includeStacktraceInErrorResponses: false,
+    // The schema is public in the REST sense (the OpenAPI document is too), but production
+    // deployments need not advertise it; KAIROS_GRAPHQL_INTROSPECTION decides.
+    introspection: config.api.graphqlIntrospection,
+    validationRules: [queryLimitsRule],
+    // No GraphiQL page: it loads its scripts from a CDN, and Kairos serves nothing that needs the internet.
+    graphiql: false,
+  }),
 });

@@ -45,6 +45,11 @@ const INITIALIZER = `window.onload = function () {
     validatorUrl: null,
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout',
+    // The API takes state-changing requests only as JSON, bodyless ones (pause, trigger) included.
+    requestInterceptor: function (request) {
+      if (request.method !== 'GET' && !request.headers['Content-Type']) request.headers['Content-Type'] = 'application/json';
+      return request;
+    },
   });
 };
 `;

@@ -95,6 +95,8 @@ export const SCHEMA_NAMES = [
   'RunPage',
   'RunEvent',
   'RunEventList',
+  'SigningSecret',
+  'RotatedSigningSecret',
 ] as const;
 
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
@@ -566,6 +568,19 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     'One transition of a run, appended in the same transaction as the transition.',
   ),
   RunEventList: object({ items: { type: 'array', items: ref('RunEvent') } }, undefined, "A run's whole event history, oldest first (not paginated)."),
+  SigningSecret: object(
+    { secret: { type: 'string', minLength: 32, description: 'The HMAC-SHA256 key of the v1 signatures in Kairos-Signature.' } },
+    ['secret'],
+    "The namespace's webhook signing secret.",
+  ),
+  RotatedSigningSecret: object(
+    {
+      secret: { type: 'string', minLength: 32, description: 'The new secret; deliveries are signed with it from now on.' },
+      previousValidUntil: { ...ref('Instant'), description: 'Until then deliveries carry a second v1 signature, made with the previous secret.' },
+    },
+    ['secret', 'previousValidUntil'],
+    'A rotated signing secret.',
+  ),
 };
 
 function runProperties(): Record<string, SchemaObject> {

@@ -1,10 +1,11 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
+import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
 import { RunRepository, inTransaction, manualRun, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../auth/request-context.js';
+import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { RunEventFeed } from './run-event-feed.js';
 import { runEventView, runView, type RunView, attemptView, type AttemptView } from './run.view.js';
 
@@ -19,12 +20,17 @@ export class RunsService implements BeforeApplicationShutdown {
     @Inject(DATABASE) private readonly db: Db,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
+    private readonly addresses: AddressPolicy,
   ) {}
 
-  /** Starts a run of a target now or at availableAt. A repeated idempotency key returns the first run with `deduped: true`. */
+  /**
+   * Starts a run of a target now or at availableAt. A repeated idempotency key returns the first run
+   * with `deduped: true`, or IDEMPOTENCY_CONFLICT when the first request had another body.
+   */
   async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
     const nowMs = Date.now();
     const request = parseRunCreate(body, nowMs);
+    assertTargetAddressAllowed(this.addresses, request.target);
     const run = manualRun({
       id: newId(nowMs),
       namespaceId: caller.namespaceId,
@@ -36,8 +42,13 @@ export class RunsService implements BeforeApplicationShutdown {
       idempotencyKey: request.idempotencyKey,
       actor: caller.actor,
     });
-    const { row, deduped } = await this.runs.create(this.db, run);
-    if (!deduped) await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt! }]);
+    const hash = request.idempotencyKey === null ? null : requestHash(body);
+    const { row, deduped, requestHash: storedHash } = await this.runs.create(this.db, run, hash);
+    if (deduped) {
+      assertSameRequest(storedHash, hash!, request.idempotencyKey!);
+      return { ...runView(row), deduped };
+    }
+    await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt! }]);
     return { ...runView(row), deduped };
   }
 

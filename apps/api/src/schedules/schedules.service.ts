@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readEnum, readObject, readPayload, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readEnum, readObject, readPayload, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -26,6 +26,7 @@ import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
 import type { DstView } from '../wire/policy.view.js';
 import { scheduleView, type ScheduleView } from './schedule.view.js';
+import { assertTargetAddressAllowed } from '../targets/target-address.js';
 
 /** The most slots one backfill request may cover. */
 export const MAX_BACKFILL_SLOTS = 1_000;
@@ -47,11 +48,13 @@ export class SchedulesService {
     private readonly slotWriter: SlotWriter,
     private readonly dispatcher: RunDispatcher,
     private readonly outbox: OutboxRepository,
+    private readonly addresses: AddressPolicy,
   ) {}
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
     const nowMs = Date.now();
     const request = parseScheduleCreate(body, nowMs);
+    assertTargetAddressAllowed(this.addresses, request.spec.target);
     const id = newId(nowMs);
     const { row, deduped } = await inTransaction(this.db, async (tx) => {
       const created = await this.schedules.create(tx, {
@@ -62,6 +65,7 @@ export class SchedulesService {
         specHash: specHash(request.spec),
         paused: request.paused,
         idempotencyKey: request.idempotencyKey,
+        requestHash: request.idempotencyKey === null ? null : requestHash(body),
         nextFireAt: new Date(firstFireAt(request.spec, nowMs)!),
       });
       if (!created.deduped) {
@@ -117,6 +121,7 @@ export class SchedulesService {
   }
 
   private async replace(caller: CallerContext, id: string, spec: ScheduleSpec, nowMs: number): Promise<ScheduleView> {
+    assertTargetAddressAllowed(this.addresses, spec.target);
     const row = await inTransaction(this.db, async (tx) => {
       const current = await this.require(tx, caller, id, true);
       const rec = recurrenceOf(spec, current.createdAt.getTime());

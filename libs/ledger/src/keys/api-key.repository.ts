@@ -1,7 +1,7 @@
 /** API keys and the namespaces they open. */
-import { randomBytes } from 'node:crypto';
 import { newId, type ApiScope } from '@kairos/domain';
 import type { Queryable } from '../database.js';
+import { newSigningSecret } from '../namespaces/namespace.repository.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -26,7 +26,7 @@ export class ApiKeyRepository {
       `INSERT INTO namespaces (id, name, signing_secret) VALUES ($1, $2, $3)
        ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
        RETURNING id`,
-      [newId(), name, randomBytes(32).toString('hex')],
+      [newId(), name, newSigningSecret()],
     );
     return rows[0]!.id;
   }
@@ -36,6 +36,18 @@ export class ApiKeyRepository {
       `INSERT INTO api_keys (id, namespace_id, name, prefix, secret_hash, scopes) VALUES ($1, $2, $3, $4, $5, $6)`,
       [newId(), key.namespaceId, key.name, key.prefix, key.secretHash, key.scopes],
     );
+  }
+
+  /**
+   * Stores `key` as an admin key of the namespace unless a live admin key exists in any namespace;
+   * true when it did. A transaction-scoped advisory lock makes API replicas starting at once issue one.
+   */
+  async createFirstAdminKey(tx: Queryable, key: { namespaceId: string; name: string; prefix: string; secretHash: string }): Promise<boolean> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('kairos.first-admin-key'))`);
+    const { rows } = await tx.query(`SELECT 1 FROM api_keys WHERE 'admin' = ANY(scopes) AND revoked_at IS NULL LIMIT 1`);
+    if (rows.length > 0) return false;
+    await this.create(tx, { ...key, scopes: ['admin'] });
+    return true;
   }
 
   async findByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRow | null> {

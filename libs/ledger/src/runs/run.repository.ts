@@ -33,12 +33,18 @@ export class RunRepository {
     return ids.map((id) => byId.get(id)!);
   }
 
-  private async findByIdempotencyKey(db: Queryable, namespaceId: string, key: string): Promise<RunRow | null> {
-    const { rows } = await db.query<RunRow>(
-      `SELECT ${RUN_COLUMNS} FROM runs r WHERE r.namespace_id = $1 AND r.idempotency_key = $2`,
+  /** The run that first used the idempotency key, with the hash of the request that created it. */
+  private async findByIdempotencyKey(db: Queryable, namespaceId: string, key: string): Promise<(RunRow & { requestHash: string | null }) | null> {
+    const { rows } = await db.query<RunRow & { requestHash: string | null }>(
+      `SELECT ${RUN_COLUMNS}, r.request_hash AS "requestHash" FROM runs r WHERE r.namespace_id = $1 AND r.idempotency_key = $2`,
       [namespaceId, key],
     );
     return rows[0] ?? null;
+  }
+
+  /** Records the hash of the API request that created the run (kept off the hot insert, which never has one). */
+  private async setRequestHash(tx: Queryable, id: string, hash: string): Promise<void> {
+    await tx.query(`UPDATE runs SET request_hash = $2 WHERE id = $1`, [id, hash]);
   }
 
   /** Newest first, keyset-paginated on id. */
@@ -179,21 +185,23 @@ export class RunRepository {
   }
 
   /**
-   * Creates one run in its own transaction and returns it as written. A repeated idempotency key in
-   * the namespace returns the run that first used it, with `deduped: true` (the unique index
-   * decides, not a read).
+   * Creates one run in its own transaction and returns it as written, with the hash of the API
+   * request that created it when there is one. A repeated idempotency key in the namespace returns
+   * the run that first used it, with `deduped: true` and the hash of that first request (the unique
+   * index decides, not a read), so the caller can tell a replay from a conflicting reuse.
    */
-  async create(db: Db, run: NewRun): Promise<{ row: RunRow; deduped: boolean }> {
+  async create(db: Db, run: NewRun, requestHash: string | null = null): Promise<{ row: RunRow; deduped: boolean; requestHash: string | null }> {
     try {
       const row = await inTransaction(db, async (tx) => {
         await this.insertRuns(tx, [run]);
+        if (requestHash !== null) await this.setRequestHash(tx, run.id, requestHash);
         return (await this.get(tx, run.namespaceId, run.id))!;
       });
-      return { row, deduped: false };
+      return { row, deduped: false, requestHash };
     } catch (error) {
       if (run.idempotencyKey === null || pgErrorCode(error) !== '23505' || pgConstraint(error) !== 'runs_idempotency_key') throw error;
-      const existing = await this.findByIdempotencyKey(db, run.namespaceId, run.idempotencyKey);
-      return { row: existing!, deduped: true };
+      const { requestHash: stored, ...existing } = (await this.findByIdempotencyKey(db, run.namespaceId, run.idempotencyKey))!;
+      return { row: existing, deduped: true, requestHash: stored };
     }
   }
 }

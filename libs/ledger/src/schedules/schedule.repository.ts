@@ -3,7 +3,7 @@
  * (next_fire_at, last_fire_at, fire_count) moves only in the tick's transaction, under the row lock
  * the tick took with FOR UPDATE SKIP LOCKED, so two schedulers never evaluate one schedule at once.
  */
-import { ConflictError, isUuid, type ScheduleSpec, type ScheduleStatus, type TickOrigin, type TickOutcome, type ReasonCode } from '@kairos/domain';
+import { ConflictError, assertSameRequest, isUuid, type ScheduleSpec, type ScheduleStatus, type TickOrigin, type TickOutcome, type ReasonCode } from '@kairos/domain';
 import { pgConstraint, pgErrorCode, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, specColumnValues, type ScheduleRow } from './schedule-row.js';
@@ -16,6 +16,8 @@ export interface NewSchedule {
   specHash: string;
   paused: boolean;
   idempotencyKey: string | null;
+  /** requestHash of the create request, when it carries an idempotency key. */
+  requestHash: string | null;
   nextFireAt: Date;
 }
 
@@ -61,7 +63,8 @@ const SPEC_ASSIGNMENTS = SPEC_COLUMN_NAMES.map((c, i) => `${c} = $${i + 1}`).joi
 export class ScheduleRepository {
   /**
    * Inserts a schedule. A repeated idempotency key in the namespace returns the existing schedule
-   * with `deduped: true` (the unique index decides, not a read). A taken name is a ConflictError.
+   * with `deduped: true` (the unique index decides, not a read), or, when the first request had
+   * another body, an IDEMPOTENCY_CONFLICT. A taken name is a ConflictError.
    */
   async create(tx: Tx, s: NewSchedule): Promise<{ row: ScheduleRow; deduped: boolean }> {
     const specValues = specColumnValues(s.spec);
@@ -69,13 +72,13 @@ export class ScheduleRepository {
     try {
       const { rows } = await tx.query<ScheduleRow>(
         `INSERT INTO schedules AS s (${SPEC_COLUMN_NAMES.join(', ')}, id, namespace_id, name, spec_hash, idempotency_key,
-                                     status, paused_at, next_fire_at)
+                                     status, paused_at, next_fire_at, request_hash)
          VALUES (${specValues.map((_, i) => `$${i + 1}`).join(', ')}, $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5},
                  CASE WHEN $${n + 6}::boolean THEN 'paused' ELSE 'active' END,
-                 CASE WHEN $${n + 6}::boolean THEN now() END, $${n + 7})
+                 CASE WHEN $${n + 6}::boolean THEN now() END, $${n + 7}, $${n + 8})
          ON CONFLICT (namespace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING ${SCHEDULE_COLUMNS}`,
-        [...specValues, s.id, s.namespaceId, s.name, s.specHash, s.idempotencyKey, s.paused, s.nextFireAt],
+        [...specValues, s.id, s.namespaceId, s.name, s.specHash, s.idempotencyKey, s.paused, s.nextFireAt, s.requestHash],
       );
       if (rows[0]) return { row: rows[0], deduped: false };
     } catch (error) {
@@ -84,11 +87,13 @@ export class ScheduleRepository {
       }
       throw error;
     }
-    const existing = await tx.query<ScheduleRow>(
-      `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.namespace_id = $1 AND s.idempotency_key = $2`,
+    const existing = await tx.query<ScheduleRow & { requestHash: string | null }>(
+      `SELECT ${SCHEDULE_COLUMNS}, s.request_hash AS "requestHash" FROM schedules s WHERE s.namespace_id = $1 AND s.idempotency_key = $2`,
       [s.namespaceId, s.idempotencyKey],
     );
-    return { row: existing.rows[0]!, deduped: true };
+    const { requestHash, ...row } = existing.rows[0]!;
+    if (s.requestHash !== null) assertSameRequest(requestHash, s.requestHash, s.idempotencyKey!);
+    return { row, deduped: true };
   }
 
   /** Wakes the leader's tick when this transaction commits. */

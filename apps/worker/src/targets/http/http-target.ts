@@ -2,7 +2,9 @@
  * The HTTP target: POSTs (or the configured method) a JSON envelope with the run id, schedule id,
  * slot, attempt and the payload verbatim, signed with the namespace's secret:
  *   Idempotency-Key: <schedule id>:<slot ISO instant>   (stable across retries; <run id> for ad-hoc runs)
- *   Kairos-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">
+ *   Kairos-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">[,v1=<same, with the previous secret>]
+ * The second v1 is present while a rotated-away secret is in its grace window, so receivers can
+ * move to the new secret at their own pace.
  * Redirects are not followed. Addresses are checked after DNS resolution, on the address actually
  * dialled, so a name that resolves to a private address is refused too.
  */
@@ -10,13 +12,12 @@ import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import type { AttemptOutcome, JsonValue, Target } from '@kairos/domain';
+import { AddressPolicy, type AttemptOutcome, type JsonValue, type Target } from '@kairos/domain';
 import { NamespaceRepository, type ClaimedRun, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
-import { AddressPolicy } from './address-policy.js';
 import { formatInstant } from '@kairos/domain';
 
 type HttpTargetSpec = Extract<Target, { type: 'http' }>;
@@ -34,15 +35,19 @@ export interface HttpResponseRecord {
 
 class RefusedAddressError extends Error {}
 
-export function signatureHeader(secret: string, body: string, unixSeconds: number): string {
-  const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
-  return `t=${unixSeconds},v1=${mac}`;
+/** Secrets are re-read this often, so a rotation reaches every worker within seconds. */
+const SECRET_CACHE_MS = 5_000;
+
+/** One v1 signature per secret, the current secret's first. */
+export function signatureHeader(secrets: readonly string[], body: string, unixSeconds: number): string {
+  const macs = secrets.map((secret) => `v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`);
+  return [`t=${unixSeconds}`, ...macs].join(',');
 }
 
 @Injectable()
 export class HttpTarget {
   private readonly policy: AddressPolicy;
-  private readonly secrets = new Map<string, string>();
+  private readonly secrets = new Map<string, { secrets: string[]; until: number }>();
 
   constructor(
     @Inject(KAIROS_CONFIG) config: KairosConfig,
@@ -54,11 +59,9 @@ export class HttpTarget {
 
   async call(run: ClaimedRun, target: HttpTargetSpec, signal: AbortSignal): Promise<AttemptOutcome> {
     const url = new URL(target.url);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0 && !this.policy.hostAllowed(host)) {
-      const refusal = this.policy.refusal(host);
-      if (refusal) return { kind: 'failed', retryable: false, reasonCode: 'TARGET_REFUSED', message: refusal };
-    }
+    // Literals are refused when the run is created; this catches runs stored before that check.
+    const refusal = this.policy.urlRefusal(target.url);
+    if (refusal) return { kind: 'failed', retryable: false, reasonCode: 'TARGET_REFUSED', message: refusal };
     const body = JSON.stringify({
       runId: run.id,
       scheduleId: run.scheduleId,
@@ -71,7 +74,7 @@ export class HttpTarget {
       'content-type': 'application/json',
       'user-agent': 'kairos',
       'idempotency-key': run.scheduleId ? `${run.scheduleId}:${formatInstant(run.scheduledFor)}` : run.id,
-      'kairos-signature': signatureHeader(await this.secretOf(run.namespaceId), body, Math.floor(Date.now() / 1000)),
+      'kairos-signature': signatureHeader(await this.secretsOf(run.namespaceId), body, Math.floor(Date.now() / 1000)),
       'kairos-run-id': run.id,
       'kairos-attempt': String(run.attempt),
     };
@@ -159,13 +162,16 @@ export class HttpTarget {
     };
   }
 
-  private async secretOf(namespaceId: string): Promise<string> {
-    let secret = this.secrets.get(namespaceId);
-    if (secret === undefined) {
-      secret = (await this.namespaces.getById(this.db, namespaceId))!.signingSecret;
-      this.secrets.set(namespaceId, secret);
-    }
-    return secret;
+  /** The namespace's current secret, then the previous one while its grace lasts. */
+  private async secretsOf(namespaceId: string): Promise<string[]> {
+    const cached = this.secrets.get(namespaceId);
+    if (cached && cached.until > Date.now()) return cached.secrets;
+    const stored = (await this.namespaces.signingSecrets(this.db, namespaceId))!;
+    const secrets = stored.previous === null ? [stored.secret] : [stored.secret, stored.previous];
+    // Never cache past the grace: the previous secret stops signing when it ends.
+    const until = Math.min(Date.now() + SECRET_CACHE_MS, stored.previousValidUntil?.getTime() ?? Infinity);
+    this.secrets.set(namespaceId, { secrets, until });
+    return secrets;
   }
 }
 

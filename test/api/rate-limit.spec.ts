@@ -1,0 +1,68 @@
+/**
+ * Rate limits: KAIROS_RATE_LIMIT requests per second per key (per address without one), counted in
+ * Redis so every replica shares them; 429 RATE_LIMITED with Retry-After; health and metrics exempt.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { runCli } from '../../apps/cli/src/cli.js';
+import { sleep, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+
+const LIMIT = 5;
+
+/** Waits for the start of a second, so a burst falls in one counting window. */
+async function atSecondStart(): Promise<void> {
+  await sleep(1_000 - (Date.now() % 1_000) + 20);
+}
+
+describe('rate limits', () => {
+  let t: TestEnvironment;
+  let replicas: StartedKairos[];
+  let key: string;
+  let other: string;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    replicas = [await startInProcess(t.env({ KAIROS_RATE_LIMIT: String(LIMIT) }), ['api']), await startInProcess(t.env({ KAIROS_RATE_LIMIT: String(LIMIT) }), ['api'])];
+    const issue = async () => {
+      const lines: string[] = [];
+      await runCli(['keys', 'create', '--scopes', 'read,write'], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl });
+      return lines[0]!;
+    };
+    key = await issue();
+    other = await issue();
+  });
+
+  afterAll(async () => {
+    await Promise.all((replicas ?? []).map((r) => r.app.close()));
+    await t?.cleanup();
+  });
+
+  const get = (base: string, path: string, apiKey?: string) => fetch(`${base}${path}`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+
+  it('answers 429 with Retry-After past the limit, per key, counted across replicas', async () => {
+    await atSecondStart();
+    // Eight requests to each replica at once: shared counting lets five through in all, not five each.
+    const burst = await Promise.all(replicas.flatMap((r) => Array.from({ length: 8 }, () => get(r.url, '/v1/schedules', key))));
+    const statuses = burst.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(16 - LIMIT);
+    const refused = burst.find((r) => r.status === 429)!;
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED', field: null });
+    // Another key has its own budget, in the same second.
+    expect((await get(replicas[0]!.url, '/v1/schedules', other)).status).toBe(200);
+    // Health checks and metrics are never limited.
+    expect((await get(replicas[0]!.url, '/health/live', key)).status).toBe(200);
+    expect((await get(replicas[1]!.url, '/metrics', key)).status).toBe(200);
+    // The next second starts afresh.
+    await atSecondStart();
+    expect((await get(replicas[1]!.url, '/v1/schedules', key)).status).toBe(200);
+  });
+
+  it('limits callers without a key by address', async () => {
+    await atSecondStart();
+    const burst = await Promise.all(Array.from({ length: 10 }, () => get(replicas[0]!.url, '/v1/schedules')));
+    expect(burst.filter((r) => r.status === 200)).toHaveLength(LIMIT);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(10 - LIMIT);
+  });
+});
