@@ -1,4 +1,5 @@
 /** The OpenAPI 3.1 description of REST /v1, served at GET /docs/openapi.json and rendered by Swagger UI at /docs. */
+import { CLUSTER_PATHS } from '../cluster/cluster.openapi.js';
 import { PARAMETERS, PATHS, RESPONSES } from './openapi.paths.js';
 import { SCHEMAS } from './openapi.schemas.js';
 import type { OpenApiDocument } from './openapi.types.js';
@@ -19,11 +20,12 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'runs', description: 'Executions of a target: ad-hoc runs, their history, cancellation and retry.' },
     { name: 'dead-letters', description: 'Runs that ended dead, and republishing them.' },
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
+    { name: 'cluster', description: 'Who the caller is, and the state of the cluster, for the dashboard.' },
     { name: 'signing-secret', description: 'The secret webhook deliveries are signed with, and its rotation.' },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: PATHS,
+  paths: { ...PATHS, ...CLUSTER_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,
