@@ -1,7 +1,7 @@
 /** The dashboard's frame: session check (login when the API wants a key), navigation landmarks, and the page for the current path. */
 import { useState } from 'preact/hooks';
 import { Link } from './components/link.js';
-import { Failure, Loading, useLoad } from './components/load.js';
+import { Failure, useLoad } from './components/load.js';
 import { ApiError, kairosApi } from './data/kairos-api.js';
 import { pathOf } from './logic/ui-route.js';
 import { useRoute } from './navigation.js';
@@ -15,14 +15,16 @@ import { SessionContext } from './session.js';
 
 export function App() {
   const [session, reload] = useLoad(() => kairosApi.whoami(), []);
-  if (session.state === 'loading') return <Loading />;
   if (session.state === 'failed') {
     if (session.error instanceof ApiError && session.error.status === 401) return <LoginPage onLoggedIn={reload} />;
     return <Failure error={session.error} />;
   }
+  // The page loads its data while the session is asked for (no waterfall); until the answer, no
+  // action is offered. A 401 then replaces the page with the login.
+  const who = session.state === 'ready' ? session.value : null;
   return (
-    <SessionContext.Provider value={session.value}>
-      <Frame namespaceId={session.value.namespaceId} actor={session.value.actor} onLoggedOut={reload} />
+    <SessionContext.Provider value={who}>
+      <Frame namespaceId={who?.namespaceId ?? ''} actor={who?.actor ?? ''} onLoggedOut={reload} />
     </SessionContext.Provider>
   );
 }
@@ -58,7 +60,7 @@ function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor
         <span class="who" title={`namespace ${namespaceId}`}>
           {actor}
         </span>
-        {actor !== 'anonymous' && (
+        {actor !== 'anonymous' && actor !== '' && (
           <button
             type="button"
             disabled={loggingOut}

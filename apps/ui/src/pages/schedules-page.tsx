@@ -26,9 +26,12 @@ export function SchedulesPage() {
   const [page] = useLoad(async () => {
     const result = await kairosApi.schedules({ limit: PAGE_SIZE, cursor, ...filter });
     setPaging((p) => loaded(p, result.nextCursor));
-    const outcomes = await kairosApi.lastTicks(result.items.map((s) => s.id)).catch(() => ({}) as Record<string, string>);
-    return { items: result.items, outcomes };
+    return result.items;
   }, [cursor, filter.name, filter.label, filter.status]);
+  // Outcomes follow the rows rather than hold them back.
+  const ids = page.state === 'ready' ? page.value.map((s) => s.id) : [];
+  const [lastTicks] = useLoad(() => kairosApi.lastTicks(ids), [ids.join(',')]);
+  const outcomes = lastTicks.state === 'ready' ? lastTicks.value : {};
   const can = useCan();
 
   return (
@@ -64,7 +67,7 @@ export function SchedulesPage() {
         <button type="submit">Search</button>
       </form>
       <Show loaded={page}>
-        {({ items, outcomes }) =>
+        {(items) =>
           items.length === 0 ? (
             <p>No schedules match.</p>
           ) : (
