@@ -176,27 +176,38 @@ describe('the dashboard in Chromium', () => {
       [template.id],
     ).finally(() => c.release());
     expect((await t.db.query(`SELECT count(*)::int AS n FROM schedules WHERE deleted_at IS NULL`)).rows[0].n).toBeGreaterThanOrEqual(10_000);
-    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 }, storageState: await page.context().storageState() });
-    await fresh.goto(`${kairos.url}/ui`);
-    await fresh.locator('tbody tr').nth(49).waitFor({ timeout: 10_000 });
-    const paint = await fresh.evaluate(
-      () =>
-        new Promise<{ firstContentfulPaint: number; largestContentfulPaint: number }>((resolve) => {
-          const fcp = performance.getEntriesByName('first-contentful-paint')[0]!.startTime;
-          new PerformanceObserver((list) => {
-            const entries = list.getEntries();
-            resolve({ firstContentfulPaint: fcp, largestContentfulPaint: entries[entries.length - 1]!.startTime });
-          }).observe({ type: 'largest-contentful-paint', buffered: true } as unknown as { type: 'mark' });
-          setTimeout(() => resolve({ firstContentfulPaint: fcp, largestContentfulPaint: Number.NaN }), 5_000);
-        }),
-    );
-    const resources = await fresh.evaluate(() =>
-      performance.getEntriesByType('resource').map((r) => `${new URL(r.name).pathname} ${r.startTime.toFixed(0)}-${(r as PerformanceResourceTiming).responseEnd.toFixed(0)} ms`),
-    );
-    console.log(`schedules page with 10,000 schedules: first contentful paint ${paint.firstContentfulPaint.toFixed(0)} ms, largest contentful paint ${paint.largestContentfulPaint.toFixed(0)} ms; ${resources.join(', ')}`);
-    await fresh.screenshot({ path: `${SCREENSHOTS}/schedules.png`, fullPage: false });
-    expect(paint.firstContentfulPaint).toBeLessThan(1_000);
-    expect(paint.largestContentfulPaint).toBeLessThan(1_000);
-    await fresh.close();
+    // Statistics as a table of this size would have them (autovacuum analyzes it soon after a bulk load).
+    await t.db.query('ANALYZE schedules');
+    const storageState = await page.context().storageState();
+    // Three first visits, each in a new browser context (empty cache); the machine is shared, so the median is what is held to the budget.
+    const visits: { firstContentfulPaint: number; largestContentfulPaint: number }[] = [];
+    for (let visit = 0; visit < 3; visit++) {
+      const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 }, storageState });
+      await fresh.goto(`${kairos.url}/ui`);
+      await fresh.locator('tbody tr').nth(49).waitFor({ timeout: 10_000 });
+      const paint = await fresh.evaluate(
+        () =>
+          new Promise<{ firstContentfulPaint: number; largestContentfulPaint: number }>((resolve) => {
+            const fcp = performance.getEntriesByName('first-contentful-paint')[0]!.startTime;
+            new PerformanceObserver((list) => {
+              const entries = list.getEntries();
+              resolve({ firstContentfulPaint: fcp, largestContentfulPaint: entries[entries.length - 1]!.startTime });
+            }).observe({ type: 'largest-contentful-paint', buffered: true } as unknown as { type: 'mark' });
+            setTimeout(() => resolve({ firstContentfulPaint: fcp, largestContentfulPaint: Number.NaN }), 5_000);
+          }),
+      );
+      const resources = await fresh.evaluate(() =>
+        performance.getEntriesByType('resource').map((r) => `${new URL(r.name).pathname} ${r.startTime.toFixed(0)}-${(r as unknown as { responseEnd: number }).responseEnd.toFixed(0)} ms`),
+      );
+      console.log(
+        `schedules page with 10,000 schedules, visit ${visit + 1}: first contentful paint ${paint.firstContentfulPaint.toFixed(0)} ms, largest contentful paint (the table) ${paint.largestContentfulPaint.toFixed(0)} ms; ${resources.join(', ')}`,
+      );
+      if (visit === 0) await fresh.screenshot({ path: `${SCREENSHOTS}/schedules.png`, fullPage: false });
+      visits.push(paint);
+      await fresh.close();
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!;
+    expect(median(visits.map((v) => v.firstContentfulPaint))).toBeLessThan(1_000);
+    expect(median(visits.map((v) => v.largestContentfulPaint))).toBeLessThan(1_000);
   });
 });
