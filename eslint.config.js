@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard runs in the browser.
+    files: ['apps/ui/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { document: 'readonly', location: 'readonly', history: 'readonly', addEventListener: 'readonly', removeEventListener: 'readonly', dispatchEvent: 'readonly', PopStateEvent: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly', MouseEvent: 'readonly', HTMLAnchorElement: 'readonly' } },
+  },
+  {
     // Tests read JSON responses loosely; the assertions are what check their shape.
     files: ['test/**/*.ts', '**/*.spec.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

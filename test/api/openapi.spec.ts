@@ -451,6 +451,16 @@ describe('the OpenAPI document', () => {
       expect((await call('get', '/v1/signing-secret')).body.secret).toBe(rotated.body.secret);
     });
 
+    it('matches what the dashboard read routes answer', async () => {
+      const who = await call('get', '/v1/whoami');
+      expect(who.body.scopes).toContain('read');
+      const cluster = await call('get', '/v1/cluster');
+      expect(Object.keys(cluster.body.queue)).toContain('waiting');
+      const latest = await call('get', '/v1/ticks/latest', { query: `scheduleIds=${scheduleId},${unknownId}` });
+      expect(latest.body.items.every((t: any) => t.scheduleId === scheduleId)).toBe(true);
+      expect((await call('get', '/v1/ticks/latest', { query: 'scheduleIds=not-a-uuid' })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'scheduleIds' });
+    });
+
     it('matches what a refused API key answers', async () => {
       for (const [verb, path] of [['get', '/v1/schedules'], ['post', '/v1/runs'], ['get', '/docs/openapi.json']] as const) {
         const response = await fetch(`${kairos.url}${path}`, {

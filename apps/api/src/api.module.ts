@@ -5,6 +5,7 @@ import { QueueBoardModule } from './admin/queue-board.module.js';
 import { OPENAPI_DOCUMENT } from './api.openapi.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CallerGuard } from './auth/caller.guard.js';
+import { ClusterController } from './cluster/cluster.controller.js';
 import { CronModule } from './cron/cron.module.js';
 import { DeadLettersModule } from './dead-letters/dead-letters.module.js';
 import { ApiErrorFilter } from './errors/api-error.filter.js';
@@ -16,6 +17,7 @@ import { SecurityHeadersMiddleware } from './requests/security-headers.middlewar
 import { RunsModule } from './runs/runs.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { SigningSecretModule } from './signing-secret/signing-secret.module.js';
+import { UiAssetsController } from './ui/ui-assets.controller.js';
 
 @Module({
   imports: [
@@ -29,6 +31,7 @@ import { SigningSecretModule } from './signing-secret/signing-secret.module.js';
     CronModule,
     SigningSecretModule,
   ],
+  controllers: [ClusterController, UiAssetsController],
   providers: [
     { provide: APP_FILTER, useClass: ApiErrorFilter },
     { provide: APP_GUARD, useClass: CallerGuard },

@@ -2,6 +2,7 @@
  * The OpenAPI 3.1 description of REST /v1, served at GET /docs/openapi.json and rendered by
  * Swagger UI at /docs: each feature folder's paths over the shared schemas, parameters and responses.
  */
+import { CLUSTER_PATHS } from './cluster/cluster.openapi.js';
 import { CRON_PATHS } from './cron/cron.openapi.js';
 import { DEAD_LETTER_PATHS } from './dead-letters/dead-letters.openapi.js';
 import { PARAMETERS, RESPONSES } from './openapi/openapi.operations.js';
@@ -27,11 +28,12 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'runs', description: 'Executions of a target: ad-hoc runs, their history, cancellation and retry.' },
     { name: 'dead-letters', description: 'Runs that ended dead, and republishing them.' },
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
+    { name: 'cluster', description: 'Who the caller is, and the state of the cluster, for the dashboard.' },
     { name: 'signing-secret', description: 'The secret webhook deliveries are signed with, and its rotation.' },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: { ...SCHEDULE_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS },
+  paths: { ...SCHEDULE_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...CLUSTER_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

@@ -90,6 +90,7 @@ export async function runKairos(spec: KairosProcess): Promise<void> {
     const lines = [`Kairos ${spec.name} is up.`];
     if (config.roles.includes('api')) {
       lines.push(
+        `  Dashboard   ${url}/ui`,
         `  REST        ${url}/v1/schedules`,
         `  GraphQL     ${url}/graphql`,
         `  OpenAPI     ${url}/docs`,

@@ -1,9 +1,11 @@
 /** Schedules over REST and GraphQL: declare, change, trigger, backfill and preview them. */
 import { Module } from '@nestjs/common';
+import { RunsModule } from '../runs/runs.module.js';
 import { TargetsModule } from '../targets/targets.module.js';
+import { ScheduleRunsResolver } from './schedule-runs.resolver.js';
 import { SchedulesController } from './schedules.controller.js';
 import { SchedulesResolver } from './schedules.resolver.js';
 import { SchedulesService } from './schedules.service.js';
 
-@Module({ imports: [TargetsModule], controllers: [SchedulesController], providers: [SchedulesService, SchedulesResolver] })
+@Module({ imports: [TargetsModule, RunsModule], controllers: [SchedulesController], providers: [SchedulesService, SchedulesResolver, ScheduleRunsResolver] })
 export class SchedulesModule {}

@@ -1,0 +1,69 @@
+/**
+ * Read-only views for the dashboard: GET /v1/whoami (the caller's namespace and scopes, so a page
+ * hides what the key may not do), GET /v1/cluster (leader lease, live scheduler sessions, run
+ * counts of the caller's namespace, queue depths, recent outages) and GET /v1/ticks/latest (each
+ * listed schedule's newest tick).
+ */
+import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { ValidationError, formatInstant, isUuid } from '@kairos/domain';
+import { LeaseRepository, MAX_PAGE_SIZE, type Db } from '@kairos/ledger';
+import type { RunsQueue } from '@kairos/queue';
+import { DATABASE, QUEUE_JOB_STATES, RUNS_QUEUE_TOKEN } from '@kairos/runtime';
+import { Caller, type CallerContext } from '../auth/request-context.js';
+
+/** The lease the leading scheduler holds. */
+const LEADER_LEASE = 'scheduler';
+const RECENT_OUTAGES = 10;
+
+@Controller('v1')
+export class ClusterController {
+  private readonly leases = new LeaseRepository();
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Db,
+    @Inject(RUNS_QUEUE_TOKEN) private readonly queue: RunsQueue,
+  ) {}
+
+  @Get('whoami')
+  whoami(@Caller() caller: CallerContext) {
+    return { namespaceId: caller.namespaceId, actor: caller.actor, scopes: caller.scopes };
+  }
+
+  @Get('cluster')
+  async cluster(@Caller() caller: CallerContext) {
+    const [leader, sessions, outages, runs, queue] = await Promise.all([
+      this.leases.current(this.db, LEADER_LEASE),
+      this.db.query<{ holder: string; startedAt: Date; lastSeenAt: Date }>(
+        `SELECT holder, started_at AS "startedAt", heartbeat_at AS "lastSeenAt" FROM scheduler_sessions
+         WHERE stopped_at IS NULL ORDER BY started_at`,
+      ),
+      this.db.query<{ startedAt: Date; endedAt: Date; reasonCode: string }>(
+        `SELECT started_at AS "startedAt", ended_at AS "endedAt", reason_code AS "reasonCode" FROM outages ORDER BY started_at DESC LIMIT ${RECENT_OUTAGES}`,
+      ),
+      this.db.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM runs WHERE namespace_id = $1 GROUP BY state ORDER BY state', [caller.namespaceId]),
+      this.queue.getJobCounts(...QUEUE_JOB_STATES),
+    ]);
+    return {
+      leader: leader && { holder: leader.holder, epoch: Number(leader.epoch), expiresAt: formatInstant(leader.expiresAt), live: leader.alive },
+      sessions: sessions.rows.map((s) => ({ holder: s.holder, startedAt: formatInstant(s.startedAt), lastSeenAt: formatInstant(s.lastSeenAt) })),
+      runs: Object.fromEntries(runs.rows.map((r) => [r.state, r.n])),
+      queue: Object.fromEntries(QUEUE_JOB_STATES.map((state) => [state, queue[state] ?? 0])),
+      outages: outages.rows.map((o) => ({ startedAt: formatInstant(o.startedAt), endedAt: formatInstant(o.endedAt), reasonCode: o.reasonCode })),
+    };
+  }
+
+  @Get('ticks/latest')
+  async latestTicks(@Caller() caller: CallerContext, @Query('scheduleIds') scheduleIds?: string) {
+    const ids = (scheduleIds ?? '').split(',').filter((id) => id !== '');
+    if (ids.length === 0 || ids.length > MAX_PAGE_SIZE || !ids.every(isUuid)) {
+      throw new ValidationError('VALIDATION_FAILED', 'scheduleIds', `scheduleIds must be 1 to ${MAX_PAGE_SIZE} schedule UUIDs separated by commas`);
+    }
+    const { rows } = await this.db.query<{ scheduleId: string; scheduledFor: Date; outcome: string; reasonCode: string; runId: string | null }>(
+      `SELECT t.schedule_id AS "scheduleId", t.scheduled_for AS "scheduledFor", t.outcome, t.reason_code AS "reasonCode", t.run_id AS "runId"
+       FROM unnest($2::uuid[]) AS s(id)
+       CROSS JOIN LATERAL (SELECT * FROM ticks WHERE schedule_id = s.id AND namespace_id = $1 ORDER BY scheduled_for DESC LIMIT 1) t`,
+      [caller.namespaceId, ids],
+    );
+    return { items: rows.map((t) => ({ scheduleId: t.scheduleId, scheduledFor: formatInstant(t.scheduledFor), outcome: t.outcome, reasonCode: t.reasonCode, runId: t.runId })) };
+  }
+}

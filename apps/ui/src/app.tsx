@@ -1,0 +1,94 @@
+/** The dashboard's frame: session check (login when the API wants a key), navigation landmarks, and the page for the current path. */
+import { useState } from 'preact/hooks';
+import { Link } from './components/link.js';
+import { Failure, useLoad } from './components/load.js';
+import { ApiError, kairosApi } from './data/kairos-api.js';
+import { pathOf } from './logic/ui-route.js';
+import { useRoute } from './navigation.js';
+import { ClusterPage } from './pages/cluster-page.js';
+import { DeadLettersPage } from './pages/dead-letters-page.js';
+import { LoginPage } from './pages/login-page.js';
+import { RunPage } from './pages/run-page.js';
+import { SchedulePage } from './pages/schedule-page.js';
+import { SchedulesPage } from './pages/schedules-page.js';
+import { SessionContext } from './session.js';
+
+export function App() {
+  const [session, reload] = useLoad(() => kairosApi.whoami(), []);
+  if (session.state === 'failed') {
+    if (session.error instanceof ApiError && session.error.status === 401) return <LoginPage onLoggedIn={reload} />;
+    return <Failure error={session.error} />;
+  }
+  // The page loads its data while the session is asked for (no waterfall); until the answer, no
+  // action is offered. A 401 then replaces the page with the login.
+  const who = session.state === 'ready' ? session.value : null;
+  return (
+    <SessionContext.Provider value={who}>
+      <Frame namespaceId={who?.namespaceId ?? ''} actor={who?.actor ?? ''} onLoggedOut={reload} />
+    </SessionContext.Provider>
+  );
+}
+
+const NAV = [
+  { page: 'schedules', label: 'Schedules', href: pathOf({ page: 'schedules' }) },
+  { page: 'dead-letters', label: 'Dead letters', href: pathOf({ page: 'dead-letters' }) },
+  { page: 'cluster', label: 'Cluster', href: pathOf({ page: 'cluster' }) },
+] as const;
+
+function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor: string; onLoggedOut: () => void }) {
+  const route = useRoute();
+  const [loggingOut, setLoggingOut] = useState(false);
+  const section = route.page === 'schedule' ? 'schedules' : route.page;
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Kairos</span>
+        <nav aria-label="Sections">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.page}>
+                <Link href={item.href} current={section === item.page}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span class="who" title={`namespace ${namespaceId}`}>
+          {actor}
+        </span>
+        {actor !== 'anonymous' && actor !== '' && (
+          <button
+            type="button"
+            disabled={loggingOut}
+            onClick={async () => {
+              setLoggingOut(true);
+              await kairosApi.logout().catch(() => undefined);
+              onLoggedOut();
+            }}
+          >
+            Log out
+          </button>
+        )}
+      </header>
+      <main id="main" tabIndex={-1}>
+        {route.page === 'schedules' && <SchedulesPage />}
+        {route.page === 'schedule' && <SchedulePage id={route.id} />}
+        {route.page === 'run' && <RunPage id={route.id} />}
+        {route.page === 'dead-letters' && <DeadLettersPage />}
+        {route.page === 'cluster' && <ClusterPage />}
+        {route.page === 'not-found' && (
+          <>
+            <h1>Not found</h1>
+            <p>
+              Nothing lives at {route.path}. <Link href={pathOf({ page: 'schedules' })}>Back to the schedules</Link>
+            </p>
+          </>
+        )}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { durationBetween, formatElapsed, runStory, type RunEvent } from './run-story.js';
+
+const event = (id: number, at: string, kind: string, fromState: string | null, toState: string | null, extra: Partial<RunEvent> = {}): RunEvent => ({
+  id, at, kind, fromState, toState, leaseEpoch: null, actor: 'scheduler', reasonCode: null, ...extra,
+});
+
+describe('runStory', () => {
+  it('orders by event id and describes each transition', () => {
+    const rows = runStory([
+      event(3, '2026-12-01T09:00:01.250Z', 'succeeded', 'running', 'succeeded', { leaseEpoch: 1, actor: 'worker:w1', reasonCode: 'COMPLETED' }),
+      event(1, '2026-12-01T09:00:00Z', 'created', null, 'queued'),
+      event(2, '2026-12-01T09:00:00.400Z', 'claimed', 'queued', 'running', { leaseEpoch: 1, actor: 'worker:w1' }),
+      event(4, '2026-12-01T09:02:05Z', 'renewed', 'running', 'running', { leaseEpoch: 1 }),
+    ]);
+    expect(rows.map((r) => [r.id, r.kind, r.transition, r.reason, r.epoch, r.actor, r.sinceStart])).toEqual([
+      [1, 'created', 'queued', '', '', 'scheduler', '+0 ms'],
+      [2, 'claimed', 'queued → running', '', '1', 'worker:w1', '+400 ms'],
+      [3, 'succeeded', 'running → succeeded', 'COMPLETED', '1', 'worker:w1', '+1.2 s'],
+      [4, 'renewed', '', '', '1', 'scheduler', '+2 min 5 s'],
+    ]);
+  });
+
+  it('is empty without events', () => {
+    expect(runStory([])).toEqual([]);
+  });
+});
+
+describe('formatElapsed and durationBetween', () => {
+  it.each<[number, string]>([
+    [0, '0 ms'],
+    [999, '999 ms'],
+    [1_000, '1.0 s'],
+    [4_250, '4.2 s'],
+    [59_999, '59.9 s'],
+    [60_000, '1 min 0 s'],
+    [185_000, '3 min 5 s'],
+    [3_600_000, '1 h 0 min'],
+    [7_800_000, '2 h 10 min'],
+    [90_000_000, '1 d 1 h'],
+    [-1, ''],
+    [Number.NaN, ''],
+  ])('%d ms → %s', (ms, words) => {
+    expect(formatElapsed(ms)).toBe(words);
+  });
+
+  it.each<[string | null, string | null, string]>([
+    ['2026-12-01T09:00:00Z', '2026-12-01T09:00:02.500Z', '2.5 s'],
+    ['2026-12-01T09:00:00Z', null, ''],
+    [null, '2026-12-01T09:00:00Z', ''],
+  ])('%s to %s → %s', (start, end, words) => {
+    expect(durationBetween(start, end)).toBe(words);
+  });
+});

@@ -1,0 +1,61 @@
+/** A run's story as rows for a timeline: each event with its transition, reason, epoch and the time since the run was created. */
+export interface RunEvent {
+  id: number;
+  at: string;
+  kind: string;
+  fromState: string | null;
+  toState: string | null;
+  leaseEpoch: number | null;
+  actor: string;
+  reasonCode: string | null;
+}
+
+export interface StoryRow {
+  id: number;
+  at: string;
+  kind: string;
+  /** `queued → running`, or empty for an event that changed no state (a renewal). */
+  transition: string;
+  reason: string;
+  epoch: string;
+  actor: string;
+  /** `+1.2 s` after the first event. */
+  sinceStart: string;
+}
+
+export function runStory(events: readonly RunEvent[]): StoryRow[] {
+  const sorted = [...events].sort((a, b) => a.id - b.id);
+  const start = sorted[0] ? Date.parse(sorted[0].at) : 0;
+  return sorted.map((event) => ({
+    id: event.id,
+    at: event.at,
+    kind: event.kind,
+    transition: transitionOf(event.fromState, event.toState),
+    reason: event.reasonCode ?? '',
+    epoch: event.leaseEpoch === null ? '' : String(event.leaseEpoch),
+    actor: event.actor,
+    sinceStart: `+${formatElapsed(Date.parse(event.at) - start)}`,
+  }));
+}
+
+function transitionOf(from: string | null, to: string | null): string {
+  if (to === null || from === to) return '';
+  return from === null ? to : `${from} → ${to}`;
+}
+
+/** How long between two instants, in words a person scans: `850 ms`, `4.2 s`, `3 min 5 s`, `2 h 10 min`; empty while `end` is missing. */
+export function durationBetween(start: string | null, end: string | null): string {
+  if (start === null || end === null) return '';
+  return formatElapsed(Date.parse(end) - Date.parse(start));
+}
+
+export function formatElapsed(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '';
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  const totalSeconds = Math.floor(ms / 1_000);
+  if (totalSeconds < 3_600) return `${Math.floor(totalSeconds / 60)} min ${totalSeconds % 60} s`;
+  const totalMinutes = Math.floor(totalSeconds / 60);
+  if (totalMinutes < 24 * 60) return `${Math.floor(totalMinutes / 60)} h ${totalMinutes % 60} min`;
+  return `${Math.floor(totalMinutes / 1_440)} d ${Math.floor((totalMinutes % 1_440) / 60)} h`;
+}

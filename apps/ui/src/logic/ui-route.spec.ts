@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { pathOf, routeOf, type UiRoute } from './ui-route.js';
+
+describe('routeOf / pathOf', () => {
+  it.each<[string, UiRoute]>([
+    ['/ui', { page: 'schedules' }],
+    ['/ui/', { page: 'schedules' }],
+    ['/ui/schedules/0190-abc', { page: 'schedule', id: '0190-abc' }],
+    ['/ui/runs/r1', { page: 'run', id: 'r1' }],
+    ['/ui/dead-letters', { page: 'dead-letters' }],
+    ['/ui/cluster/', { page: 'cluster' }],
+    ['/ui/schedules', { page: 'not-found', path: '/ui/schedules' }],
+    ['/ui/runs/r1/extra', { page: 'not-found', path: '/ui/runs/r1/extra' }],
+    ['/ui/cluster/x', { page: 'not-found', path: '/ui/cluster/x' }],
+    ['/elsewhere', { page: 'not-found', path: '/elsewhere' }],
+  ])('%s', (path, route) => {
+    expect(routeOf(path)).toEqual(route);
+    if (route.page !== 'not-found') expect(routeOf(pathOf(route))).toEqual(route);
+  });
+});

@@ -1,0 +1,39 @@
+/** The dashboard's pages and the paths under /ui that name them. */
+export type UiRoute =
+  | { page: 'schedules' }
+  | { page: 'schedule'; id: string }
+  | { page: 'run'; id: string }
+  | { page: 'dead-letters' }
+  | { page: 'cluster' }
+  | { page: 'not-found'; path: string };
+
+export const UI_BASE = '/ui';
+
+export function routeOf(pathname: string): UiRoute {
+  const path = pathname.replace(/\/+$/, '') || '/';
+  if (path === UI_BASE) return { page: 'schedules' };
+  const rest = path.startsWith(`${UI_BASE}/`) ? path.slice(UI_BASE.length + 1).split('/') : null;
+  if (rest === null) return { page: 'not-found', path: pathname };
+  const [first, id, ...more] = rest;
+  if (more.length > 0) return { page: 'not-found', path: pathname };
+  if (first === 'schedules' && id) return { page: 'schedule', id: decodeURIComponent(id) };
+  if (first === 'runs' && id) return { page: 'run', id: decodeURIComponent(id) };
+  if (first === 'dead-letters' && id === undefined) return { page: 'dead-letters' };
+  if (first === 'cluster' && id === undefined) return { page: 'cluster' };
+  return { page: 'not-found', path: pathname };
+}
+
+export function pathOf(route: Exclude<UiRoute, { page: 'not-found' }>): string {
+  switch (route.page) {
+    case 'schedules':
+      return UI_BASE;
+    case 'schedule':
+      return `${UI_BASE}/schedules/${encodeURIComponent(route.id)}`;
+    case 'run':
+      return `${UI_BASE}/runs/${encodeURIComponent(route.id)}`;
+    case 'dead-letters':
+      return `${UI_BASE}/dead-letters`;
+    case 'cluster':
+      return `${UI_BASE}/cluster`;
+  }
+}

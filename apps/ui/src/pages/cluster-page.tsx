@@ -1,0 +1,96 @@
+/** The cluster as the ledger sees it: leader lease, scheduler sessions, workers (where the API lists them), run and queue counts, outages. */
+import { Show, useLoad } from '../components/load.js';
+import { StateBadge, When } from '../components/when.js';
+import { kairosApi } from '../data/kairos-api.js';
+
+export function ClusterPage() {
+  const [cluster] = useLoad(() => kairosApi.cluster(), []);
+  const [workers] = useLoad(() => kairosApi.workers(), []);
+  return (
+    <>
+      <h1>Cluster</h1>
+      <Show loaded={cluster}>
+        {(c) => (
+          <>
+            <section aria-labelledby="leader">
+              <h2 id="leader">Leader</h2>
+              {c.leader === null ? (
+                <p>No scheduler has ever led.</p>
+              ) : (
+                <p>
+                  <code>{c.leader.holder}</code> · epoch {c.leader.epoch} · lease until <When at={c.leader.expiresAt} /> ·{' '}
+                  <StateBadge state={c.leader.live ? 'live' : 'expired'} />
+                </p>
+              )}
+            </section>
+            <section aria-labelledby="sessions">
+              <h2 id="sessions">Schedulers</h2>
+              {c.sessions.length === 0 ? (
+                <p>No scheduler sessions.</p>
+              ) : (
+                <ul>
+                  {c.sessions.map((s) => (
+                    <li key={s.holder}>
+                      <code>{s.holder}</code> · since <When at={s.startedAt} /> · last seen <When at={s.lastSeenAt} />
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </section>
+            <section aria-labelledby="counts">
+              <h2 id="counts">Runs and queue</h2>
+              <dl class="pairs">
+                {Object.entries(c.runs).map(([state, n]) => (
+                  <div key={`run-${state}`}>
+                    <dt>runs {state}</dt>
+                    <dd>{n}</dd>
+                  </div>
+                ))}
+                {Object.entries(c.queue).map(([state, n]) => (
+                  <div key={`queue-${state}`}>
+                    <dt>queue {state}</dt>
+                    <dd>{n}</dd>
+                  </div>
+                ))}
+              </dl>
+            </section>
+            <section aria-labelledby="outages">
+              <h2 id="outages">Outages</h2>
+              {c.outages.length === 0 ? (
+                <p>No outages recorded.</p>
+              ) : (
+                <ul>
+                  {c.outages.map((o) => (
+                    <li key={o.startedAt}>
+                      <When at={o.startedAt} /> to {o.endedAt ? <When at={o.endedAt} /> : 'now'}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </section>
+          </>
+        )}
+      </Show>
+      <section aria-labelledby="workers">
+        <h2 id="workers">Workers</h2>
+        <Show loaded={workers}>
+          {(list) =>
+            list === null ? (
+              <p>This API does not list workers.</p>
+            ) : list.length === 0 ? (
+              <p>No workers registered.</p>
+            ) : (
+              <ul>
+                {list.map((w) => (
+                  <li key={w.id}>
+                    <code>{w.id}</code> · queue {w.queue} · handlers {w.handlers.join(', ')} · last seen <When at={w.lastSeenAt} />
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </Show>
+      </section>
+    </>
+  );
+}

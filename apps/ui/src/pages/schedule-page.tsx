@@ -1,0 +1,290 @@
+/** One schedule: its definition and policies, the next ten fires (DST changes marked), its ticks and runs (new runs appear live), and its actions. */
+import { useEffect, useState } from 'preact/hooks';
+import { Link } from '../components/link.js';
+import { Failure, Show, useLoad } from '../components/load.js';
+import { StateBadge, When } from '../components/when.js';
+import { followScheduleRuns, kairosApi } from '../data/kairos-api.js';
+import type { Run, Schedule } from '../data/wire.js';
+import { markOffsetChanges } from '../logic/fire-preview.js';
+import { durationBetween } from '../logic/run-story.js';
+import { specInWords } from '../logic/spec-words.js';
+import { pathOf } from '../logic/ui-route.js';
+import { navigate } from '../navigation.js';
+import { useCan } from '../session.js';
+
+export function SchedulePage({ id }: { id: string }) {
+  const [schedule, reload] = useLoad(() => kairosApi.schedule(id), [id]);
+  return (
+    <Show loaded={schedule}>
+      {(s) => (
+        <>
+          <h1>{s.name}</h1>
+          <p class="lead">
+            {specInWords(s)} · <StateBadge state={s.status} />
+          </p>
+          <Actions schedule={s} onChanged={reload} />
+          <Definition schedule={s} />
+          <NextFires schedule={s} />
+          <Runs scheduleId={s.id} />
+          <Ticks scheduleId={s.id} />
+        </>
+      )}
+    </Show>
+  );
+}
+
+function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () => void }) {
+  const can = useCan();
+  const [error, setError] = useState<Error | null>(null);
+  const [message, setMessage] = useState('');
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  if (!can('write')) return null;
+  const act = async (label: string, action: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await action();
+      setMessage(label);
+      onChanged();
+    } catch (failure) {
+      setError(failure as Error);
+    }
+  };
+  return (
+    <section aria-label="Actions" class="actions">
+      {schedule.status === 'active' && (
+        <button type="button" onClick={() => act('Paused.', () => kairosApi.pause(schedule.id))}>
+          Pause
+        </button>
+      )}
+      {schedule.status === 'paused' && (
+        <button type="button" onClick={() => act('Resumed.', () => kairosApi.resume(schedule.id))}>
+          Resume
+        </button>
+      )}
+      <button type="button" onClick={() => act('Triggered: a run is queued.', () => kairosApi.trigger(schedule.id))}>
+        Trigger now
+      </button>
+      <details>
+        <summary>Backfill</summary>
+        <form
+          class="stack"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const data = new FormData(event.currentTarget);
+            const from = new Date(String(data.get('from'))).toISOString();
+            const to = new Date(String(data.get('to'))).toISOString();
+            void act('Backfill queued.', () => kairosApi.backfill(schedule.id, from, to));
+          }}
+        >
+          <label>
+            From (UTC) <input name="from" type="datetime-local" required />
+          </label>
+          <label>
+            To (UTC) <input name="to" type="datetime-local" required />
+          </label>
+          <button type="submit">Backfill past slots</button>
+        </form>
+      </details>
+      <details>
+        <summary>Edit</summary>
+        <form
+          class="stack"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const text = String(new FormData(event.currentTarget).get('changes') ?? '{}');
+            let changes: Record<string, unknown>;
+            try {
+              changes = JSON.parse(text) as Record<string, unknown>;
+            } catch {
+              setError(new Error('the changes must be a JSON object, e.g. {"every": "30m"}'));
+              return;
+            }
+            void act('Saved.', () => kairosApi.editSchedule(schedule.id, changes));
+          }}
+        >
+          <label for="changes">Changes (JSON, the fields to replace)</label>
+          <textarea id="changes" name="changes" rows={4} value={JSON.stringify({ name: schedule.name, labels: schedule.labels }, null, 2)} />
+          <button type="submit">Save</button>
+        </form>
+      </details>
+      {confirmingDelete ? (
+        <span role="group" aria-label="Confirm delete">
+          Delete {schedule.name}? Its runs stay in the ledger.{' '}
+          <button
+            type="button"
+            class="danger"
+            onClick={() =>
+              act('Deleted.', async () => {
+                await kairosApi.deleteSchedule(schedule.id);
+                navigate(pathOf({ page: 'schedules' }));
+              })
+            }
+          >
+            Yes, delete
+          </button>{' '}
+          <button type="button" onClick={() => setConfirmingDelete(false)}>
+            Keep it
+          </button>
+        </span>
+      ) : (
+        <button type="button" class="danger" onClick={() => setConfirmingDelete(true)}>
+          Delete…
+        </button>
+      )}
+      <p aria-live="polite" class="muted">
+        {message}
+      </p>
+      {error && <Failure error={error} />}
+    </section>
+  );
+}
+
+function Definition({ schedule: s }: { schedule: Schedule }) {
+  const rows: [string, string][] = [
+    ['Timing', s.cron !== null ? `cron ${s.cron}` : s.every !== null ? `every ${s.every}` : `at ${s.at}`],
+    ['Time zone', s.timezone],
+    ['DST', `gap ${s.dst.gap}, overlap ${s.dst.overlap}`],
+    ['Catch-up', `${s.catchup.mode}${s.catchup.window ? `, window ${s.catchup.window}` : ''}${s.catchup.limit !== null ? `, limit ${s.catchup.limit}` : ''}`],
+    ['Overlap', s.overlap],
+    ['Target', JSON.stringify(s.target)],
+    ['Retry', `${s.retry.maxAttempts} attempts, ${s.retry.backoff.type} from ${s.retry.backoff.base} to ${s.retry.backoff.max}, jitter ${s.retry.backoff.jitter}`],
+    ['Timeout', s.timeout],
+    ['Bounds', `${s.startAt ?? 'from creation'} to ${s.endAt ?? 'no end'}${s.maxRuns !== null ? `, at most ${s.maxRuns} runs` : ''}`],
+    ['Fired', `${s.fireCount} times, last ${s.lastFireAt ?? 'never'}`],
+    ['Labels', Object.entries(s.labels).map(([k, v]) => `${k}:${v}`).join(', ') || 'none'],
+    ['Payload', JSON.stringify(s.payload)],
+  ];
+  return (
+    <section aria-labelledby="definition">
+      <h2 id="definition">Definition and policies</h2>
+      <dl class="pairs">
+        {rows.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function NextFires({ schedule }: { schedule: Schedule }) {
+  const [preview] = useLoad(() => kairosApi.preview(schedule.id, 10), [schedule.id, schedule.updatedAt]);
+  return (
+    <section aria-labelledby="next-fires">
+      <h2 id="next-fires">Next ten fires</h2>
+      <Show loaded={preview}>
+        {({ fireTimes }) =>
+          fireTimes.length === 0 ? (
+            <p>No future fires.</p>
+          ) : (
+            <ol class="fires">
+              {markOffsetChanges(fireTimes, schedule.timezone).map((f) => (
+                <li key={f.instant} class={f.offsetChanged ? 'dst' : undefined}>
+                  <When at={f.instant} /> · {f.local} ({schedule.timezone}, UTC{f.offset})
+                  {f.offsetChanged && <strong class="dst-mark"> DST change: offset now {f.offset}</strong>}
+                </li>
+              ))}
+            </ol>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+/** The newest runs; the scheduleRuns subscription adds new ones and updates states as they change. */
+function Runs({ scheduleId }: { scheduleId: string }) {
+  const [runs, setRuns] = useState<Run[] | null>(null);
+  const [error, setError] = useState<Error | null>(null);
+  useEffect(() => {
+    let current = true;
+    kairosApi.runs({ scheduleId, limit: 20 }).then(
+      (page) => current && setRuns((live) => merge(page.items, live ?? [])),
+      (failure: Error) => current && setError(failure),
+    );
+    const stop = followScheduleRuns(scheduleId, (run) => setRuns((known) => merge([run], known ?? [])));
+    return () => {
+      current = false;
+      stop();
+    };
+  }, [scheduleId]);
+  return (
+    <section aria-labelledby="runs">
+      <h2 id="runs">Runs</h2>
+      {error && <Failure error={error} />}
+      {runs !== null && runs.length === 0 && <p>No runs yet.</p>}
+      {runs !== null && runs.length > 0 && (
+        <div class="scroll">
+          <table aria-live="polite">
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Origin</th>
+                <th scope="col">Slot</th>
+                <th scope="col">State</th>
+                <th scope="col">Attempt</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.map((r) => (
+                <tr key={r.id} data-run-id={r.id}>
+                  <td>
+                    <Link href={pathOf({ page: 'run', id: r.id })}>{r.id.slice(0, 13)}…</Link>
+                  </td>
+                  <td>{r.origin}</td>
+                  <td>
+                    <When at={r.scheduledFor} />
+                  </td>
+                  <td>
+                    <StateBadge state={r.state} />
+                  </td>
+                  <td>
+                    {r.attempt}/{r.maxAttempts}
+                  </td>
+                  <td>{durationBetween(r.startedAt, r.finishedAt)}</td>
+                  <td>{r.reasonCode ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** Newer information about a run wins; newest run first (ids are time-ordered). */
+function merge(incoming: Run[], known: Run[]): Run[] {
+  const byId = new Map(known.map((r) => [r.id, r]));
+  for (const run of incoming) byId.set(run.id, { ...byId.get(run.id), ...run });
+  return [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, 50);
+}
+
+function Ticks({ scheduleId }: { scheduleId: string }) {
+  const [ticks] = useLoad(() => kairosApi.ticks(scheduleId, 50), [scheduleId]);
+  return (
+    <section aria-labelledby="ticks">
+      <h2 id="ticks">Tick timeline</h2>
+      <Show loaded={ticks}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p>No ticks yet.</p>
+          ) : (
+            <ol class="timeline">
+              {page.items.map((t) => (
+                <li key={t.scheduledFor}>
+                  <When at={t.scheduledFor} /> <StateBadge state={t.outcome} /> {t.reasonCode && <code>{t.reasonCode}</code>}{' '}
+                  {t.runId && <Link href={pathOf({ page: 'run', id: t.runId })}>run</Link>}
+                </li>
+              ))}
+            </ol>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
