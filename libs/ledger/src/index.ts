@@ -1,5 +1,6 @@
 /** Everything that touches Postgres: the pool, migrations, and one repository per aggregate. */
 export * from './database.js';
+export * from './leases/holder-presence.js';
 export * from './leases/lease.repository.js';
 export * from './migrations/migrator.js';
 export * from './namespaces/namespace.repository.js';
