@@ -27,6 +27,7 @@ describe('loadConfig', () => {
         crashBudget: 3,
       },
       worker: { concurrency: 16, runLeaseTtlMs: 30_000, httpAllowList: [] },
+      retention: { retentionMs: 30 * 86_400_000, deadLetterRetentionMs: 90 * 86_400_000, batchSize: 500, intervalMs: 60_000 },
     } satisfies KairosConfig);
   });
 
@@ -97,6 +98,12 @@ describe('loadConfig', () => {
     ['KAIROS_RUN_LEASE_TTL', '1m', (c) => c.worker.runLeaseTtlMs, 60_000],
     ['KAIROS_HTTP_ALLOWLIST', '127.0.0.1', (c) => c.worker.httpAllowList, ['127.0.0.1']],
     ['KAIROS_AUTH', 'required', (c) => c.api.auth, 'required'],
+    ['KAIROS_RETENTION', '7d', (c) => c.retention.retentionMs, 7 * 86_400_000],
+    ['KAIROS_RETENTION', '5s', (c) => c.retention.retentionMs, 5_000],
+    ['KAIROS_DEAD_LETTER_RETENTION', '365d', (c) => c.retention.deadLetterRetentionMs, 365 * 86_400_000],
+    ['KAIROS_RETENTION_BATCH', '1', (c) => c.retention.batchSize, 1],
+    ['KAIROS_RETENTION_BATCH', '10000', (c) => c.retention.batchSize, 10_000],
+    ['KAIROS_RETENTION_INTERVAL', '200ms', (c) => c.retention.intervalMs, 200],
     ['KAIROS_HTTP_ALLOWLIST', ' localhost , 10.0.0.0/8 ,,', (c) => c.worker.httpAllowList, ['localhost', '10.0.0.0/8']],
   ])('%s=%j', (name, value, pick, expected) => {
     expect(pick(loadConfig({ [name]: value }))).toEqual(expected);
@@ -138,6 +145,11 @@ describe('loadConfig', () => {
     ['KAIROS_RECONCILE_INTERVAL', '5sec', /^KAIROS_RECONCILE_INTERVAL="5sec": /],
     ['KAIROS_RECONCILE_GRACE', 'x', /^KAIROS_RECONCILE_GRACE="x": /],
     ['KAIROS_REAPER_INTERVAL', '2S', /^KAIROS_REAPER_INTERVAL="2S": /],
+    ['KAIROS_RETENTION', '500ms', /^KAIROS_RETENTION="500ms" must be at least 1000 ms$/],
+    ['KAIROS_RETENTION', 'forever', /^KAIROS_RETENTION="forever": /],
+    ['KAIROS_DEAD_LETTER_RETENTION', '0', /^KAIROS_DEAD_LETTER_RETENTION="0" must be at least 1000 ms$/],
+    ['KAIROS_RETENTION_BATCH', '0', /^KAIROS_RETENTION_BATCH="0" must be an integer from 1 to 10000$/],
+    ['KAIROS_RETENTION_INTERVAL', '5ms', /^KAIROS_RETENTION_INTERVAL="5ms" must be at least 10 ms$/],
     ['KAIROS_REAPER_SKEW', '5s5s', /^KAIROS_REAPER_SKEW="5s5s": /],
     ['KAIROS_REAPER_BACKOFF', '1e3', /^KAIROS_REAPER_BACKOFF="1e3": /],
     ['KAIROS_CRASH_BUDGET', '0', /^KAIROS_CRASH_BUDGET="0" must be an integer from 1 to 100$/],

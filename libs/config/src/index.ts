@@ -46,6 +46,16 @@ export interface KairosConfig {
     /** Executors that may die holding one run before it is quarantined as POISONED. */
     crashBudget: number;
   };
+  retention: {
+    /** Finished runs (with their events and ticks), run-less ticks and published outbox rows older than this are pruned. */
+    retentionMs: number;
+    /** How long a dead letter that was never republished is kept. */
+    deadLetterRetentionMs: number;
+    /** Rows per pruning statement: small, so each transaction is short. */
+    batchSize: number;
+    /** How long the pruner sleeps once nothing is left to prune. */
+    intervalMs: number;
+  };
   worker: {
     concurrency: number;
     runLeaseTtlMs: number;
@@ -91,6 +101,12 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
       reaperSkewMs: duration(env, 'KAIROS_REAPER_SKEW', '5s'),
       reaperBackoffMs: duration(env, 'KAIROS_REAPER_BACKOFF', '5s'),
       crashBudget: integer(env, 'KAIROS_CRASH_BUDGET', 3, 1, 100),
+    },
+    retention: {
+      retentionMs: duration(env, 'KAIROS_RETENTION', '30d', SECOND),
+      deadLetterRetentionMs: duration(env, 'KAIROS_DEAD_LETTER_RETENTION', '90d', SECOND),
+      batchSize: integer(env, 'KAIROS_RETENTION_BATCH', 500, 1, 10_000),
+      intervalMs: duration(env, 'KAIROS_RETENTION_INTERVAL', '1m', LOOP_MIN),
     },
     worker: {
       concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 16, 1, 1000),

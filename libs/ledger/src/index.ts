@@ -15,3 +15,5 @@ export * from './schedules/slot-materializer.js';
 export * from './fsck.js';
 export * from './keys/api-key.repository.js';
 export * from './outbox/outbox.repository.js';
+export * from './retention/ledger-size.js';
+export * from './retention/retention.repository.js';
