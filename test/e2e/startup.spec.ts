@@ -36,7 +36,7 @@ describe('starting a Kairos process', () => {
     const child = spawnKairos('kairos', t.env({ DATABASE_URL: url.toString() }));
     try {
       const base = await child.ready;
-      expect(child.output()).toContain(`REST        ${base}/v1/schedules`);
+      expect(child.output()).toContain(`"rest":"${base}/v1/schedules"`);
       let ready: Response | undefined;
       for (let i = 0; i < 50 && ready?.status !== 200; i++) {
         ready = await fetch(`${base}/health/ready`);

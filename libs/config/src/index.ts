@@ -17,6 +17,8 @@ export interface KairosConfig {
   /** Prefix of every BullMQ key, so several deployments (or test runs) can share one Redis. */
   queuePrefix: string;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  /** `auto`: JSON lines when stdout is not a terminal, readable lines when it is. `text` is `pretty`. */
+  logFormat: 'auto' | 'json' | 'pretty';
   shutdownGraceMs: number;
   api: {
     host: string;
@@ -83,6 +85,7 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     queuePrefix: text(env, 'KAIROS_QUEUE_PREFIX', 'kairos', /^[A-Za-z0-9_.:-]{1,64}$/),
     logLevel: oneOf(env, 'LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug', 'verbose'] as const),
+    logFormat: logFormat(env),
     shutdownGraceMs: duration(env, 'KAIROS_SHUTDOWN_GRACE', '10s'),
     api: {
       host: text(env, 'HOST', '0.0.0.0', /^[A-Za-z0-9.:-]+$/),
@@ -114,6 +117,11 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
       httpAllowList: list(env, 'KAIROS_HTTP_ALLOWLIST'),
     },
   };
+}
+
+function logFormat(env: Env): KairosConfig['logFormat'] {
+  const format = oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty', 'text'] as const);
+  return format === 'text' ? 'pretty' : format;
 }
 
 function raw(env: Env, name: string): string | undefined {

@@ -15,7 +15,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApp
 import type { KairosConfig } from '@kairos/config';
 import { newId } from '@kairos/domain';
 import { HolderPresence, LeaseRepository, SessionRepository, inTransaction, observeLease, type Db, type LeaseGrant } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, SCHEDULER_LEASE } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, SCHEDULER_LEASE, withLogContext } from '@kairos/runtime';
 
 export interface LeadershipTerm {
   holder: string;
@@ -82,7 +82,7 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
       logger: new Logger(name),
       pass: async () => {
         const term = this.term();
-        return term ? pass(term) : idleMs;
+        return term ? withLogContext({ epoch: term.epoch }, () => pass(term)) : idleMs;
       },
     });
     this.tasks.push(loop);
@@ -102,7 +102,7 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
     this.stepDown('shutting down');
     await this.leases.release(this.db, SCHEDULER_LEASE, term.holder, term.epoch).catch(() => undefined);
     await this.sessions.stop(this.db, term.sessionId).catch(() => undefined);
-    this.logger.log(`released the scheduler lease (epoch ${term.epoch})`);
+    this.logger.log({ msg: `released the scheduler lease (epoch ${term.epoch})`, epoch: term.epoch });
   }
 
   /** Runs after the lease is released, so standbys never see a live lease without its holder's lock. */
@@ -151,7 +151,7 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
         this.logger.warn(`no scheduler was leading for ${seconds}s (${session.outage.reasonCode}); catch-up policies apply to that gap`);
       }
       this.currentTerm = { holder: this.holder, epoch: grant.epoch, acquiredAt: grant.acquiredAt, sessionId };
-      this.logger.log(`leading as ${this.holder} (epoch ${grant.epoch})`);
+      this.logger.log({ msg: `leading as ${this.holder} (epoch ${grant.epoch})`, epoch: grant.epoch });
       this.emit();
     } else {
       await this.sessions.heartbeat(this.db, this.currentTerm.sessionId);
@@ -175,7 +175,7 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
 
   private stepDown(why: string): void {
     if (!this.currentTerm) return;
-    this.logger.warn(`stepping down as leader (epoch ${this.currentTerm.epoch}): ${why}`);
+    this.logger.warn({ msg: `stepping down as leader (epoch ${this.currentTerm.epoch}): ${why}`, epoch: this.currentTerm.epoch });
     this.currentTerm = null;
     this.emit();
   }
