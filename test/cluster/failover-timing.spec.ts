@@ -45,7 +45,7 @@ describe('sub-second failover', () => {
 
   it('a standby leads within a second of kill -9 (median of ten), fenced by a higher epoch', async () => {
     const ttl = 10_000;
-    // Five schedulers, and each killed leader is replaced by a fresh process that boots while the
+    // Four schedulers, and each killed leader is replaced by a fresh process that boots while the
     // next kills are timed: a kill only needs one standby that is up, not all of them.
     const up = new Set<KairosChild>();
     const boot = (): KairosChild => {
@@ -56,14 +56,13 @@ describe('sub-second failover', () => {
       );
       return child;
     };
-    const live = [boot(), boot(), boot(), boot(), boot()];
-    await Promise.all(live.map((c) => c.ready));
+    const live = [boot(), boot(), boot(), boot()];
     const timings: number[] = [];
     for (let kill = 0; kill < 10; kill++) {
+      await waitFor(async () => (live.filter((c) => up.has(c)).length >= 2 ? true : undefined), 'a leader and a standby that are up', 240_000);
       const leader = await liveLeader();
       const victim = live.find((c) => c.process.pid === pidOf(leader.holder));
       expect(victim, `the leader ${leader.holder} is one of ours`).toBeDefined();
-      await waitFor(async () => (live.some((c) => c !== victim && up.has(c)) ? true : undefined), 'a standby that is up', 120_000);
       // Let the standby's first probes and the leader's first renewal pass.
       await sleep(300);
       victim!.process.kill('SIGKILL');
@@ -97,7 +96,7 @@ describe('sub-second failover', () => {
     }
     for (const child of live) child.process.kill('SIGTERM');
     await Promise.all(live.map((c) => c.exited));
-  }, 240_000);
+  }, 600_000);
 
   it('a frozen leader is replaced when its lease expires, and steps down when it thaws', async () => {
     const ttl = 2_000;
@@ -137,5 +136,5 @@ describe('sub-second failover', () => {
     expect(frozen.output()).toMatch(new RegExp(`stepping down as leader \\(epoch ${leader.epoch}\\)`));
     for (const child of pair) child.process.kill('SIGTERM');
     expect(await Promise.all(pair.map((c) => c.exited))).toEqual([0, 0]);
-  }, 60_000);
+  }, 240_000);
 });
