@@ -14,7 +14,7 @@ import { probeRedis, producerConnection } from '@kairos/queue';
 import { CoreModule } from './core.module.js';
 import { HealthModule } from './health/health.module.js';
 import { accessLog } from './access-log.js';
-import { createLogger, logsJson } from './logger.js';
+import { JsonLogger, createLogger, logsJson } from './logger.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 
 export interface KairosProcess {
@@ -95,7 +95,8 @@ function announce(name: string, config: KairosConfig, url: string): void {
   }
   Object.assign(urls, { health: `${url}/health/ready`, metrics: `${url}/metrics` });
   if (logsJson(config)) {
-    new Logger('Kairos').log({ msg: `Kairos ${name} is up`, ...urls });
+    // Printed at every LOG_LEVEL, like the table: supervisors and tests wait for it.
+    new JsonLogger('log', config.roles.join(',')).log({ msg: `Kairos ${name} is up`, ...urls }, 'Kairos');
     return;
   }
   const labels: Record<string, string> = { rest: 'REST', graphql: 'GraphQL', openapi: 'OpenAPI', bullBoard: 'Bull Board', health: 'Health', metrics: 'Metrics' };
