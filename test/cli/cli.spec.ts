@@ -43,8 +43,12 @@ describe('the kairos CLI', () => {
     expect(out).toMatch(/^leader +\S+:\d+:[0-9a-f]{8} \(epoch 1, lease until /m);
     expect(out).toMatch(/^schedules +active 1$/m);
     expect(out).toMatch(/^runs +.*dead 1.*succeeded \d+/m);
+    expect(out).toMatch(/^ledger +[\d.]+ [kMG]?B on disk/m);
+    expect(out).toMatch(/^runs +\d+ +[\d.]+ [kMG]?B$/m);
     const json = JSON.parse((await cli('status', '--json')).out);
     expect(json.leader.alive).toBe(true);
+    expect(json.ledger.databaseBytes).toBeGreaterThan(0);
+    expect(json.ledger.tables.map((tb: { table: string }) => tb.table)).toEqual(expect.arrayContaining(['runs', 'run_events', 'ticks', 'outbox']));
   });
 
   it('lists schedules and runs, with filters', async () => {

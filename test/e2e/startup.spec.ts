@@ -36,7 +36,7 @@ describe('starting a Kairos process', () => {
     const child = spawnKairos('kairos', t.env({ DATABASE_URL: url.toString() }));
     try {
       const base = await child.ready;
-      expect(child.output()).toContain(`REST        ${base}/v1/schedules`);
+      expect(child.output()).toContain(`"rest":"${base}/v1/schedules"`);
       const ready = await waitFor(async () => {
         const response = await fetch(`${base}/health/ready`);
         return response.status === 200 ? response : undefined;

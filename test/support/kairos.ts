@@ -108,8 +108,9 @@ export function spawnKairos(app: 'kairos' | 'api' | 'scheduler' | 'worker', env:
   const ready = new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const match = /Health\s+(http:\/\/\S+)\/health\/ready/.exec(output);
-      if (match) resolve(match[1]!);
+      // The banner's health URL, from a terminal-style table or a JSON log line.
+      const match = /Health\s+(http:\/\/\S+)\/health\/ready|"health":"(http:\/\/[^"]+)\/health\/ready"/.exec(output);
+      if (match) resolve((match[1] ?? match[2])!);
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

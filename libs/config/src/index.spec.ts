@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       queuePrefix: 'kairos',
       logLevel: 'log',
+      logFormat: 'auto',
       shutdownGraceMs: 10_000,
       api: {
         host: '127.0.0.1',
@@ -35,6 +36,7 @@ describe('loadConfig', () => {
         crashBudget: 3,
       },
       worker: { concurrency: 16, runLeaseTtlMs: 30_000, httpAllowList: [] },
+      retention: { retentionMs: 30 * 86_400_000, deadLetterRetentionMs: 90 * 86_400_000, batchSize: 500, intervalMs: 60_000 },
     } satisfies KairosConfig);
   });
 
@@ -101,6 +103,9 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'warn', (c) => c.logLevel, 'warn'],
     ['LOG_LEVEL', 'debug', (c) => c.logLevel, 'debug'],
     ['LOG_LEVEL', 'verbose', (c) => c.logLevel, 'verbose'],
+    ['LOG_FORMAT', 'json', (c) => c.logFormat, 'json'],
+    ['LOG_FORMAT', 'pretty', (c) => c.logFormat, 'pretty'],
+    ['LOG_FORMAT', 'text', (c) => c.logFormat, 'pretty'],
     ['KAIROS_SHUTDOWN_GRACE', '30s', (c) => c.shutdownGraceMs, 30_000],
     ['KAIROS_SHUTDOWN_GRACE', '2500', (c) => c.shutdownGraceMs, 2_500],
     ['HOST', '0.0.0.0', (c) => c.api.host, '0.0.0.0'],
@@ -132,6 +137,12 @@ describe('loadConfig', () => {
     ['KAIROS_RATE_LIMIT', '5000', (c) => c.api.rateLimit, 5_000],
     ['KAIROS_GRAPHQL_INTROSPECTION', 'false', (c) => c.api.graphqlIntrospection, false],
     ['KAIROS_SIGNING_SECRET_GRACE', '1h', (c) => c.api.signingSecretGraceMs, 3_600_000],
+    ['KAIROS_RETENTION', '7d', (c) => c.retention.retentionMs, 7 * 86_400_000],
+    ['KAIROS_RETENTION', '5s', (c) => c.retention.retentionMs, 5_000],
+    ['KAIROS_DEAD_LETTER_RETENTION', '365d', (c) => c.retention.deadLetterRetentionMs, 365 * 86_400_000],
+    ['KAIROS_RETENTION_BATCH', '1', (c) => c.retention.batchSize, 1],
+    ['KAIROS_RETENTION_BATCH', '10000', (c) => c.retention.batchSize, 10_000],
+    ['KAIROS_RETENTION_INTERVAL', '200ms', (c) => c.retention.intervalMs, 200],
     ['KAIROS_HTTP_ALLOWLIST', ' localhost , 10.0.0.0/8 ,,', (c) => c.worker.httpAllowList, ['localhost', '10.0.0.0/8']],
   ])('%s=%j', (name, value, pick, expected) => {
     expect(pick(loadConfig({ [name]: value }))).toEqual(expected);
@@ -157,6 +168,7 @@ describe('loadConfig', () => {
     ['KAIROS_QUEUE_PREFIX', 'p'.repeat(65), /KAIROS_QUEUE_PREFIX="p+" is not valid/],
     ['LOG_LEVEL', 'info', /^LOG_LEVEL="info" is not one of error, warn, log, debug, verbose$/],
     ['LOG_LEVEL', 'LOG', /LOG_LEVEL="LOG" is not one of/],
+    ['LOG_FORMAT', 'yaml', /^LOG_FORMAT="yaml" is not one of auto, json, pretty, text$/],
     ['KAIROS_SHUTDOWN_GRACE', '10 s', /KAIROS_SHUTDOWN_GRACE="10 s": duration '10 s' cannot be read/],
     ['KAIROS_SHUTDOWN_GRACE', '-1s', /KAIROS_SHUTDOWN_GRACE="-1s": duration '-1s' is negative/],
     ['HOST', 'bad host', /^HOST="bad host" is not valid/],
@@ -176,6 +188,11 @@ describe('loadConfig', () => {
     ['KAIROS_RECONCILE_INTERVAL', '5sec', /^KAIROS_RECONCILE_INTERVAL="5sec": /],
     ['KAIROS_RECONCILE_GRACE', 'x', /^KAIROS_RECONCILE_GRACE="x": /],
     ['KAIROS_REAPER_INTERVAL', '2S', /^KAIROS_REAPER_INTERVAL="2S": /],
+    ['KAIROS_RETENTION', '500ms', /^KAIROS_RETENTION="500ms" must be at least 1000 ms$/],
+    ['KAIROS_RETENTION', 'forever', /^KAIROS_RETENTION="forever": /],
+    ['KAIROS_DEAD_LETTER_RETENTION', '0', /^KAIROS_DEAD_LETTER_RETENTION="0" must be at least 1000 ms$/],
+    ['KAIROS_RETENTION_BATCH', '0', /^KAIROS_RETENTION_BATCH="0" must be an integer from 1 to 10000$/],
+    ['KAIROS_RETENTION_INTERVAL', '5ms', /^KAIROS_RETENTION_INTERVAL="5ms" must be at least 10 ms$/],
     ['KAIROS_REAPER_SKEW', '5s5s', /^KAIROS_REAPER_SKEW="5s5s": /],
     ['KAIROS_REAPER_BACKOFF', '1e3', /^KAIROS_REAPER_BACKOFF="1e3": /],
     ['KAIROS_CRASH_BUDGET', '0', /^KAIROS_CRASH_BUDGET="0" must be an integer from 1 to 100$/],

@@ -17,6 +17,8 @@ export interface KairosConfig {
   /** Prefix of every BullMQ key, so several deployments (or test runs) can share one Redis. */
   queuePrefix: string;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  /** `auto`: JSON lines when stdout is not a terminal, readable lines when it is. `text` is `pretty`. */
+  logFormat: 'auto' | 'json' | 'pretty';
   shutdownGraceMs: number;
   api: {
     host: string;
@@ -55,6 +57,16 @@ export interface KairosConfig {
     /** Executors that may die holding one run before it is quarantined as POISONED. */
     crashBudget: number;
   };
+  retention: {
+    /** Finished runs (with their events and ticks), run-less ticks and published outbox rows older than this are pruned. */
+    retentionMs: number;
+    /** How long a dead letter that was never republished is kept. */
+    deadLetterRetentionMs: number;
+    /** Rows per pruning statement: small, so each transaction is short. */
+    batchSize: number;
+    /** How long the pruner sleeps once nothing is left to prune. */
+    intervalMs: number;
+  };
   worker: {
     concurrency: number;
     runLeaseTtlMs: number;
@@ -82,6 +94,7 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     queuePrefix: text(env, 'KAIROS_QUEUE_PREFIX', 'kairos', /^[A-Za-z0-9_.:-]{1,64}$/),
     logLevel: oneOf(env, 'LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug', 'verbose'] as const),
+    logFormat: logFormat(env),
     shutdownGraceMs: duration(env, 'KAIROS_SHUTDOWN_GRACE', '10s'),
     api: apiConfig(env),
     scheduler: {
@@ -96,6 +109,12 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
       reaperSkewMs: duration(env, 'KAIROS_REAPER_SKEW', '5s'),
       reaperBackoffMs: duration(env, 'KAIROS_REAPER_BACKOFF', '5s'),
       crashBudget: integer(env, 'KAIROS_CRASH_BUDGET', 3, 1, 100),
+    },
+    retention: {
+      retentionMs: duration(env, 'KAIROS_RETENTION', '30d', SECOND),
+      deadLetterRetentionMs: duration(env, 'KAIROS_DEAD_LETTER_RETENTION', '90d', SECOND),
+      batchSize: integer(env, 'KAIROS_RETENTION_BATCH', 500, 1, 10_000),
+      intervalMs: duration(env, 'KAIROS_RETENTION_INTERVAL', '1m', LOOP_MIN),
     },
     worker: {
       concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 16, 1, 1000),
@@ -133,6 +152,11 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new ConfigError(`${name}="${value}" must be true or false`);
+}
+
+function logFormat(env: Env): KairosConfig['logFormat'] {
+  const format = oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty', 'text'] as const);
+  return format === 'text' ? 'pretty' : format;
 }
 
 function raw(env: Env, name: string): string | undefined {

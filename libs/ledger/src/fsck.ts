@@ -1,6 +1,8 @@
 /**
  * Invariant sweeps over the ledger (`kairos fsck`). Each check is one read-only query that returns
  * the rows breaking one ledger invariant (each check's name says which); a healthy ledger returns none.
+ * Retention prunes a run in the same statement as its events and its tick, so every check holds
+ * on a pruned ledger as on a full one: a pruned run leaves nothing behind that points at it.
  */
 import { REASON_CODES, RUN_EVENT_KINDS } from '@kairos/domain';
 import type { Queryable } from './database.js';

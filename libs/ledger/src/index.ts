@@ -1,5 +1,6 @@
 /** Everything that touches Postgres: the pool, migrations, and one repository per aggregate. */
 export * from './database.js';
+export * from './leases/holder-presence.js';
 export * from './leases/lease.repository.js';
 export * from './migrations/migrator.js';
 export * from './namespaces/namespace.repository.js';
@@ -18,3 +19,5 @@ export * from './fsck.js';
 export * from './keys/api-key.repository.js';
 export * from './outbox/outbox.repository.js';
 export * from './keys/login-session.repository.js';
+export * from './retention/ledger-size.js';
+export * from './retention/retention.repository.js';

@@ -13,7 +13,8 @@ import { DEFAULT_NAMESPACE, NamespaceRepository, openLedger } from '@kairos/ledg
 import { probeRedis, producerConnection } from '@kairos/queue';
 import { CoreModule } from './core.module.js';
 import { HealthModule } from './health/health.module.js';
-import { KairosLogger } from './logger.js';
+import { accessLog } from './access-log.js';
+import { JsonLogger, createLogger, logsJson } from './logger.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 
 export interface KairosProcess {
@@ -37,7 +38,8 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   for (const role of config.roles) {
     if (!spec.modules[role]) throw new ConfigError(`KAIROS_ROLES: the ${spec.name} entry point cannot run the ${role} role`);
   }
-  Logger.overrideLogger(new KairosLogger(config.logLevel));
+  const kairosLogger = createLogger(config);
+  Logger.overrideLogger(kairosLogger);
   const logger = new Logger('Kairos');
   const { db, migrations } = await openLedger({
     databaseUrl: config.databaseUrl,
@@ -68,8 +70,9 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   };
   const app = await NestFactory.create<NestExpressApplication>(root, {
     bodyParser: false,
-    logger: new KairosLogger(config.logLevel),
+    logger: kairosLogger,
   });
+  if (config.roles.includes('api')) app.use(accessLog());
   // Payloads may be 256 KiB of JSON; the body limit sits above that so the API can answer with
   // its own PAYLOAD_TOO_LARGE naming the field instead of a bare 413.
   app.useBodyParser('json', { limit: '1mb' });
@@ -83,22 +86,31 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   return { app, config, url };
 }
 
+/**
+ * The start-up banner: where to find the process. Under JSON logging it is one log line like any
+ * other, its URLs as fields; on a terminal it is a small table.
+ */
+function announce(name: string, config: KairosConfig, url: string): void {
+  const urls: Record<string, string> = {};
+  if (config.roles.includes('api')) {
+    Object.assign(urls, { dashboard: `${url}/ui`, rest: `${url}/v1/schedules`, graphql: `${url}/graphql`, openapi: `${url}/docs`, bullBoard: `${url}/admin/queues` });
+  }
+  Object.assign(urls, { health: `${url}/health/ready`, metrics: `${url}/metrics` });
+  if (logsJson(config)) {
+    // Printed at every LOG_LEVEL, like the table: supervisors and tests wait for it.
+    new JsonLogger('log', config.roles.join(',')).log({ msg: `Kairos ${name} is up`, ...urls }, 'Kairos');
+    return;
+  }
+  const labels: Record<string, string> = { dashboard: 'Dashboard', rest: 'REST', graphql: 'GraphQL', openapi: 'OpenAPI', bullBoard: 'Bull Board', health: 'Health', metrics: 'Metrics' };
+  const lines = [`Kairos ${name} is up.`, ...Object.entries(urls).map(([key, value]) => `  ${labels[key]!.padEnd(11)} ${value}`)];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 /** The entry point of a process: start, print where to find it, exit 1 with a clear line on failure. */
 export async function runKairos(spec: KairosProcess): Promise<void> {
   try {
     const { app, config, url } = await startKairos(spec);
-    const lines = [`Kairos ${spec.name} is up.`];
-    if (config.roles.includes('api')) {
-      lines.push(
-        `  Dashboard   ${url}/ui`,
-        `  REST        ${url}/v1/schedules`,
-        `  GraphQL     ${url}/graphql`,
-        `  OpenAPI     ${url}/docs`,
-        `  Bull Board  ${url}/admin/queues`,
-      );
-    }
-    lines.push(`  Health      ${url}/health/ready`, `  Metrics     ${url}/metrics`);
-    process.stdout.write(`${lines.join('\n')}\n`);
+    announce(spec.name, config, url);
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) {

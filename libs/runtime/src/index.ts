@@ -5,6 +5,7 @@ export * from './metrics/kairos-metrics.service.js';
 export * from './metrics/metrics.module.js';
 export * from './tokens.js';
 export * from './loop.js';
+export * from './access-log.js';
 export * from './logger.js';
 export * from './micro-batcher.js';
 export * from './public-route.js';

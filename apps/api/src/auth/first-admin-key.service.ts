@@ -7,7 +7,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { KairosConfig } from '@kairos/config';
 import { issueApiKey } from '@kairos/domain';
 import { ApiKeyRepository, DEFAULT_NAMESPACE, inTransaction, type Db } from '@kairos/ledger';
-import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG } from '@kairos/runtime';
+import { DATABASE, DEFAULT_NAMESPACE_ID, JsonLogger, KAIROS_CONFIG, logsJson } from '@kairos/runtime';
 
 @Injectable()
 export class FirstAdminKeyService implements OnApplicationBootstrap {
@@ -26,14 +26,15 @@ export class FirstAdminKeyService implements OnApplicationBootstrap {
       this.keys.createFirstAdminKey(tx, { namespaceId: this.defaultNamespaceId, name, prefix: issued.prefix, secretHash: issued.secretHash }),
     );
     if (!created) return;
-    // Straight to stdout, whatever LOG_LEVEL says: the key exists nowhere else.
-    process.stdout.write(
-      [
-        `Kairos issued the first admin API key (namespace "${DEFAULT_NAMESPACE}", key ${issued.prefix}); it is shown only now:`,
-        `  ${issued.token}`,
-        `  Send it as "Authorization: Bearer <key>". More keys: npm run kairos -- keys create --namespace <name> --scopes read,write`,
-        '',
-      ].join('\n'),
-    );
+    // Straight to stdout, whatever LOG_LEVEL says: the key exists nowhere else. In JSON logging it
+    // is one JSON line like every other, with the key in its message.
+    const intro = `Kairos issued the first admin API key (namespace "${DEFAULT_NAMESPACE}", key ${issued.prefix}); it is shown only now:`;
+    const how = 'Send it as "Authorization: Bearer <key>". More keys: npm run kairos -- keys create --namespace <name> --scopes read,write';
+    if (logsJson(this.config)) {
+      const stdout = { write: (line: string) => process.stdout.write(line) };
+      new JsonLogger('log', this.config.roles.join(','), stdout).log({ msg: `${intro} ${issued.token}. ${how}` }, 'FirstAdminKey');
+      return;
+    }
+    process.stdout.write([intro, `  ${issued.token}`, `  ${how}`, ''].join('\n'));
   }
 }

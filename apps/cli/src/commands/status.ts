@@ -1,7 +1,19 @@
 /** `kairos status`: who leads, recent sessions and outages, and what the ledger holds. */
 import type { KairosConfig } from '@kairos/config';
-import { LeaseRepository, type Db } from '@kairos/ledger';
+import { LeaseRepository, ledgerSize, type Db } from '@kairos/ledger';
+import { formatDuration } from '@kairos/domain';
 import { iso, table, type Output } from '../output.js';
+
+function formatBytes(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
 
 export async function status(db: Db, config: KairosConfig, out: Output, json: boolean): Promise<number> {
   const leader = await new LeaseRepository().current(db, 'scheduler');
@@ -13,8 +25,9 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   const outages = (await db.query(`SELECT started_at, ended_at, reason_code FROM outages ORDER BY started_at DESC LIMIT 5`)).rows;
   const schedules = (await db.query(`SELECT status, count(*)::int AS n FROM schedules GROUP BY status ORDER BY status`)).rows;
   const runs = (await db.query(`SELECT state, count(*)::int AS n FROM runs GROUP BY state ORDER BY state`)).rows;
+  const ledger = await ledgerSize(db);
   if (json) {
-    out.line(JSON.stringify({ leader, sessions, outages, schedules, runs }, null, 2));
+    out.line(JSON.stringify({ leader, sessions, outages, schedules, runs, ledger }, null, 2));
     return 0;
   }
   out.line(
@@ -26,6 +39,8 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   out.line(`runs       ${runs.map((r) => `${r.state} ${r.n}`).join(', ') || 'none'}`);
   out.line('\nsessions');
   out.line(table(['holder', 'started', 'last heartbeat', 'stopped', 'how'], sessions.map((s) => [s.holder, iso(s.started_at), iso(s.heartbeat_at), iso(s.stopped_at), s.stop_reason ?? 'running'])));
+  out.line(`\nledger     ${formatBytes(ledger.databaseBytes)} on disk; rows are Postgres' estimates (retention ${formatDuration(config.retention.retentionMs)})`);
+  out.line(table(['table', 'rows', 'size'], ledger.tables.map((t) => [t.table, String(t.rows), formatBytes(t.bytes)])));
   out.line('\noutages');
   out.line(outages.length === 0 ? 'none recorded' : table(['from', 'to', 'reason'], outages.map((o) => [iso(o.started_at), iso(o.ended_at), o.reason_code])));
   return 0;

@@ -1,15 +1,19 @@
 /**
- * Leader election through the `scheduler` lease row. Each process has a unique holder token; the
- * leader renews well inside the TTL (every third of it), a standby polls and takes over once the
- * lease expired. A new term opens a scheduler session, which closes the previous leader's session
- * if it never said goodbye and records the gap as an outage. Leadership is given up the moment a
- * renewal is refused, or when renewals fail for so long that the lease may have expired.
+ * Leader election through the `scheduler` lease row. Each process has a unique holder token and,
+ * before it may lead, holds that token's presence lock (a session-bound advisory lock, see
+ * HolderPresence). The leader renews well inside the TTL (every third of it). A standby probes the
+ * lease every STANDBY_PROBE_MS: it takes over once the lease expired, or at once when the holder's
+ * presence lock is free, which means Postgres saw the holder's session end (kill -9, crash, lost
+ * connection). A frozen leader keeps its session, so it is replaced only when its lease expires.
+ * A new term opens a scheduler session, which closes the previous leader's session if it never
+ * said goodbye and records the gap as an outage. Leadership is given up the moment a renewal is
+ * refused, the presence lock is lost, or renewals fail for so long that the lease may have expired.
  */
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { newId } from '@kairos/domain';
-import { LeaseRepository, SCHEDULER_LEASE, SessionRepository, inTransaction, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, processIdentity } from '@kairos/runtime';
+import { HolderPresence, LeaseRepository, SCHEDULER_LEASE, SessionRepository, inTransaction, observeLease, type Db, type LeaseGrant } from '@kairos/ledger';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, processIdentity, withLogContext } from '@kairos/runtime';
 
 export interface LeadershipTerm {
   holder: string;
@@ -19,6 +23,12 @@ export interface LeadershipTerm {
   sessionId: string;
 }
 
+/**
+ * How often a standby looks at the lease and the leader's presence lock: a dead leader is replaced
+ * within about this much after Postgres ends its session. One small statement per probe.
+ */
+const STANDBY_PROBE_MS = 100;
+
 /** A loop that runs only while this process leads (see whileLeading). */
 export interface LeaderTask {
   /** Cuts the task's current sleep short. */
@@ -26,7 +36,7 @@ export interface LeaderTask {
 }
 
 @Injectable()
-export class LeadershipService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class LeadershipService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Leadership');
   private readonly identity = processIdentity();
   readonly holder = this.identity.id;
@@ -36,6 +46,7 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
   /** The leader-only loops, started with the application and stopped before the lease is released. */
   private readonly tasks: Loop[] = [];
   private readonly loop: Loop;
+  private readonly presence: HolderPresence;
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -45,7 +56,12 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
     metrics: KairosMetrics,
   ) {
     metrics.reportLeadership(() => this.term() !== null);
-    this.loop = new Loop({ name: 'leadership', logger: this.logger, pass: () => this.pass(), errorBackoffMs: this.standbyPollMs() });
+    this.loop = new Loop({ name: 'leadership', logger: this.logger, pass: () => this.pass(), errorBackoffMs: this.errorBackoffMs() });
+    this.presence = new HolderPresence(config.databaseUrl, this.holder, 'kairos-scheduler-presence', (error) => {
+      // A standby may take the lease any moment now; stop leading rather than be fenced mid-tick.
+      this.stepDown(`lost the presence connection (${error.message})`);
+      this.loop.wake();
+    });
   }
 
   /** The current term, or null when this process is not the leader. */
@@ -65,7 +81,7 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
       logger: new Logger(name),
       pass: async () => {
         const term = this.term();
-        return term ? pass(term) : idleMs;
+        return term ? withLogContext({ epoch: term.epoch }, () => pass(term)) : idleMs;
       },
     });
     this.tasks.push(loop);
@@ -85,30 +101,41 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
     this.stepDown('shutting down');
     await this.leases.release(this.db, SCHEDULER_LEASE, term.holder, term.epoch).catch(() => undefined);
     await this.sessions.stop(this.db, term.sessionId).catch(() => undefined);
-    this.logger.log(`released the scheduler lease (epoch ${term.epoch})`);
+    this.logger.log({ msg: `released the scheduler lease (epoch ${term.epoch})`, epoch: term.epoch });
+  }
+
+  /** Runs after the lease is released, so standbys never see a live lease without its holder's lock. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.presence.release();
   }
 
   private renewIntervalMs(): number {
     return Math.max(100, Math.floor(this.config.scheduler.leaderTtlMs / 3));
   }
 
-  private standbyPollMs(): number {
+  private errorBackoffMs(): number {
     return Math.max(100, Math.min(1_000, Math.floor(this.config.scheduler.leaderTtlMs / 5)));
   }
 
   private async pass(): Promise<number> {
+    if (!this.presence.isHeld() && !(await this.presence.hold())) {
+      // Only a probe holds our lock, for the instant of one statement, or Postgres has not yet
+      // ended a previous connection of ours. Either way, try again shortly.
+      this.stepDown('its presence lock is not held');
+      return STANDBY_PROBE_MS;
+    }
     const ttl = this.config.scheduler.leaderTtlMs;
     const startedAt = performance.now();
-    let grant;
+    let grant: LeaseGrant | null;
     try {
-      grant = await this.leases.acquireOrRenew(this.db, SCHEDULER_LEASE, this.holder, ttl);
+      grant = this.currentTerm ? await this.renew(ttl) : await this.contend(ttl);
     } catch (error) {
       this.term();
       throw error;
     }
     if (grant === null) {
       if (this.currentTerm) this.stepDown('another scheduler holds the lease');
-      return this.standbyPollMs();
+      return STANDBY_PROBE_MS;
     }
     // The lease runs from when the database applied the statement, which is after we sent it.
     this.validUntil = startedAt + ttl - 250;
@@ -123,7 +150,7 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
         this.logger.warn(`no scheduler was leading for ${seconds}s (${session.outage.reasonCode}); catch-up policies apply to that gap`);
       }
       this.currentTerm = { holder: this.holder, epoch: grant.epoch, acquiredAt: grant.acquiredAt, sessionId };
-      this.logger.log(`leading as ${this.holder} (epoch ${grant.epoch})`);
+      this.logger.log({ msg: `leading as ${this.holder} (epoch ${grant.epoch})`, epoch: grant.epoch });
       this.emit();
     } else {
       await this.sessions.heartbeat(this.db, this.currentTerm.sessionId);
@@ -131,9 +158,23 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
     return this.renewIntervalMs();
   }
 
+  private renew(ttlMs: number): Promise<LeaseGrant | null> {
+    return this.leases.acquireOrRenew(this.db, SCHEDULER_LEASE, this.holder, ttlMs);
+  }
+
+  /** A standby's probe: takes the lease when it is free, expired, or held by a process that is gone. */
+  private async contend(ttlMs: number): Promise<LeaseGrant | null> {
+    const seen = await observeLease(this.db, SCHEDULER_LEASE, this.holder);
+    if (!seen || !seen.alive || seen.holder === this.holder) return this.renew(ttlMs);
+    if (!seen.holderGone) return null;
+    const grant = await this.leases.takeOver(this.db, SCHEDULER_LEASE, this.holder, seen.holder, seen.epoch, ttlMs);
+    if (grant) this.logger.warn(`the leader ${seen.holder} (epoch ${seen.epoch}) is gone: its session ended before its lease expired`);
+    return grant;
+  }
+
   private stepDown(why: string): void {
     if (!this.currentTerm) return;
-    this.logger.warn(`stepping down as leader (epoch ${this.currentTerm.epoch}): ${why}`);
+    this.logger.warn({ msg: `stepping down as leader (epoch ${this.currentTerm.epoch}): ${why}`, epoch: this.currentTerm.epoch });
     this.currentTerm = null;
     this.emit();
   }

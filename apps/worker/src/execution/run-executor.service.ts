@@ -12,7 +12,7 @@ import { decideVerdict, type AttemptOutcome } from '@kairos/domain';
 import { RunLeaseRepository, RunRecoveryRepository, type ClaimedRun, type Db } from '@kairos/ledger';
 import { BatchedLedger } from './batched-ledger.service.js';
 import { RunDispatcher, type JobPayloads } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, withLogContext } from '@kairos/runtime';
 import { LeaseKeeper } from '../heartbeat/lease-keeper.service.js';
 import { TargetRunner } from '../targets/target-runner.js';
 import { RunAborted } from './run-abort.js';
@@ -44,6 +44,12 @@ export class RunExecutor {
     if (claim.kind === 'blocked') return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
     if (claim.kind === 'unclaimable') return this.notClaimed(job, token, runId);
     const { run } = claim;
+    const fields = { runId: run.id, scheduleId: run.scheduleId, namespace: run.namespaceId, epoch: run.leaseEpoch };
+    return withLogContext(fields, () => this.execute(job, token, run));
+  }
+
+  /** Runs a claimed run's target and records its verdict; everything logged on the way names the run. */
+  private async execute(job: RunJob, token: string, run: ClaimedRun): Promise<void> {
     // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose.
     if (run.scheduleId !== null && run.attempt === 1) this.metrics.lateness((Date.now() - run.scheduledFor.getTime()) / 1000);
 

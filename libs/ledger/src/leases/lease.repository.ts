@@ -55,6 +55,23 @@ export class LeaseRepository {
   }
 
   /**
+   * Takes a lease that is still alive from a holder whose process is gone (its presence lock was
+   * found free), without waiting for expiry. Conditional on the exact holder and epoch observed, so
+   * of several standbys seeing the same death only one wins, and a holder that renewed in between
+   * (a new epoch) is not displaced. The epoch rises, fencing anything the old holder still sends.
+   */
+  async takeOver(db: Queryable, name: string, holder: string, goneHolder: string, goneEpoch: number, ttlMs: number): Promise<LeaseGrant | null> {
+    const { rows } = await db.query<LeaseGrant>(
+      `UPDATE leases SET holder = $2, epoch = epoch + 1, acquired_at = now(), renewed_at = now(),
+                         expires_at = now() + $5 * interval '1 millisecond'
+       WHERE name = $1 AND holder = $3 AND epoch = $4
+       RETURNING name, holder, epoch, expires_at AS "expiresAt", acquired_at AS "acquiredAt", true AS acquired`,
+      [name, holder, goneHolder, goneEpoch, ttlMs],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
    * Gives the lease up at clean shutdown so a standby can take over at once. The row stays (expired)
    * so the next holder's epoch is still higher. False when `holder` no longer had it.
    */

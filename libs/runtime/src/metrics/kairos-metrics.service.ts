@@ -6,7 +6,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RUN_STATES, TICK_OUTCOMES, type TickOutcome } from '@kairos/domain';
-import type { Db } from '@kairos/ledger';
+import { ledgerSize, type Db, type LedgerSize } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
 import { DATABASE, RUNS_QUEUE_TOKEN } from '../tokens.js';
 
@@ -25,6 +25,8 @@ export class KairosMetrics {
   private readonly fireLateness: Histogram;
   private readonly runVerdictsTotal: Counter<'state' | 'reason_code'>;
   private readonly leaseLossesTotal: Counter;
+  private readonly prunedRowsTotal: Counter<'table'>;
+  private ledgerSizeRead: Promise<LedgerSize | null> | null = null;
 
   constructor(
     private readonly registry: Registry,
@@ -55,6 +57,35 @@ export class KairosMetrics {
       name: 'kairos_lease_losses_total',
       help: 'Run leases this worker lost: its execution was stopped or its verdict refused',
       registers,
+    });
+    this.prunedRowsTotal = new Counter({
+      name: 'kairos_pruned_rows_total',
+      help: 'Rows the retention pruner deleted, by table',
+      labelNames: ['table'],
+      registers,
+    });
+    const ledgerRows: Gauge<'table'> = new Gauge({
+      name: 'kairos_ledger_rows',
+      help: "Rows per ledger table, Postgres' estimate read at scrape time",
+      labelNames: ['table'],
+      registers,
+      collect: async () => {
+        ledgerRows.reset();
+        for (const table of (await this.scrapeLedgerSize())?.tables ?? []) ledgerRows.set({ table: table.table }, table.rows);
+      },
+    });
+    const ledgerBytes: Gauge<'table'> = new Gauge({
+      name: 'kairos_ledger_bytes',
+      help: 'Bytes on disk per ledger table (with indexes and TOAST), and the whole database as table="*", read at scrape time',
+      labelNames: ['table'],
+      registers,
+      collect: async () => {
+        ledgerBytes.reset();
+        const size = await this.scrapeLedgerSize();
+        if (!size) return;
+        for (const table of size.tables) ledgerBytes.set({ table: table.table }, table.bytes);
+        ledgerBytes.set({ table: '*' }, size.databaseBytes);
+      },
     });
     const runsByState: Gauge<'state'> = new Gauge({
       name: 'kairos_runs',
@@ -90,6 +121,10 @@ export class KairosMetrics {
     this.leaseLossesTotal.inc();
   }
 
+  pruned(table: string, rows: number): void {
+    this.prunedRowsTotal.inc({ table }, rows);
+  }
+
   /**
    * Registers `kairos_leader` (1 while this process leads). Only a process running the scheduler
    * role calls this, so `count(kairos_leader)` is the number of schedulers and `sum` the number
@@ -112,6 +147,14 @@ export class KairosMetrics {
     if (!rows) return;
     const counts = new Map(rows.map((r) => [r.state, r.n]));
     for (const state of RUN_STATES) gauge.set({ state }, counts.get(state) ?? 0);
+  }
+
+  /** Both ledger gauges are collected in the same scrape; they share one read (a cheap statistics lookup). */
+  private scrapeLedgerSize(): Promise<LedgerSize | null> {
+    this.ledgerSizeRead ??= withTimeout(ledgerSize(this.db))
+      .catch(() => null)
+      .finally(() => (this.ledgerSizeRead = null));
+    return this.ledgerSizeRead;
   }
 
   private async collectQueue(gauge: Gauge<'state'>): Promise<void> {

@@ -1,0 +1,195 @@
+/**
+ * Retention: with a retention of a few seconds the leader prunes finished runs with their events
+ * and ticks, run-less ticks and published outbox rows, keeps dead letters until they are
+ * republished, and leaves a ledger fsck finds clean. A second test times the pruning of many
+ * finished runs (KAIROS_TEST_PRUNE_RUNS, 20,000 by default).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../libs/domain/src/index.js';
+import { RetentionRepository, fsck } from '../../libs/ledger/src/index.js';
+import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+const RETENTION_MS = 3_000;
+/** How far past the retention a row may linger: the pruner's interval plus a busy machine. */
+const SLACK_MS = 2_000;
+
+describe('retention on a running cluster', () => {
+  let t: TestEnvironment;
+  let kairos: StartedKairos;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+    kairos = await startInProcess(
+      t.env({ KAIROS_RETENTION: `${RETENTION_MS}ms`, KAIROS_DEAD_LETTER_RETENTION: '1h', KAIROS_RETENTION_INTERVAL: '200ms', KAIROS_RETENTION_BATCH: '5' }),
+    );
+  });
+
+  afterAll(async () => {
+    await kairos?.app.close();
+    await t?.cleanup();
+  });
+
+  it('prunes runs, events, ticks and published events past the retention; fsck stays clean', async () => {
+    const client = api(kairos.url);
+    const startedAt = Date.now();
+    const every = await client.post('/v1/schedules', { name: 'pruned', every: '1s', target: { type: 'handler', name: 'noop' }, overlap: 'allow' });
+    expect(every.status).toBe(201);
+    // Runs for 2.5 s every second with overlap skip: every other slot is a run-less `skipped` tick.
+    const skipping = await client.post('/v1/schedules', {
+      name: 'skipping',
+      every: '1s',
+      target: { type: 'handler', name: 'sleep' },
+      payload: { ms: 1500 },
+      overlap: 'skip',
+    });
+    expect(skipping.status).toBe(201);
+    const deadRun = async (): Promise<string> => {
+      const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'fail' }, payload: { retryable: false } });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      await waitFor(async () => ((await client.get(`/v1/runs/${id}`)).body.state === 'dead' ? true : undefined), 'the run to die');
+      return id;
+    };
+    const kept = await deadRun();
+    const republished = await deadRun();
+    const republish = await client.post(`/v1/dead-letters/${republished}/republish`);
+    expect(republish.status).toBe(201);
+    const copy = republish.body.id as string;
+
+    await waitFor(
+      async () => {
+        const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM ticks WHERE outcome = 'skipped'`);
+        return rows[0].n >= 2 ? true : undefined;
+      },
+      'skipped ticks',
+    );
+    await sleep(RETENTION_MS + SLACK_MS + 1_000);
+
+    const cutoff = `now() - interval '${RETENTION_MS + SLACK_MS} milliseconds'`;
+    const old = async (sql: string): Promise<number> => (await t.db.query(sql)).rows[0].n;
+    expect(await old(`SELECT count(*)::int AS n FROM runs WHERE state <> 'dead' AND finished_at < ${cutoff}`)).toBe(0);
+    expect(await old(`SELECT count(*)::int AS n FROM ticks WHERE created_at < ${cutoff}`)).toBe(0);
+    expect(await old(`SELECT count(*)::int AS n FROM outbox WHERE published_at < ${cutoff}`)).toBe(0);
+    expect(await old(`SELECT count(*)::int AS n FROM run_events e WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = e.run_id)`)).toBe(0);
+
+    // Something was there to prune: the first slots of the schedule are gone, newer ones remain.
+    const ticks = (await t.db.query(`SELECT min(scheduled_for) AS first, count(*)::int AS n FROM ticks WHERE schedule_id = $1`, [every.body.id])).rows[0];
+    const slotsSoFar = Math.floor((Date.now() - startedAt) / 1_000);
+    expect(ticks.n).toBeGreaterThan(0);
+    expect(ticks.n).toBeLessThan(slotsSoFar - 1);
+    expect(new Date(ticks.first).getTime()).toBeGreaterThan(startedAt + 2_000);
+    const pruned = (await t.db.query(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'schedule.created'`)).rows[0].n;
+    expect(pruned).toBe(0);
+
+    // The dead letter nobody republished stays; the republished one goes, and its copy forgets it.
+    const dead = (await t.db.query(`SELECT id FROM runs WHERE id = ANY($1::uuid[])`, [[kept, republished]])).rows.map((r) => r.id);
+    expect(dead).toEqual([kept]);
+    expect((await client.get(`/v1/runs/${kept}`)).status).toBe(200);
+    expect((await client.get(`/v1/runs/${republished}`)).status).toBe(404);
+    const copyRow = (await t.db.query(`SELECT origin, source_run_id FROM runs WHERE id = $1`, [copy])).rows[0];
+    // The copy died too (the same failing target) and is a dead letter of its own, kept.
+    expect(copyRow).toEqual({ origin: 'republish', source_run_id: null });
+
+    expect(await fsck(t.db)).toEqual([]);
+
+    const metrics = await (await fetch(`${kairos.url}/metrics`)).text();
+    const prunedRuns = Number(/^kairos_pruned_rows_total\{table="runs"\} (\d+)$/m.exec(metrics)?.[1]);
+    expect(prunedRuns).toBeGreaterThan(0);
+    expect(metrics).toMatch(/^kairos_ledger_rows\{table="runs"\} \d+$/m);
+    expect(metrics).toMatch(/^kairos_ledger_bytes\{table="run_events"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(/^kairos_ledger_bytes\{table="\*"\} [1-9]\d*$/m);
+  });
+});
+
+describe('pruning rate', () => {
+  let t: TestEnvironment;
+
+  beforeAll(async () => {
+    t = await testEnvironment();
+  });
+
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it('prunes many finished runs with their events and ticks in small batches, and only those', async () => {
+    const total = Number(process.env.KAIROS_TEST_PRUNE_RUNS ?? 20_000);
+    const namespace = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id;
+    const scheduleId = newId();
+    await t.db.query(
+      `INSERT INTO schedules (id, namespace_id, name, kind, every_ms, target, retry, timeout_ms, spec_hash, status, paused_at)
+       VALUES ($1, $2, 'bulk', 'every', 1000, '{"type":"handler","name":"noop"}', '{}', 60000, 'x', 'paused', now())`,
+      [scheduleId, namespace],
+    );
+    // Finished an hour ago, created over the hour before that, ids in creation order as Kairos makes them.
+    const base = Date.now() - 2 * 3_600_000;
+    for (let offset = 0; offset < total; offset += 10_000) {
+      const ids = Array.from({ length: Math.min(10_000, total - offset) }, (_, i) => newId(base + Math.floor(((offset + i) * 3_600_000) / total)));
+      await t.db.query(
+        `WITH created AS (
+           INSERT INTO runs (id, namespace_id, schedule_id, origin, scheduled_for, available_at, state, max_attempts, target, retry,
+                             timeout_ms, reason_code, started_at, finished_at)
+           SELECT id, $2, $3, 'schedule', to_timestamp($4 / 1000.0) + n * interval '1 second', now(), 'succeeded', 1,
+                  '{"type":"handler","name":"noop"}', '{}', 60000, 'SUCCEEDED', now() - interval '1 hour', now() - interval '1 hour'
+           FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, n)
+           RETURNING id, scheduled_for
+         ), ticks AS (
+           INSERT INTO ticks (schedule_id, scheduled_for, namespace_id, outcome, reason_code, run_id, origin, created_at)
+           SELECT $3, scheduled_for, $2, 'triggered', 'TRIGGERED', id, 'schedule', now() - interval '1 hour' FROM created
+         )
+         INSERT INTO run_events (run_id, kind, from_state, to_state, actor, reason_code)
+         SELECT c.id, e.kind, e.from_state, e.to_state, 'test', e.reason_code FROM created c
+         CROSS JOIN (VALUES ('queued', NULL, 'queued', NULL), ('claimed', 'queued', 'running', NULL),
+                            ('succeeded', 'running', 'succeeded', 'SUCCEEDED')) AS e(kind, from_state, to_state, reason_code)`,
+        [ids, namespace, scheduleId, base + offset * 1_000],
+      );
+    }
+    // Two runs that must survive: one finished within the retention, one still running.
+    const recent = newId();
+    const running = newId();
+    await t.db.query(
+      `INSERT INTO runs (id, namespace_id, origin, scheduled_for, available_at, state, max_attempts, target, retry, timeout_ms,
+                         reason_code, finished_at, lease_owner, lease_expires_at)
+       VALUES ($1, $3, 'manual', now(), now(), 'succeeded', 1, '{}', '{}', 1000, 'SUCCEEDED', now(), NULL, NULL),
+              ($2, $3, 'manual', now() - interval '3 hours', now(), 'running', 1, '{}', '{}', 1000, NULL, NULL, 'w', now() + interval '1 minute')`,
+      [recent, running, namespace],
+    );
+    await t.db.query(
+      `INSERT INTO run_events (run_id, kind, to_state, actor) VALUES ($1, 'queued', 'queued', 'test'), ($2, 'queued', 'queued', 'test')`,
+      [recent, running],
+    );
+    await t.db.query(`INSERT INTO run_events (run_id, kind, from_state, to_state, actor, reason_code) VALUES ($1, 'succeeded', 'queued', 'succeeded', 'test', 'SUCCEEDED'), ($2, 'claimed', 'queued', 'running', 'test', NULL)`, [recent, running]);
+    await t.db.query('ANALYZE');
+
+    const repository = new RetentionRepository();
+    const policy = { retentionMs: 60_000, deadLetterRetentionMs: 60_000, batchSize: 500 };
+    let cursor: string | null = null;
+    let runs = 0;
+    let rows = 0;
+    let batches = 0;
+    let slowestBatchMs = 0;
+    const started = performance.now();
+    for (;;) {
+      const batchStarted = performance.now();
+      const batch = await repository.pruneRuns(t.db, policy, cursor);
+      slowestBatchMs = Math.max(slowestBatchMs, performance.now() - batchStarted);
+      batches += 1;
+      runs += batch.runs;
+      rows += batch.runs + batch.events + batch.ticks;
+      if (batch.runs < policy.batchSize) break;
+      cursor = batch.lastId;
+    }
+    const seconds = (performance.now() - started) / 1_000;
+    console.info(
+      `pruned ${runs} runs (${rows} rows with their events and ticks) in ${seconds.toFixed(2)} s over ${batches} batches of ${policy.batchSize}: ` +
+        `${Math.round(runs / seconds)} runs/s, ${Math.round(rows / seconds)} rows/s; slowest batch ${Math.round(slowestBatchMs)} ms`,
+    );
+    expect(runs).toBe(total);
+    const left = (await t.db.query(`SELECT array_agg(id ORDER BY id) AS ids FROM runs`)).rows[0].ids;
+    expect(left.sort()).toEqual([recent, running].sort());
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM ticks`)).rows[0].n).toBe(0);
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM run_events`)).rows[0].n).toBe(4);
+    expect(await fsck(t.db)).toEqual([]);
+  }, 600_000);
+});
