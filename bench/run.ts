@@ -10,7 +10,7 @@
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
 import { Registry } from 'prom-client';
-import { newId, parseScheduleCreate, specHash } from '@kairos/domain';
+import { newId, parseScheduleCreate, queueOf, specHash } from '@kairos/domain';
 import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
 import { deleteKeysWithPrefix } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/runtime';
@@ -131,7 +131,7 @@ async function kairosThroughput(): Promise<number> {
         id: newId(),
         namespaceId,
         availableAt: now,
-        target: { type: 'handler', name: 'noop' },
+        target: { type: 'handler', name: 'noop', queue: 'default' },
         payload: null,
         retry: RETRY,
         timeoutMs: 60_000,
@@ -140,7 +140,7 @@ async function kairosThroughput(): Promise<number> {
       }),
     );
     await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
-    await dispatcher.dispatch(batch.map((r) => ({ id: r.id, availableAt: r.availableAt! })));
+    await dispatcher.dispatch(batch.map((r) => ({ id: r.id, availableAt: r.availableAt!, queue: queueOf(r.target) })));
   }
   // Watch the workers' verdict counter, which counts verdicts after they commit, as the raw side
   // counts completions in memory: polling the runs table would load the database being measured.

@@ -13,13 +13,16 @@ import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
 import { SchedulesController } from './schedules/schedules.controller.js';
 import { SchedulesService } from './schedules/schedules.service.js';
+import { WorkersController } from './workers/workers.controller.js';
+import { WorkersService } from './workers/workers.service.js';
 
 @Module({
   imports: [AuthModule, QueueBoardModule, GraphqlServerModule, OpenApiModule],
-  controllers: [SchedulesController, RunsController, DeadLettersController, CronPreviewController],
+  controllers: [SchedulesController, RunsController, DeadLettersController, WorkersController, CronPreviewController],
   providers: [
     SchedulesService,
     RunsService,
+    WorkersService,
     ...GRAPHQL_RESOLVERS,
     { provide: APP_FILTER, useClass: ApiErrorFilter },
     { provide: APP_GUARD, useClass: CallerGuard },

@@ -6,5 +6,4 @@ export * from './metrics/metrics.module.js';
 export * from './tokens.js';
 export * from './loop.js';
 export * from './logger.js';
-export * from './micro-batcher.js';
 export * from './public-route.js';

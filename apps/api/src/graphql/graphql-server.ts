@@ -12,10 +12,11 @@ import { ApiErrorFilter } from '../http/api-error.filter.js';
 import type { GraphqlContext, KairosRequest } from '../http/request-context.js';
 import { CronPreviewResolver } from './cron-preview.resolver.js';
 import { DeadLettersResolver } from './dead-letters.resolver.js';
+import { WorkersResolver } from './workers.resolver.js';
 import { RunsResolver } from './runs.resolver.js';
 import { SchedulesResolver } from './schedules.resolver.js';
 
-export const GRAPHQL_RESOLVERS = [SchedulesResolver, RunsResolver, DeadLettersResolver, CronPreviewResolver];
+export const GRAPHQL_RESOLVERS = [SchedulesResolver, RunsResolver, DeadLettersResolver, WorkersResolver, CronPreviewResolver];
 
 const errors = new ApiErrorFilter();
 

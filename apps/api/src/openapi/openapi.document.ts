@@ -18,6 +18,7 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'schedules', description: 'Declare, change and inspect schedules; trigger, backfill and preview them.' },
     { name: 'runs', description: 'Executions of a target: ad-hoc runs, their history, cancellation and retry.' },
     { name: 'dead-letters', description: 'Runs that ended dead, and republishing them.' },
+    { name: 'workers', description: 'The workers of the cluster, their queues and handlers.' },
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).

@@ -380,6 +380,17 @@ export const PATHS: Record<string, PathItemObject> = {
       errors: [404, 409],
     }),
   },
+  '/v1/workers': {
+    get: operation({
+      operationId: 'listWorkers',
+      tags: ['workers'],
+      summary: 'List workers',
+      description: 'Every worker that registered: the queue it serves, its handlers, its version and its last heartbeat.',
+      parameters: [param('Limit'), param('Cursor')],
+      ok: { 200: json('WorkerPage', 'A page of workers, by id.') },
+      errors: [400],
+    }),
+  },
   '/v1/cron/preview': {
     post: operation({
       operationId: 'previewCron',

@@ -1,10 +1,11 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
+import { attemptsOf, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, queueOf, type RunState } from '@kairos/domain';
 import { RunRepository, inTransaction, manualRun, pgConstraint, pgErrorCode, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../http/request-context.js';
+import { WorkersService } from '../workers/workers.service.js';
 import { RunEventFeed } from './run-event-feed.js';
 import { runEventView, runView, type RunView, attemptView, type AttemptView } from './run.view.js';
 
@@ -19,12 +20,14 @@ export class RunsService implements BeforeApplicationShutdown {
     @Inject(DATABASE) private readonly db: Db,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
+    private readonly workers: WorkersService,
   ) {}
 
   /** Starts a run of a target now or at availableAt. A repeated idempotency key returns the first run with `deduped: true`. */
   async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
     const nowMs = Date.now();
     const request = parseRunCreate(body, nowMs);
+    await this.workers.admit(request.target);
     const run = manualRun({
       id: newId(nowMs),
       namespaceId: caller.namespaceId,
@@ -45,7 +48,7 @@ export class RunsService implements BeforeApplicationShutdown {
       }
       throw error;
     }
-    await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt! }]);
+    await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt!, queue: queueOf(run.target) }]);
     return { ...runView(await this.require(caller, run.id)), deduped: false };
   }
 
@@ -127,7 +130,7 @@ export class RunsService implements BeforeApplicationShutdown {
     }
     const fresh = freshRunOf(source, origin, caller.actor);
     await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [fresh]));
-    await this.dispatcher.dispatch([{ id: fresh.id, availableAt: fresh.availableAt! }]);
+    await this.dispatcher.dispatch([{ id: fresh.id, availableAt: fresh.availableAt!, queue: queueOf(fresh.target) }]);
     return runView(await this.require(caller, fresh.id));
   }
 

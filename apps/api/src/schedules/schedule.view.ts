@@ -1,5 +1,5 @@
 /** The wire shape of a schedule (DESIGN.md section 7): the definition with defaults filled in, and its cursor; and of its ticks. */
-import { formatDuration, type JsonValue, type RetryPolicy, type Target, formatInstant, formatOptionalInstant } from '@kairos/domain';
+import { formatDuration, type JsonValue, type RetryPolicy, type Target, formatInstant, formatOptionalInstant, queueOf } from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
 
 export interface ScheduleView {
@@ -36,7 +36,7 @@ export const iso = formatOptionalInstant;
 
 export function targetView(target: Target): Record<string, unknown> {
   return target.type === 'handler'
-    ? { type: 'handler', name: target.name }
+    ? { type: 'handler', name: target.name, queue: queueOf(target) }
     : { type: 'http', url: target.url, method: target.method, headers: target.headers, timeout: formatDuration(target.timeoutMs) };
 }
 

@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readEnum, readObject, readPayload, recurrenceOf, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { ConflictError, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readEnum, readObject, readPayload, recurrenceOf, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant, queueOf } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -25,6 +25,7 @@ import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../http/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
 import { scheduleView, type ScheduleView } from './schedule.view.js';
+import { WorkersService } from '../workers/workers.service.js';
 
 /** The most slots one backfill request may cover. */
 export const MAX_BACKFILL_SLOTS = 1_000;
@@ -45,11 +46,13 @@ export class SchedulesService {
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
     private readonly outbox: OutboxRepository,
+    private readonly workers: WorkersService,
   ) {}
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
     const nowMs = Date.now();
     const request = parseScheduleCreate(body, nowMs);
+    await this.workers.admit(request.spec.target);
     const id = newId(nowMs);
     const { row, deduped } = await inTransaction(this.db, async (tx) => {
       const created = await this.schedules.create(tx, {
@@ -113,7 +116,9 @@ export class SchedulesService {
     return view;
   }
 
+  /** Writes a changed definition; its target must still name a handler a worker has registered. */
   private async replace(caller: CallerContext, id: string, spec: ScheduleSpec, nowMs: number): Promise<ScheduleView> {
+    await this.workers.admit(spec.target);
     const row = await inTransaction(this.db, async (tx) => {
       const current = await this.require(tx, caller, id, true);
       const rec = recurrenceOf(spec, current.createdAt.getTime());
@@ -272,7 +277,7 @@ export class SchedulesService {
     }
     await this.runs.insertRuns(tx, newRuns);
     await this.runs.requestCancel(tx, made.cancel, 'overlap', 'REPLACED_BY_OVERLAP', 'a newer run of the schedule replaced this run (overlap replace)');
-    const dispatch: DispatchItem[] = newRuns.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt }] : []));
+    const dispatch: DispatchItem[] = newRuns.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt, queue: queueOf(r.target) }] : []));
     return { runs: await this.runs.getMany(tx, newRuns.map((r) => r.id)), dispatch, alreadyTicked };
   }
 

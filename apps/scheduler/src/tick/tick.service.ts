@@ -7,7 +7,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { KairosConfig } from '@kairos/config';
-import { planSlots } from '@kairos/domain';
+import { planSlots, queueOf } from '@kairos/domain';
 import {
   LeaseRepository,
   OutboxRepository,
@@ -140,7 +140,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
         tx,
         rows.filter((r) => completed.has(r.id)).map((r) => scheduleEvent('schedule.completed', { ...r, status: 'completed', nextFireAt: null }, `scheduler:${term.holder}`)),
       );
-      const dispatch: DispatchItem[] = newRuns.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt }] : []));
+      const dispatch: DispatchItem[] = newRuns.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt, queue: queueOf(r.target) }] : []));
       return {
         result: { schedules: rows.length, ticks: inserted.size, runs: newRuns.length, more: rows.length === scheduler.tickBatchSize },
         dispatch,

@@ -8,6 +8,7 @@ import { formatInstant, isUuid, type ActiveRun, type JsonValue, type ReasonCode,
 import { inTransaction, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, type RunEventRow, type RunRow } from './run-row.js';
+import { runQueueSql } from './run-queue.js';
 
 /** A run to insert: its columns (availableAt null parks it behind an active run) and its queued event. */
 export interface NewRun
@@ -121,10 +122,11 @@ function eventDetail(reasonText: string | null, error: Record<string, unknown> |
   return { ...(reasonText ? { reasonText } : {}), ...(error ? { error } : {}), ...(response ? { response } : {}) };
 }
 
-/** A run to hand to the queue: its id and when it is due. */
+/** A run to hand to the queue: its id, when it is due, and the queue it travels on. */
 export interface DispatchItem {
   id: string;
   availableAt: Date;
+  queue: string;
 }
 
 /** The claim would put a second exclusive run of one schedule into `running`. */
@@ -307,7 +309,7 @@ export class RunRepository {
   /** Committed runs that Redis has not been given yet, oldest due first. Parked runs wait for release. */
   async listUndispatched(db: Queryable, limit: number): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt" FROM runs
+      `SELECT id, available_at AS "availableAt", ${runQueueSql('runs')} AS queue FROM runs
        WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < 'infinity'
        ORDER BY available_at LIMIT $1`,
       [limit],
@@ -337,7 +339,7 @@ export class RunRepository {
    */
   async listOverdueEnqueued(db: Queryable, graceMs: number, limit: number, after: DispatchItem | null = null): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt" FROM runs
+      `SELECT id, available_at AS "availableAt", ${runQueueSql('runs')} AS queue FROM runs
        WHERE state = 'queued' AND enqueued_at IS NOT NULL
          AND available_at < now() - $1 * interval '1 millisecond'
          AND enqueued_at < now() - $1 * interval '1 millisecond'
@@ -574,12 +576,12 @@ export class RunRepository {
        ), released AS (
          UPDATE runs r SET available_at = greatest(r.scheduled_for, now()), enqueued_at = now(), updated_at = now()
          FROM next WHERE r.id = next.id
-         RETURNING r.id, r.available_at, r.lease_epoch
+         RETURNING r.id, r.available_at, r.lease_epoch, ${runQueueSql('r')} AS queue
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
          SELECT id, 'released', 'queued', 'queued', lease_epoch, $2, '{}'::jsonb FROM released
        )
-       SELECT id, available_at AS "availableAt" FROM released`,
+       SELECT id, available_at AS "availableAt", queue FROM released`,
       [scheduleId, actor],
     );
     return rows;
@@ -610,7 +612,7 @@ export class RunRepository {
     db: Queryable,
     opts: { skewMs: number; backoffMs: number; crashBudget: number; limit: number; actor: string },
   ): Promise<{ requeued: DispatchItem[]; poisoned: string[] }> {
-    const { rows } = await db.query<{ id: string; state: RunState; availableAt: Date }>(
+    const { rows } = await db.query<{ id: string; state: RunState; availableAt: Date; queue: string }>(
       `WITH expired AS (
          SELECT id FROM runs
          WHERE state = 'running' AND lease_expires_at < now() - $1 * interval '1 millisecond'
@@ -631,7 +633,8 @@ export class RunRepository {
                               THEN 'lease expired ' || (r.crash_count + 1) || ' times; crash budget is ' || $3 ELSE NULL END,
            finished_at = CASE WHEN r.crash_count + 1 >= $3 THEN now() ELSE NULL END
          FROM expired WHERE r.id = expired.id
-         RETURNING r.id, r.namespace_id, r.schedule_id, r.state, r.available_at, r.lease_epoch, r.crash_count, r.reason_code, r.reason_text
+         RETURNING r.id, r.namespace_id, r.schedule_id, r.state, r.available_at, r.lease_epoch, r.crash_count, r.reason_code, r.reason_text,
+                   ${runQueueSql('r')} AS queue
        ), dead_letter AS (
          INSERT INTO outbox (namespace_id, topic, aggregate_id, payload)
          SELECT namespace_id, 'run.dead', id,
@@ -644,11 +647,11 @@ export class RunRepository {
                 jsonb_build_object('crashCount', crash_count)
          FROM reaped
        )
-       SELECT id, state, available_at AS "availableAt" FROM reaped`,
+       SELECT id, state, available_at AS "availableAt", queue FROM reaped`,
       [opts.skewMs, opts.backoffMs, opts.crashBudget, opts.limit, opts.actor],
     );
     return {
-      requeued: rows.filter((r) => r.state === 'queued').map((r) => ({ id: r.id, availableAt: r.availableAt })),
+      requeued: rows.filter((r) => r.state === 'queued').map((r) => ({ id: r.id, availableAt: r.availableAt, queue: r.queue })),
       poisoned: rows.filter((r) => r.state === 'dead').map((r) => r.id),
     };
   }
