@@ -60,7 +60,7 @@ describe('KairosClient and verifySignature', () => {
     expect((await collect(client.schedules.list({ label: 'team:media', limit: 3 }))).length).toBe(4);
 
     expect(await client.schedules.update(created.id, { cron: '0 4 * * *' })).toMatchObject({ cron: '0 4 * * *' });
-    const put = await client.schedules.put('nightly', { cron: '0 5 * * *', target: { type: 'handler', name: 'echo' } });
+    const put = await client.schedules.put('nightly', { cron: '0 5 * * *', timezone: 'Europe/Berlin', target: { type: 'handler', name: 'echo' } });
     expect(put).toMatchObject({ id: created.id, cron: '0 5 * * *' });
     expect(await client.schedules.pause(created.id)).toMatchObject({ status: 'paused' });
     expect(await client.schedules.resume(created.id)).toMatchObject({ status: 'active' });
