@@ -14,6 +14,8 @@ export default defineConfig({
       { find: '@kairos/config', replacement: lib('config') },
       { find: '@kairos/ledger', replacement: lib('ledger') },
       { find: '@kairos/queue', replacement: lib('queue') },
+      // The SDK takes the loop alone: the rest of @kairos/runtime is the server's Nest bootstrap.
+      { find: /^@kairos\/runtime\/loop$/, replacement: fileURLToPath(new URL('./libs/runtime/src/loop.ts', import.meta.url)) },
       { find: '@kairos/runtime', replacement: lib('runtime') },
       { find: /^@kairos\/sdk$/, replacement: fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) },
       // graphql ships CommonJS (main) and ESM (module) copies. Node, and so @nestjs/graphql, loads

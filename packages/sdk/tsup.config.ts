@@ -9,7 +9,10 @@ const manifest = JSON.parse(readFileSync(new URL('./package.json', import.meta.u
   dependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
 };
-const LIBRARY_PATHS = Object.fromEntries(['domain', 'config', 'ledger', 'queue', 'runtime'].map((lib) => [`@kairos/${lib}`, [`libs/${lib}/src/index.ts`]]));
+const LIBRARY_PATHS = {
+  ...Object.fromEntries(['domain', 'config', 'ledger', 'queue'].map((lib) => [`@kairos/${lib}`, [`libs/${lib}/src/index.ts`]])),
+  '@kairos/runtime/loop': ['libs/runtime/src/loop.ts'],
+};
 const external = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)];
 
 export default defineConfig({
