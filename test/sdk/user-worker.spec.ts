@@ -200,7 +200,7 @@ describe('a user worker from the packed SDK', () => {
     expect(await runOf(run.id)).toMatchObject({ state: 'queued', attempt: 1 });
 
     await startWorker({ VERSION: '2.0.0' });
-    expect(await settled(run.id)).toMatchObject({ state: 'succeeded', attempt: 1, result: { late: true } });
+    expect(await settled(run.id, 60_000)).toMatchObject({ state: 'succeeded', attempt: 1, result: { late: true } });
     const detail = (await client.get(`/v1/runs/${run.id}`)).body;
     expect(detail.attempts.map((a: { outcome: string }) => a.outcome)).toContain('handed_back');
     expect(detail.attempts.at(-1)).toMatchObject({ outcome: 'succeeded' });

@@ -99,9 +99,9 @@ export class ExecutionLedger {
     return this.requeues.submit({ runId, epoch, retry });
   }
 
-  /** A run this worker cannot execute, handed back for another worker; null when the lease was lost. */
-  handBack(runId: string, epoch: number, delayMs: number, reasonCode: ReasonCode, reasonText: string): Promise<Date | null> {
-    return handBackRun(this.db, { runId, epoch, owner: this.owner, delayMs, reasonCode, reasonText });
+  /** A run this worker cannot execute, handed back for another worker; when it is due again, or null when the lease was lost. */
+  handBack(runId: string, epoch: number, backoff: { delayMs: number; maxDelayMs: number }, reasonCode: ReasonCode, reasonText: string): Promise<Date | null> {
+    return handBackRun(this.db, { runId, epoch, owner: this.owner, ...backoff, reasonCode, reasonText });
   }
 
   /** A run handed back at a clean stop; false when the lease was already lost. */

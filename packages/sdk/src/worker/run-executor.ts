@@ -17,8 +17,8 @@ import type { TargetRunner } from './target-runner.js';
 
 /** How long a job waits before trying again when its run is blocked by another run of the schedule. */
 const BLOCKED_RETRY_MS = 1_000;
-/** How long a run handed back for want of its handler waits before a worker tries it again. */
-export const HANDED_BACK_RETRY_MS = 2_000;
+/** How long a run handed back for want of its handler waits before a worker tries it again: 2 s, doubling with each hand-back, at most a minute. */
+const HAND_BACK_BACKOFF = { delayMs: 2_000, maxDelayMs: 60_000 };
 
 export type RunJob = Job<JobPayloads['run'], unknown, 'run'>;
 
@@ -127,7 +127,7 @@ export class RunExecutor {
     const what = run.target.type === 'http' ? 'HTTP targets' : `handler "${run.target.name}"`;
     const reason = `worker ${this.ledger.owner} has no code for ${what}; handed back for a worker that has`;
     this.logger.warn(`run ${run.id}: ${reason}`);
-    const availableAt = await this.ledger.handBack(run.id, run.leaseEpoch, HANDED_BACK_RETRY_MS, 'HANDLER_NOT_REGISTERED', reason);
+    const availableAt = await this.ledger.handBack(run.id, run.leaseEpoch, HAND_BACK_BACKOFF, 'HANDLER_NOT_REGISTERED', reason);
     if (availableAt === null) return;
     return this.delay(job, token, availableAt.getTime());
   }
