@@ -193,16 +193,18 @@ describe('a user worker from the packed SDK', () => {
     const v2 = await startWorker({ VERSION: '2.0.0' });
     v2.process.kill('SIGTERM');
     await v2.exited;
-    await startWorker({ HANDLERS: 'resize', VERSION: '1.0.0' });
+    const v1 = await startWorker({ HANDLERS: 'resize', VERSION: '1.0.0' });
     const run = (await client.post('/v1/runs', { target: media('late') })).body;
     const handedBack = await waitFor(async () => (await events(run.id)).find((e) => e.kind === 'handed_back'), 'the run to be handed back');
     expect(handedBack.reasonCode).toBe('HANDLER_NOT_REGISTERED');
     expect(await runOf(run.id)).toMatchObject({ state: 'queued', attempt: 1 });
 
+    // The deploy goes on: version 2 starts again, version 1 stops.
     await startWorker({ VERSION: '2.0.0' });
+    v1.process.kill('SIGTERM');
     expect(await settled(run.id, 60_000)).toMatchObject({ state: 'succeeded', attempt: 1, result: { late: true } });
     const detail = (await client.get(`/v1/runs/${run.id}`)).body;
     expect(detail.attempts.map((a: { outcome: string }) => a.outcome)).toContain('handed_back');
     expect(detail.attempts.at(-1)).toMatchObject({ outcome: 'succeeded' });
-  });
+  }, 150_000);
 });
