@@ -8,6 +8,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps ./apps
 COPY libs ./libs
+COPY packages ./packages
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime

@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // The client tours compile against code test/api/client-generators.spec.ts generates next to them.
-  { ignores: ['dist/', 'node_modules/', 'prisma/generated/', 'coverage/', 'test/api/client-tour/'] },
+  { ignores: ['**/dist/', '**/node_modules/', 'prisma/generated/', 'coverage/', 'test/api/client-tour/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

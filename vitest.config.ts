@@ -14,7 +14,12 @@ export default defineConfig({
       { find: '@kairos/config', replacement: lib('config') },
       { find: '@kairos/ledger', replacement: lib('ledger') },
       { find: '@kairos/queue', replacement: lib('queue') },
+      // The SDK takes the loop, the log context and the process identity alone: the rest of @kairos/runtime is the server's Nest bootstrap.
+      { find: /^@kairos\/runtime\/loop$/, replacement: fileURLToPath(new URL('./libs/runtime/src/loop.ts', import.meta.url)) },
+      { find: /^@kairos\/runtime\/log-context$/, replacement: fileURLToPath(new URL('./libs/runtime/src/log-context.ts', import.meta.url)) },
+      { find: /^@kairos\/runtime\/process-identity$/, replacement: fileURLToPath(new URL('./libs/runtime/src/process-identity.ts', import.meta.url)) },
       { find: '@kairos/runtime', replacement: lib('runtime') },
+      { find: /^@kairos\/sdk$/, replacement: fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) },
       // graphql ships CommonJS (main) and ESM (module) copies. Node, and so @nestjs/graphql, loads
       // the CommonJS one; Vite would hand Kairos's own sources the ESM one, and two copies of
       // graphql break its instanceof checks (scalars, errors). Pin the one Node loads.
@@ -22,7 +27,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'test/**/*.spec.ts'],
+    include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'packages/*/src/**/*.spec.ts', 'test/**/*.spec.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     // Integration tests start schedulers and workers and time failovers; two at once on two cores
     // would make those timings lie. Files run one after another.

@@ -5,15 +5,18 @@
  *               (raw BullMQ: add, process noop, complete)
  *   lateness    actual start minus slot, p50/p99, for 2,000 one-shot timers spread over 10 s
  *               (raw BullMQ: 2,000 delayed jobs, processing start minus due time)
- * and the ratios Kairos/BullMQ. Each phase gets a fresh database and Redis prefix.
+ * and the ratios Kairos/BullMQ. Throughput is also measured for a user's worker (the SDK's
+ * KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the built-in
+ * one. Each phase gets a fresh database and Redis prefix.
  */
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
 import { Registry } from 'prom-client';
-import { newId, parseScheduleCreate, specHash } from '@kairos/domain';
+import { newId, parseScheduleCreate, queueOf, specHash } from '@kairos/domain';
 import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
 import { deleteKeysWithPrefix } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/runtime';
+import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
 
@@ -66,9 +69,9 @@ async function sandbox(label: string): Promise<Sandbox> {
   };
 }
 
-function kairos(box: Sandbox): Promise<StartedKairos> {
+function kairos(box: Sandbox, roles: ('scheduler' | 'worker')[] = ['scheduler', 'worker']): Promise<StartedKairos> {
   return startKairos(
-    { name: 'bench', defaultRoles: ['scheduler', 'worker'], modules: { scheduler: SchedulerModule, worker: WorkerModule } },
+    { name: 'bench', defaultRoles: roles, modules: { scheduler: SchedulerModule, worker: WorkerModule } },
     {
       DATABASE_URL: box.url,
       REDIS_URL,
@@ -116,9 +119,27 @@ async function rawThroughput(): Promise<number> {
   return (RUNS / elapsed) * 1000;
 }
 
-async function kairosThroughput(): Promise<number> {
-  const box = await sandbox('kairos_tp');
-  const app = await kairos(box);
+/**
+ * Durable runs per second through the built-in worker, or (`userWorker`) through the SDK's
+ * KairosWorker serving a queue of its own next to a scheduler-only process.
+ */
+async function kairosThroughput(userWorker = false): Promise<number> {
+  const box = await sandbox(userWorker ? 'sdk_tp' : 'kairos_tp');
+  const app = await kairos(box, userWorker ? ['scheduler'] : ['scheduler', 'worker']);
+  let sdkSucceeded = 0;
+  const worker = userWorker
+    ? new KairosWorker({
+        databaseUrl: box.url,
+        redisUrl: REDIS_URL,
+        queuePrefix: box.prefix,
+        queue: 'bench',
+        concurrency: CONCURRENCY,
+        handlers: { noop: () => undefined },
+        logger: { log: () => undefined, warn: (m) => console.warn(m), error: (m) => console.error(m) },
+        observer: { verdict: (state) => void (state === 'succeeded' && sdkSucceeded++) },
+      })
+    : null;
+  await worker?.start();
   const { RunDispatcher } = await import('@kairos/queue');
   const dispatcher = app.app.get(RunDispatcher);
   const runs = new RunRepository();
@@ -131,7 +152,7 @@ async function kairosThroughput(): Promise<number> {
         id: newId(),
         namespaceId,
         availableAt: now,
-        target: { type: 'handler', name: 'noop' },
+        target: { type: 'handler', name: 'noop', queue: userWorker ? 'bench' : 'default' },
         payload: null,
         retry: RETRY,
         timeoutMs: 60_000,
@@ -140,16 +161,18 @@ async function kairosThroughput(): Promise<number> {
       }),
     );
     await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
-    await dispatcher.dispatch(batch.map((r) => ({ id: r.id, availableAt: r.availableAt! })));
+    await dispatcher.dispatch(batch.map((r) => ({ id: r.id, availableAt: r.availableAt!, queue: queueOf(r.target) })));
   }
-  // Watch the workers' verdict counter, which counts verdicts after they commit, as the raw side
+  // Watch the workers' verdict counts, which count verdicts after they commit, as the raw side
   // counts completions in memory: polling the runs table would load the database being measured.
   const verdicts = app.app.get(Registry).getSingleMetric('kairos_run_verdicts_total')!;
-  const succeeded = async () => (await verdicts.get()).values.find((v) => v.labels.state === 'succeeded')?.value ?? 0;
+  const succeeded = async () =>
+    userWorker ? sdkSucceeded : ((await verdicts.get()).values.find((v) => v.labels.state === 'succeeded')?.value ?? 0);
   await until(async () => (await succeeded()) >= RUNS, 300_000, 'Kairos runs');
   const elapsed = performance.now() - started;
   const durable = (await box.db.query(`SELECT count(*)::int AS n FROM runs WHERE state = 'succeeded'`)).rows[0].n as number;
   if (durable !== RUNS) throw new Error(`bench: ${RUNS} verdicts counted but ${durable} runs succeeded in the ledger`);
+  await worker?.stop();
   await app.app.close();
   await box.drop();
   return (RUNS / elapsed) * 1000;
@@ -214,23 +237,29 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 // Alternate the two so that a noisy moment of the machine does not land on one side only.
 const rawTps: number[] = [];
 const kairosTps: number[] = [];
+const sdkTps: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   rawTps.push(await rawThroughput());
   kairosTps.push(await kairosThroughput());
+  sdkTps.push(await kairosThroughput(true));
 }
 const rawTp = median(rawTps);
 const kairosTp = median(kairosTps);
+const sdkTp = median(sdkTps);
 const rawLate = await rawLateness();
 const kairosLate = await kairosLateness();
 
 const rows = [
   ['', 'raw BullMQ', 'Kairos', 'Kairos / BullMQ'],
   [`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, fmt(rawTp), fmt(kairosTp), fmt(median(kairosTps.map((k, i) => k / rawTps[i]!)), 2)],
+  ['throughput, a user worker (SDK KairosWorker, own queue)', fmt(rawTp), fmt(sdkTp), fmt(median(sdkTps.map((k, i) => k / rawTps[i]!)), 2)],
   [`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, fmt(percentile(rawLate, 50), 1), fmt(percentile(kairosLate, 50), 1), fmt(percentile(kairosLate, 50) / Math.max(1, percentile(rawLate, 50)), 2)],
   ['lateness p99 (ms)', fmt(percentile(rawLate, 99), 1), fmt(percentile(kairosLate, 99), 1), fmt(percentile(kairosLate, 99) / Math.max(1, percentile(rawLate, 99)), 2)],
 ];
 const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
 process.stdout.write(`\n${rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n')}\n\n`);
-process.stdout.write(`throughput rounds: BullMQ ${rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${kairosTps.map((v) => fmt(v)).join(', ')}\n`);
+process.stdout.write(
+  `throughput rounds: BullMQ ${rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${sdkTps.map((v) => fmt(v)).join(', ')}\n`,
+);
 process.stdout.write(`concurrency ${CONCURRENCY}, node ${process.version}, targets: throughput >= 0.5x BullMQ, lateness p99 <= 150 ms\n`);
 process.exit(0);

@@ -160,6 +160,7 @@ describe('GraphQL mirrors the REST API', () => {
     ['{ schedules(cursor: "Zm9v") { nextCursor } }', 'cursor'],
     ['{ runs(limit: 0) { nextCursor } }', 'limit'],
     ['{ deadLetters(scheduleId: "nope") { nextCursor } }', 'scheduleId'],
+    ['{ workers(limit: 501) { nextCursor } }', 'limit'],
   ])('refuses the arguments of %s naming %s', async (query, field) => {
     const error = onlyError(await gql(query));
     expect(error.extensions).toMatchObject({ field, status: 400 });
@@ -319,6 +320,13 @@ describe('GraphQL mirrors the REST API', () => {
     expect(onlyError(cancelAgain).extensions).toEqual({ code: 'INVALID_STATE', field: null, status: 409 });
     const retry = await gql(`mutation ($id: ID!) { retryRun(id: $id) { id } }`, { id: run.id });
     expect(onlyError(retry).extensions).toEqual({ code: 'INVALID_STATE', field: null, status: 409 });
+  });
+
+  it('lists the worker registry as GET /v1/workers does', async () => {
+    await t.db.query(`INSERT INTO workers (id, queue, handlers, version, started_at, last_seen_at) VALUES ('host:1:abc', 'media', '{resize}', '1.2.0', now(), now())`);
+    const listed = await gql(`{ workers { items { id queue handlers version startedAt lastSeenAt } nextCursor } }`);
+    expect(listed.data.workers).toEqual((await rest.get('/v1/workers')).body);
+    expect(listed.data.workers.items).toContainEqual(expect.objectContaining({ id: 'host:1:abc', queue: 'media', handlers: ['resize'], version: '1.2.0' }));
   });
 
   it('refuses an invalid ad-hoc run and stores nothing', async () => {

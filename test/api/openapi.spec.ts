@@ -434,6 +434,14 @@ describe('the OpenAPI document', () => {
       expect(retried.body).toMatchObject({ origin: 'retry', sourceRunId: dead.id });
     });
 
+    it('matches what the worker registry answers', async () => {
+      const page = await call('get', '/v1/workers', { query: 'limit=1' });
+      expect(page.status).toBe(200);
+      expect(page.body.items).toHaveLength(1);
+      expect(page.body.items[0]).toMatchObject({ queue: 'default', handlers: ['echo', 'fail', 'noop', 'sleep'], version: 'built-in' });
+      expect((await call('get', '/v1/workers', { query: 'limit=0' })).body.field).toBe('limit');
+    });
+
     it('matches what the stateless cron preview answers', async () => {
       const berlin = await call('post', '/v1/cron/preview', { body: examplesOf('/v1/cron/preview', 'post').berlin });
       expect(berlin.status).toBe(200);

@@ -47,7 +47,7 @@ describe('losing Redis loses nothing', () => {
           id,
           namespaceId,
           availableAt,
-          target: { type: 'handler', name: 'echo' },
+          target: { type: 'handler', name: 'echo', queue: 'default' },
           payload,
           retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1000, maxMs: 1000, jitter: 0 } },
           timeoutMs: 10_000,

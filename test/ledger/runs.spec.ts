@@ -50,7 +50,7 @@ describe('the run repositories', () => {
       id: newId(),
       namespaceId,
       availableAt: new Date(Date.now() - 1_000),
-      target: { type: 'handler', name: 'noop' },
+      target: { type: 'handler', name: 'noop', queue: 'default' },
       payload: null,
       retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1_000, maxMs: 1_000, jitter: 0 } },
       timeoutMs: 10_000,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from 'bullmq';
-import { newId } from '../../libs/domain/src/index.js';
+import { newId, queueOf } from '../../libs/domain/src/index.js';
 import { RunRepository, inTransaction, manualRun, type NewRun } from '../../libs/ledger/src/index.js';
 import { RUNS_QUEUE, RunDispatcher, type RunsQueue } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
@@ -39,7 +39,7 @@ describe('the reconciler', () => {
         id: newId(),
         namespaceId,
         availableAt: new Date(start + i),
-        target: { type: 'handler', name: 'noop' },
+        target: { type: 'handler', name: 'noop', queue: 'default' },
         payload: null,
         retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1_000, maxMs: 1_000, jitter: 0 } },
         timeoutMs: 10_000,
@@ -57,7 +57,7 @@ describe('the reconciler', () => {
   it('re-enqueues the jobs Redis lost behind a backlog of live ones, and adds nothing else', async () => {
     // Due a minute ago, one millisecond apart, so the reconciler's order (oldest due first) is known.
     const runs = await overdueRuns(BACKLOG, Date.now() - 60_000);
-    expect(await scheduler.app.get(RunDispatcher).dispatch(runs.map((r) => ({ id: r.id, availableAt: r.availableAt! })))).toBe(true);
+    expect(await scheduler.app.get(RunDispatcher).dispatch(runs.map((r) => ({ id: r.id, availableAt: r.availableAt!, queue: queueOf(r.target) })))).toBe(true);
 
     // The lost ones come last in the reconciler's order, behind two full pages of live jobs.
     const lost = runs.slice(-3).map((r) => r.id);

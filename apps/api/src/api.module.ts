@@ -18,6 +18,7 @@ import { RunsModule } from './runs/runs.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { SigningSecretModule } from './signing-secret/signing-secret.module.js';
 import { UiAssetsController } from './ui/ui-assets.controller.js';
+import { WorkersModule } from './workers/workers.module.js';
 
 @Module({
   imports: [
@@ -28,6 +29,7 @@ import { UiAssetsController } from './ui/ui-assets.controller.js';
     SchedulesModule,
     RunsModule,
     DeadLettersModule,
+    WorkersModule,
     CronModule,
     SigningSecretModule,
   ],

@@ -11,6 +11,7 @@ import type { OpenApiDocument } from './openapi/openapi.types.js';
 import { RUN_PATHS } from './runs/runs.openapi.js';
 import { SCHEDULE_PATHS } from './schedules/schedules.openapi.js';
 import { SIGNING_SECRET_PATHS } from './signing-secret/signing-secret.openapi.js';
+import { WORKER_PATHS } from './workers/workers.openapi.js';
 
 export const OPENAPI_DOCUMENT: OpenApiDocument = {
   openapi: '3.1.0',
@@ -27,13 +28,14 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'schedules', description: 'Declare, change and inspect schedules; trigger, backfill and preview them.' },
     { name: 'runs', description: 'Executions of a target: ad-hoc runs, their history, cancellation and retry.' },
     { name: 'dead-letters', description: 'Runs that ended dead, and republishing them.' },
+    { name: 'workers', description: 'The workers of the cluster, their queues and handlers.' },
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
     { name: 'cluster', description: 'Who the caller is, and the state of the cluster, for the dashboard.' },
     { name: 'signing-secret', description: 'The secret webhook deliveries are signed with, and its rotation.' },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: { ...SCHEDULE_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...CLUSTER_PATHS },
+  paths: { ...SCHEDULE_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...CLUSTER_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

@@ -61,6 +61,14 @@ describe('attemptsOf', () => {
       ],
     ],
     [
+      'handed back by a worker without the handler, then run by one with it',
+      [claimed(1, 1, 1), ev(2, 'handed_back', 2, { reasonCode: 'HANDLER_NOT_REGISTERED' }), claimed(3, 3, 1), ev(4, 'succeeded', 3, { reasonCode: 'SUCCEEDED' })],
+      [
+        { attempt: 1, leaseEpoch: 1, worker: 'w1', startedAt: at(1), finishedAt: at(2), outcome: 'handed_back', reasonCode: 'HANDLER_NOT_REGISTERED', error: null, response: null },
+        { attempt: 1, leaseEpoch: 3, worker: 'w1', startedAt: at(3), finishedAt: at(4), outcome: 'succeeded', reasonCode: 'SUCCEEDED', error: null, response: null },
+      ],
+    ],
+    [
       'cancelled while running; a cancel request alone ends nothing',
       [claimed(1, 1, 1), ev(2, 'cancel_requested', 1), ev(3, 'cancelled', 1, { reasonCode: 'CANCELLED_BY_USER' })],
       [{ attempt: 1, leaseEpoch: 1, worker: 'w1', startedAt: at(1), finishedAt: at(3), outcome: 'cancelled', reasonCode: 'CANCELLED_BY_USER', error: null, response: null }],

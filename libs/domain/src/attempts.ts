@@ -1,6 +1,6 @@
 /**
  * A run's attempts, read from its events: every claim opens an attempt at a new lease epoch, and
- * the event that ends it (a verdict, a retry, a reap, a drain, a refused verdict) closes it. The
+ * the event that ends it (a verdict, a retry, a reap, a drain, a hand-back, a refused verdict) closes it. The
  * events are the one record; attempts are a view of them, so the two can never disagree.
  */
 import type { AttemptOutcomeKind } from './model.js';
@@ -72,6 +72,8 @@ export function attemptsOf(events: readonly AttemptEvent[]): Attempt[] {
       close(epoch - 1, event, 'lost');
     } else if (event.kind === 'drained' && epoch !== null) {
       close(epoch - 1, event, 'drained');
+    } else if (event.kind === 'handed_back' && epoch !== null) {
+      close(epoch - 1, event, 'handed_back');
     } else if (event.kind === 'lease_lost') {
       close(epoch, event, 'lost');
     }

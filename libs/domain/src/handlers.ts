@@ -1,7 +1,8 @@
 /**
- * The catalogue of built-in handlers: each name and the payload it takes. The worker registers one
- * implementation per name (apps/worker/src/targets/handler); the API refuses any other name at
- * declaration, so the two sides cannot drift apart.
+ * Handler names and queues. The built-in handlers (each name and the payload it takes) ship with
+ * the built-in worker, which serves the default queue; every other handler is a user's function,
+ * registered by the worker that runs it. The API accepts a handler target only when its name is
+ * built in (on the default queue) or a worker has registered it on the target's queue.
  */
 import type { JsonValue } from './model.js';
 
@@ -25,4 +26,16 @@ export const HANDLER_NAMES: readonly HandlerName[] = ['noop', 'echo', 'sleep', '
 
 export function isHandlerName(name: string): name is HandlerName {
   return (HANDLER_NAMES as readonly string[]).includes(name);
+}
+
+/** The queue a handler target names when it names none; the built-in worker serves it, with every HTTP target. */
+export const DEFAULT_QUEUE = 'default';
+
+/** What a queue name and a handler name may be: they become BullMQ queue names and registry keys. */
+export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+export const HANDLER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** The handlers known on `queue` before any worker registers: the built-in ones, on the default queue. */
+export function builtInHandlersOf(queue: string): readonly string[] {
+  return queue === DEFAULT_QUEUE ? HANDLER_NAMES : [];
 }

@@ -40,7 +40,7 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** How one execution attempt ended; null while it runs. */
-export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'cancelled', 'lost', 'drained'] as const;
+export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'cancelled', 'lost', 'drained', 'handed_back'] as const;
 export type AttemptOutcomeKind = (typeof ATTEMPT_OUTCOMES)[number];
 
 /** What a run_events row says happened. */
@@ -60,6 +60,7 @@ export const RUN_EVENT_KINDS = [
   'poisoned',
   'released',
   'drained',
+  'handed_back',
 ] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
 

@@ -24,6 +24,7 @@ export const REASON_CODES = {
   LEASE_LOST: 'the executor lost its lease; its verdict was refused',
   RETRY_SCHEDULED: 'the attempt failed and another attempt is scheduled',
   OVERLAP_BUFFERED: 'an earlier run of the schedule was still active; this run waits for it',
+  HANDLER_NOT_REGISTERED: 'the worker that received the run has no handler of that name; it handed the run back for a worker that has',
   // Ticks.
   TRIGGERED: 'the slot fired and created a run',
   OVERLAP_SKIPPED: 'an earlier run of the schedule was still active (overlap skip)',

@@ -1,6 +1,6 @@
 /** What a run executes and how it is retried: shared by schedules and ad-hoc runs. */
 import { ValidationError } from './errors.js';
-import { HANDLER_NAMES, isHandlerName, type HandlerName } from './handlers.js';
+import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from './handlers.js';
 import {
   isObject,
   join,
@@ -16,7 +16,8 @@ import {
 import { BACKOFF_TYPES, HTTP_METHODS, type BackoffType, type HttpMethod } from './model.js';
 
 export type Target =
-  | { type: 'handler'; name: HandlerName }
+  /** Whether a worker on `queue` knows `name` is checked against the worker registry, not here. */
+  | { type: 'handler'; name: string; queue: string }
   | { type: 'http'; url: string; method: HttpMethod; headers: Record<string, string>; timeoutMs: number };
 
 export interface BackoffPolicy {
@@ -59,20 +60,28 @@ export function readTarget(body: JsonObject, key: string): Target {
   if (type === undefined) {
     throw new ValidationError('MISSING_FIELD', join(key, 'type'), `${key}.type is required: "handler" or "http"`);
   }
-  const obj = readObject(raw, key, type === 'handler' ? ['type', 'name'] : ['type', 'url', 'method', 'headers', 'timeout']);
+  const obj = readObject(raw, key, type === 'handler' ? ['type', 'name', 'queue'] : ['type', 'url', 'method', 'headers', 'timeout']);
   if (type === 'handler') {
     const name = readString(obj, 'name', key);
     if (name === undefined) {
       throw new ValidationError('MISSING_FIELD', join(key, 'name'), `${key}.name is required for a handler target`);
     }
-    if (!isHandlerName(name)) {
+    if (!HANDLER_NAME_PATTERN.test(name)) {
       throw new ValidationError(
-        'UNKNOWN_HANDLER',
+        'VALIDATION_FAILED',
         join(key, 'name'),
-        `no handler named "${name}" is registered; known handlers: ${HANDLER_NAMES.join(', ')}`,
+        `${key}.name must be 1 to 128 letters, digits, "_", "." or "-"`,
       );
     }
-    return { type, name };
+    const queue = readString(obj, 'queue', key) ?? DEFAULT_QUEUE;
+    if (!QUEUE_NAME_PATTERN.test(queue)) {
+      throw new ValidationError(
+        'VALIDATION_FAILED',
+        join(key, 'queue'),
+        `${key}.queue must be 1 to 64 letters, digits, "_", "." or "-" (default "${DEFAULT_QUEUE}")`,
+      );
+    }
+    return { type, name, queue };
   }
   const url = readString(obj, 'url', key, { maxLength: 2048 });
   if (url === undefined) {
@@ -127,6 +136,11 @@ function readHeaders(target: JsonObject, key: string): Record<string, string> {
     }
   }
   return headers;
+}
+
+/** The queue a run of `target` travels on: its handler's queue, or the default queue for HTTP targets. */
+export function queueOf(target: Target): string {
+  return target.type === 'handler' ? (target.queue ?? DEFAULT_QUEUE) : DEFAULT_QUEUE;
 }
 
 export function readRetryPolicy(body: JsonObject, key: string): RetryPolicy {

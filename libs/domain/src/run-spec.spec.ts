@@ -8,7 +8,7 @@ const TARGET = { type: 'handler', name: 'echo' };
 describe('parseRunCreate', () => {
   it('fills in the defaults: now, no payload, the default retry policy, 5 minutes', () => {
     expect(parseRunCreate({ target: TARGET }, NOW)).toEqual({
-      target: { type: 'handler', name: 'echo' },
+      target: { type: 'handler', name: 'echo', queue: 'default' },
       payload: null,
       retry: { maxAttempts: 3, backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 } },
       timeoutMs: 300_000,
@@ -59,7 +59,7 @@ describe('parseRunCreate', () => {
     ['a schedule field', { target: TARGET, cron: '* * * * *' }, 'UNKNOWN_FIELD', 'cron'],
     ['an unknown field', { target: TARGET, priority: 1 }, 'UNKNOWN_FIELD', 'priority'],
     ['no target', { payload: {} }, 'MISSING_FIELD', 'target'],
-    ['an unknown handler', { target: { type: 'handler', name: 'nope' } }, 'UNKNOWN_HANDLER', 'target.name'],
+    ['a handler queue not a name', { target: { type: 'handler', name: 'nope', queue: 'a b' } }, 'VALIDATION_FAILED', 'target.queue'],
     ['availableAt not an instant', { target: TARGET, availableAt: 'later' }, 'INVALID_INSTANT', 'availableAt'],
     ['availableAt without an offset', { target: TARGET, availableAt: '2026-06-01T13:00:00' }, 'INVALID_INSTANT', 'availableAt'],
     ['timeout zero', { target: TARGET, timeout: 0 }, 'INVALID_DURATION', 'timeout'],

@@ -16,7 +16,7 @@ function spec(overrides: Partial<ScheduleSpec> = {}): ScheduleSpec {
     dst: { gap: 'shift', overlap: 'first' },
     catchup: { mode: 'latest', windowMs: null, limit: null },
     overlap: 'skip',
-    target: { type: 'handler', name: 'noop' },
+    target: { type: 'handler', name: 'noop', queue: 'default' },
     payload: null,
     retry: { maxAttempts: 3, backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 } },
     timeoutMs: 300_000,

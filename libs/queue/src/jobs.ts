@@ -1,9 +1,17 @@
 /**
- * The BullMQ side of Kairos: one queue of runs. A job carries the run id and nothing else; the
- * ledger row is the truth, so a job Redis loses is re-created from Postgres, never the reverse.
+ * The BullMQ side of Kairos: one BullMQ queue of runs per Kairos queue. A job carries the run id
+ * and nothing else; the ledger row is the truth, so a job Redis loses is re-created from Postgres,
+ * never the reverse.
  */
+import { DEFAULT_QUEUE } from '@kairos/domain';
 
+/** The BullMQ queue of the default queue (built-in handlers and HTTP targets). */
 export const RUNS_QUEUE = 'kairos-runs';
+
+/** The BullMQ queue that carries the runs of Kairos queue `queue`: `kairos-runs.<queue>`, the default one `kairos-runs`. */
+export function runsQueueName(queue: string): string {
+  return queue === DEFAULT_QUEUE ? RUNS_QUEUE : `${RUNS_QUEUE}.${queue}`;
+}
 
 /** Job payloads by job name: one discriminated union, so each processor gets exactly its type. */
 export interface JobPayloads {

@@ -3,29 +3,36 @@
  * transaction that wrote the runs, and marked them enqueued, has committed. If Redis refuses, the
  * mark is undone and the scheduler's relay hands the runs over on a later pass.
  */
-import type { Queue } from 'bullmq';
 import type { Db, DispatchItem, RunRecoveryRepository } from '@kairos/ledger';
-import { RUN_JOB_DEFAULTS, type JobPayloads } from './jobs.js';
-
-export type RunsQueue = Queue<JobPayloads['run'], unknown, 'run'>;
+import { RUN_JOB_DEFAULTS } from './jobs.js';
+import type { RunQueues } from './run-queues.js';
 
 export class RunDispatcher {
   constructor(
-    private readonly queue: RunsQueue,
+    private readonly queues: RunQueues,
     private readonly db: Db,
     private readonly runs: RunRecoveryRepository,
   ) {}
 
-  /** Adds the runs' jobs. Returns false, with the runs marked undispatched for the relay, when Redis refused. */
+  /**
+   * Adds the runs' jobs, each to its queue's BullMQ queue. Returns false when Redis refused some:
+   * those runs are marked undispatched for the relay.
+   */
   async dispatch(items: readonly DispatchItem[]): Promise<boolean> {
     if (items.length === 0) return true;
-    try {
-      await this.queue.addBulk(items.map((item) => this.job(item)));
-      return true;
-    } catch {
-      await this.runs.markUndispatched(this.db, items.map((i) => i.id));
-      return false;
-    }
+    const refused: string[] = [];
+    await Promise.all(
+      [...byQueue(items)].map(async ([queue, group]) => {
+        try {
+          await this.queues.get(queue).addBulk(group.map((item) => this.job(item)));
+        } catch {
+          refused.push(...group.map((i) => i.id));
+        }
+      }),
+    );
+    if (refused.length === 0) return true;
+    await this.runs.markUndispatched(this.db, refused);
+    return false;
   }
 
   /**
@@ -38,14 +45,15 @@ export class RunDispatcher {
    * it, and removed its job, since the list was read.
    */
   async redeliver(items: readonly DispatchItem[]): Promise<string[]> {
-    const jobs = await Promise.all(items.map((item) => this.queue.getJob(item.id)));
+    const jobs = await Promise.all(items.map((item) => this.queues.get(item.queue).getJob(item.id)));
     const suspects = items.flatMap((item, i) => (jobs[i] && !jobs[i].finishedOn ? [] : [{ item, finishedJob: jobs[i] !== undefined }]));
     const stillQueued = new Set(await this.runs.markEnqueued(this.db, suspects.map((s) => s.item.id)));
     const repaired: string[] = [];
     for (const { item, finishedJob } of suspects) {
       if (!stillQueued.has(item.id)) continue;
-      if (finishedJob) await this.queue.remove(item.id);
-      await this.queue.add('run', { runId: item.id }, this.job(item).opts);
+      const queue = this.queues.get(item.queue);
+      if (finishedJob) await queue.remove(item.id);
+      await queue.add('run', { runId: item.id }, this.job(item).opts);
       repaired.push(item.id);
     }
     return repaired;
@@ -58,4 +66,14 @@ export class RunDispatcher {
       opts: { ...RUN_JOB_DEFAULTS, jobId: item.id, delay: Math.max(0, item.availableAt.getTime() - Date.now()) },
     };
   }
+}
+
+function byQueue(items: readonly DispatchItem[]): Map<string, DispatchItem[]> {
+  const groups = new Map<string, DispatchItem[]>();
+  for (const item of items) {
+    const group = groups.get(item.queue);
+    if (group) group.push(item);
+    else groups.set(item.queue, [item]);
+  }
+  return groups;
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from '@nestjs/common';
-import { withLogContext } from './logger.js';
+import { withLogContext } from './log-context.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

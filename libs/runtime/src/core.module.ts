@@ -1,10 +1,9 @@
 /**
  * The resources every role shares, opened once before Nest starts (so failures print one clear
  * line) and closed last on shutdown: the config, the Postgres pool, the repositories, the Redis
- * producer connection, the runs queue and its dispatcher.
+ * producer connection, the runs queues and their dispatcher.
  */
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { KairosConfig } from '@kairos/config';
 import {
@@ -18,9 +17,11 @@ import {
   ScheduleRepository,
   SessionRepository,
   SlotWriter,
+  WorkerRepository,
   type Db,
 } from '@kairos/ledger';
-import { RUNS_QUEUE, RunDispatcher, type RunsQueue } from '@kairos/queue';
+import { DEFAULT_QUEUE } from '@kairos/domain';
+import { RunDispatcher, RunQueues, type RunsQueue } from '@kairos/queue';
 import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG, REDIS_PRODUCER, RUNS_QUEUE_TOKEN } from './tokens.js';
 
 export interface CoreResources {
@@ -36,7 +37,7 @@ export class CoreModule implements OnApplicationShutdown {
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     @Inject(REDIS_PRODUCER) private readonly redis: Redis,
-    @Inject(RUNS_QUEUE_TOKEN) private readonly queue: RunsQueue,
+    private readonly queues: RunQueues,
   ) {}
 
   static forRoot(resources: CoreResources): DynamicModule {
@@ -59,15 +60,13 @@ export class CoreModule implements OnApplicationShutdown {
         inject: [ScheduleRepository, RunRepository],
         useFactory: (schedules: ScheduleRepository, runs: RunRepository) => new SlotWriter(schedules, runs),
       },
-      {
-        provide: RUNS_QUEUE_TOKEN,
-        useFactory: (): RunsQueue =>
-          new Queue(RUNS_QUEUE, { connection: resources.redis, prefix: resources.config.queuePrefix }) as RunsQueue,
-      },
+      { provide: WorkerRepository, useValue: new WorkerRepository() },
+      { provide: RunQueues, useValue: new RunQueues(resources.redis, resources.config.queuePrefix) },
+      { provide: RUNS_QUEUE_TOKEN, inject: [RunQueues], useFactory: (queues: RunQueues): RunsQueue => queues.get(DEFAULT_QUEUE) },
       {
         provide: RunDispatcher,
-        inject: [RUNS_QUEUE_TOKEN, RunRecoveryRepository],
-        useFactory: (queue: RunsQueue, runs: RunRecoveryRepository) => new RunDispatcher(queue, resources.db, runs),
+        inject: [RunQueues, RunRecoveryRepository],
+        useFactory: (queues: RunQueues, runs: RunRecoveryRepository) => new RunDispatcher(queues, resources.db, runs),
       },
     ];
     return { module: CoreModule, providers, exports: providers.map((p) => p.provide) };
@@ -75,7 +74,7 @@ export class CoreModule implements OnApplicationShutdown {
 
   /** Runs after every role has stopped: nothing may use these connections any more. */
   async onApplicationShutdown(): Promise<void> {
-    await this.queue.close().catch(() => undefined);
+    await this.queues.close();
     this.redis.disconnect();
     await this.db.end().catch(() => undefined);
   }

@@ -6,7 +6,7 @@ export * from './metrics/metrics.module.js';
 export * from './tokens.js';
 export * from './loop.js';
 export * from './access-log.js';
+export * from './log-context.js';
 export * from './logger.js';
-export * from './micro-batcher.js';
 export * from './public-route.js';
 export * from './process-identity.js';

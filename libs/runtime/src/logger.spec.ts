@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { JsonLogger, withLogContext } from './logger.js';
+import { withLogContext } from './log-context.js';
+import { JsonLogger } from './logger.js';
 
 function capture(level: 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log'): { logger: JsonLogger; lines: () => Record<string, unknown>[] } {
   let text = '';

@@ -5,34 +5,18 @@
  * requestId). LOG_FORMAT=pretty (or text) keeps Nest's coloured console lines for terminals. Either
  * way Nest's start-up chatter (one line per module and route) is dropped, since it hides what matters.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { ConsoleLogger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { pino, type DestinationStream, type Logger as Pino, type LoggerOptions } from 'pino';
 import type { KairosConfig } from '@kairos/config';
+import { currentLogContext, type LogFields } from './log-context.js';
 
 const QUIET_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication', 'GraphQLModule']);
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 const PINO_LEVELS = { fatal: 'fatal', error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace' } as const;
 
-/** The identifiers a log line may carry. Never payloads, results or secrets. */
-export interface LogFields {
-  runId?: string;
-  scheduleId?: string | null;
-  namespace?: string;
-  epoch?: number;
-  requestId?: string;
-}
-
 /** A structured message: what happened in `msg`, the identifiers it concerns beside it. */
 export interface LogRecord extends LogFields, Record<string, unknown> {
   msg: string;
-}
-
-const logContext = new AsyncLocalStorage<LogFields>();
-
-/** Runs `work` with `fields` added to every line logged inside it, however deep in async calls. */
-export function withLogContext<T>(fields: LogFields, work: () => T): T {
-  return logContext.run({ ...logContext.getStore(), ...fields }, work);
 }
 
 /** Whether this process logs JSON lines: asked for, or `auto` with stdout not a terminal. */
@@ -96,7 +80,7 @@ export class JsonLogger implements LoggerService {
     const { context, stack } = split(params);
     if (context !== undefined && QUIET_CONTEXTS.has(context)) return;
     if (!this.pino.isLevelEnabled(level)) return;
-    const fields: Record<string, unknown> = { ...logContext.getStore(), ...(context !== undefined && { context }) };
+    const fields: Record<string, unknown> = { ...currentLogContext(), ...(context !== undefined && { context }) };
     if (stack !== undefined && level !== 'info') fields.stack = stack;
     if (message instanceof Error) {
       this.pino[level]({ ...fields, stack: message.stack }, message.message);

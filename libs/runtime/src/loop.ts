@@ -2,11 +2,15 @@
  * A background loop: runs one pass, sleeps as long as the pass asks (or until woken), repeats.
  * A failing pass is logged and retried after a backoff; stop() waits for the pass in flight.
  */
-import type { Logger } from '@nestjs/common';
+/** What a loop logs through: Nest's Logger, the console, or a user's logger. */
+export interface LoopLogger {
+  log(message: string): void;
+  warn(message: string): void;
+}
 
 export interface LoopOptions {
   name: string;
-  logger: Logger;
+  logger: LoopLogger;
   /** One pass. Returns how long to sleep before the next one, in ms. */
   pass: () => Promise<number>;
   /** Sleep after a failed pass. */

@@ -7,5 +7,5 @@ export const DATABASE = Symbol('DATABASE');
 export const REDIS_PRODUCER = Symbol('REDIS_PRODUCER');
 /** The id of the namespace requests use when no API key names another. */
 export const DEFAULT_NAMESPACE_ID = Symbol('DEFAULT_NAMESPACE_ID');
-/** The runs queue, under the token @nestjs/bullmq and Bull Board look it up by. */
+/** The default runs queue, under the token @nestjs/bullmq and Bull Board look it up by. */
 export const RUNS_QUEUE_TOKEN = getQueueToken(RUNS_QUEUE);

@@ -1,17 +1,54 @@
 /**
- * Bull Board at /admin/queues (admin scope), showing the runs queue registered beside it. Its router
- * is mounted ahead of the API's own middleware, so it gets the same security headers and rate
- * limit in its own chain.
+ * Bull Board at /admin/queues (admin scope). The default runs queue is registered beside it; the
+ * queues workers register later are added as the registry names them, so the board shows every
+ * queue without a restart of the API. Its router is mounted ahead of the API's own middleware, so
+ * it gets the same security headers and rate limit in its own chain.
  */
-import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { BULL_BOARD_ADAPTER, BullBoardModule } from '@bull-board/nestjs';
-import { RUNS_QUEUE } from '@kairos/queue';
+import { BULL_BOARD_ADAPTER, BullBoardModule, InjectBullBoard, type BullBoardInstance } from '@bull-board/nestjs';
+import { DEFAULT_QUEUE } from '@kairos/domain';
+import { WorkerRepository, type Db } from '@kairos/ledger';
+import { RUNS_QUEUE, RunQueues } from '@kairos/queue';
+import { DATABASE, Loop } from '@kairos/runtime';
 import { RateLimitMiddleware } from '../requests/rate-limit.middleware.js';
 import { SecurityHeadersMiddleware } from '../requests/security-headers.middleware.js';
 import { AdminAuthMiddleware } from './admin-auth.middleware.js';
 import { BoardRequestsController } from './board-requests.controller.js';
+
+const REFRESH_MS = 5_000;
+
+@Injectable()
+export class BoardQueues implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly shown = new Set<string>([DEFAULT_QUEUE]);
+  private readonly loop = new Loop({ name: 'queue board refresh', logger: new Logger('QueueBoard'), pass: () => this.refresh() });
+
+  constructor(
+    @InjectBullBoard() private readonly board: BullBoardInstance,
+    @Inject(DATABASE) private readonly db: Db,
+    private readonly workers: WorkerRepository,
+    private readonly queues: RunQueues,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  /** Adds the queues workers registered since the last pass. */
+  async refresh(): Promise<number> {
+    for (const queue of await this.workers.queues(this.db)) {
+      if (this.shown.has(queue)) continue;
+      this.board.addQueue(new BullMQAdapter(this.queues.get(queue)));
+      this.shown.add(queue);
+    }
+    return REFRESH_MS;
+  }
+}
 
 @Module({
   imports: [
@@ -19,6 +56,7 @@ import { BoardRequestsController } from './board-requests.controller.js';
     BullBoardModule.forFeature({ name: RUNS_QUEUE, adapter: BullMQAdapter }),
   ],
   controllers: [BoardRequestsController],
+  providers: [BoardQueues],
 })
 export class QueueBoardModule implements OnModuleInit {
   constructor(@Inject(BULL_BOARD_ADAPTER) private readonly adapter: ExpressAdapter) {}

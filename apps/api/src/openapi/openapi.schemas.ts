@@ -16,6 +16,8 @@ import {
   DST_GAP_POLICIES,
   DST_OVERLAP_POLICIES,
   ERROR_CODES,
+  DEFAULT_QUEUE,
+  HANDLER_NAME_PATTERN,
   HANDLER_NAMES,
   HTTP_METHODS,
   MAX_ATTEMPTS_LIMIT,
@@ -23,6 +25,7 @@ import {
   MAX_PAYLOAD_BYTES,
   MAX_PREVIEW_COUNT,
   MIN_EVERY_MS,
+  QUEUE_NAME_PATTERN,
   OVERLAP_POLICIES,
   REASON_CODES,
   RUN_EVENT_KINDS,
@@ -97,6 +100,8 @@ export const SCHEMA_NAMES = [
   'RunEventList',
   'SigningSecret',
   'RotatedSigningSecret',
+  'Worker',
+  'WorkerPage',
 ] as const;
 
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
@@ -299,7 +304,11 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
   CatchupMode: enumOf(CATCHUP_MODES, 'none skips missed slots, latest fires the most recent once, all fires every one.'),
   BackoffType: enumOf(BACKOFF_TYPES, 'How the delay between attempts grows.'),
   HttpMethod: enumOf(HTTP_METHODS, 'The method of an HTTP target.'),
-  HandlerName: enumOf(HANDLER_NAMES, 'The built-in handlers registered in the worker; any other name is refused with UNKNOWN_HANDLER.'),
+  HandlerName: {
+    type: 'string',
+    pattern: HANDLER_NAME_PATTERN.source,
+    description: `A handler's name: built in (${HANDLER_NAMES.join(', ')}, on the default queue) or registered by a worker on the target's queue; any other name is refused with UNKNOWN_HANDLER.`,
+  },
   DstGapPolicy: enumOf(
     DST_GAP_POLICIES,
     'shift fires a nonexistent wall time at the instant it names with the pre-transition offset; skip drops it; auto (the default) is skip when the minute or hour field starts with *, else shift.',
@@ -341,7 +350,15 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     examples: [{ team: 'billing' }],
   },
 
-  HandlerTarget: object({ type: { const: 'handler' }, name: ref('HandlerName') }, undefined, 'A handler registered in the worker.'),
+  HandlerTarget: object(
+    {
+      type: { const: 'handler' },
+      name: ref('HandlerName'),
+      queue: { type: 'string', pattern: QUEUE_NAME_PATTERN.source, default: DEFAULT_QUEUE, description: 'The queue whose workers run the handler.' },
+    },
+    ['type', 'name'],
+    'A handler registered by a worker on a queue.',
+  ),
   HttpTarget: object(
     {
       type: { const: 'http' },
@@ -552,6 +569,19 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     required: ['attempt', 'leaseEpoch', 'worker', 'startedAt', 'finishedAt', 'outcome'],
   },
   RunPage: page('Run', 'A page of runs, newest first.'),
+  Worker: object(
+    {
+      id: { type: 'string', description: 'The worker process, as it signs its leases.' },
+      queue: { type: 'string', pattern: QUEUE_NAME_PATTERN.source },
+      handlers: { type: 'array', items: ref('HandlerName'), description: 'The handlers it registered, sorted.' },
+      version: { type: 'string' },
+      startedAt: ref('Instant'),
+      lastSeenAt: { ...ref('Instant'), description: 'Its last heartbeat.' },
+    },
+    undefined,
+    'A worker that registered with the cluster; kept after it stops.',
+  ),
+  WorkerPage: page('Worker', 'A page of workers, by id.'),
   RunEvent: object(
     {
       id: { type: 'integer', description: 'Increases with every event written.' },

@@ -1,9 +1,10 @@
 /** Runs over REST and GraphQL: ad-hoc runs, their history and events, cancellation and retry. */
 import { Module } from '@nestjs/common';
 import { TargetsModule } from '../targets/targets.module.js';
+import { WorkersModule } from '../workers/workers.module.js';
 import { RunsController } from './runs.controller.js';
 import { RunsResolver } from './runs.resolver.js';
 import { RunsService } from './runs.service.js';
 
-@Module({ imports: [TargetsModule], controllers: [RunsController], providers: [RunsService, RunsResolver], exports: [RunsService] })
+@Module({ imports: [TargetsModule, WorkersModule], controllers: [RunsController], providers: [RunsService, RunsResolver], exports: [RunsService] })
 export class RunsModule {}

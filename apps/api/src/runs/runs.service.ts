@@ -1,11 +1,12 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, type RunState } from '@kairos/domain';
+import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, queueOf, type RunState } from '@kairos/domain';
 import { RunRepository, inTransaction, manualRun, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { CallerContext } from '../auth/request-context.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
+import { WorkersService } from '../workers/workers.service.js';
 import { RunEventFeed } from './run-event-feed.js';
 import { runEventView, runView, type RunView, attemptView, type AttemptView } from './run.view.js';
 
@@ -21,6 +22,7 @@ export class RunsService implements BeforeApplicationShutdown {
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
     private readonly addresses: AddressPolicy,
+    private readonly workers: WorkersService,
   ) {}
 
   /**
@@ -31,6 +33,7 @@ export class RunsService implements BeforeApplicationShutdown {
     const nowMs = Date.now();
     const request = parseRunCreate(body, nowMs);
     assertTargetAddressAllowed(this.addresses, request.target);
+    await this.workers.admit(request.target);
     const run = manualRun({
       id: newId(nowMs),
       namespaceId: caller.namespaceId,
@@ -48,7 +51,7 @@ export class RunsService implements BeforeApplicationShutdown {
       assertSameRequest(storedHash, hash!, request.idempotencyKey!);
       return { ...runView(row), deduped };
     }
-    await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt! }]);
+    await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt!, queue: queueOf(run.target) }]);
     return { ...runView(row), deduped };
   }
 
@@ -130,7 +133,7 @@ export class RunsService implements BeforeApplicationShutdown {
     }
     const fresh = freshRunOf(source, origin, caller.actor);
     await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [fresh]));
-    await this.dispatcher.dispatch([{ id: fresh.id, availableAt: fresh.availableAt! }]);
+    await this.dispatcher.dispatch([{ id: fresh.id, availableAt: fresh.availableAt!, queue: queueOf(fresh.target) }]);
     return runView(await this.require(caller, fresh.id));
   }
 

@@ -2,10 +2,11 @@
 import { Module } from '@nestjs/common';
 import { RunsModule } from '../runs/runs.module.js';
 import { TargetsModule } from '../targets/targets.module.js';
+import { WorkersModule } from '../workers/workers.module.js';
 import { ScheduleRunsResolver } from './schedule-runs.resolver.js';
 import { SchedulesController } from './schedules.controller.js';
 import { SchedulesResolver } from './schedules.resolver.js';
 import { SchedulesService } from './schedules.service.js';
 
-@Module({ imports: [TargetsModule, RunsModule], controllers: [SchedulesController], providers: [SchedulesService, SchedulesResolver, ScheduleRunsResolver] })
+@Module({ imports: [TargetsModule, RunsModule, WorkersModule], controllers: [SchedulesController], providers: [SchedulesService, SchedulesResolver, ScheduleRunsResolver] })
 export class SchedulesModule {}

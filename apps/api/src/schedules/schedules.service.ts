@@ -27,6 +27,7 @@ import { runView, type RunView } from '../runs/run.view.js';
 import type { DstView } from '../wire/policy.view.js';
 import { scheduleView, type ScheduleView } from './schedule.view.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
+import { WorkersService } from '../workers/workers.service.js';
 
 /** The most slots one backfill request may cover. */
 export const MAX_BACKFILL_SLOTS = 1_000;
@@ -49,12 +50,14 @@ export class SchedulesService {
     private readonly dispatcher: RunDispatcher,
     private readonly outbox: OutboxRepository,
     private readonly addresses: AddressPolicy,
+    private readonly workers: WorkersService,
   ) {}
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
     const nowMs = Date.now();
     const request = parseScheduleCreate(body, nowMs);
     assertTargetAddressAllowed(this.addresses, request.spec.target);
+    await this.workers.admit(request.spec.target);
     const id = newId(nowMs);
     const { row, deduped } = await inTransaction(this.db, async (tx) => {
       const created = await this.schedules.create(tx, {
@@ -120,8 +123,10 @@ export class SchedulesService {
     return view;
   }
 
+  /** Writes a changed definition; its target must still name a handler a worker has registered. */
   private async replace(caller: CallerContext, id: string, spec: ScheduleSpec, nowMs: number): Promise<ScheduleView> {
     assertTargetAddressAllowed(this.addresses, spec.target);
+    await this.workers.admit(spec.target);
     const row = await inTransaction(this.db, async (tx) => {
       const current = await this.require(tx, caller, id, true);
       const rec = recurrenceOf(spec, current.createdAt.getTime());

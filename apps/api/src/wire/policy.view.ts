@@ -8,6 +8,7 @@ import {
   type DstPolicy,
   type RetryPolicy,
   type Target,
+  queueOf,
 } from '@kairos/domain';
 
 export const iso = formatOptionalInstant;
@@ -19,7 +20,7 @@ export interface RetryView {
 
 export function targetView(target: Target): Record<string, unknown> {
   return target.type === 'handler'
-    ? { type: 'handler', name: target.name }
+    ? { type: 'handler', name: target.name, queue: queueOf(target) }
     : { type: 'http', url: target.url, method: target.method, headers: target.headers, timeout: formatDuration(target.timeoutMs) };
 }
 

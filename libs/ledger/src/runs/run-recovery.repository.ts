@@ -6,6 +6,7 @@
  */
 import type { RunState } from '@kairos/domain';
 import { inTransaction, type Db, type Queryable, type Tx } from '../database.js';
+import { runQueueSql } from './run-queue.js';
 import type { DispatchItem } from './run-row.js';
 import { deadLetterCte, noActiveExclusiveRun } from './run-sql.js';
 
@@ -13,7 +14,7 @@ export class RunRecoveryRepository {
   /** Committed runs that Redis has not been given yet, oldest due first. Parked runs wait for release. */
   async listUndispatched(db: Queryable, limit: number): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt" FROM runs
+      `SELECT id, available_at AS "availableAt", ${runQueueSql('runs')} AS queue FROM runs
        WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < 'infinity'
        ORDER BY available_at LIMIT $1`,
       [limit],
@@ -43,7 +44,7 @@ export class RunRecoveryRepository {
    */
   async listOverdueEnqueued(db: Queryable, graceMs: number, limit: number, after: DispatchItem | null = null): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt" FROM runs
+      `SELECT id, available_at AS "availableAt", ${runQueueSql('runs')} AS queue FROM runs
        WHERE state = 'queued' AND enqueued_at IS NOT NULL
          AND available_at < now() - $1 * interval '1 millisecond'
          AND enqueued_at < now() - $1 * interval '1 millisecond'
@@ -78,12 +79,12 @@ export class RunRecoveryRepository {
        ), released AS (
          UPDATE runs r SET available_at = greatest(r.scheduled_for, now()), enqueued_at = now(), updated_at = now()
          FROM next WHERE r.id = next.id
-         RETURNING r.id, r.available_at, r.lease_epoch
+         RETURNING r.id, r.available_at, r.lease_epoch, ${runQueueSql('r')} AS queue
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
          SELECT id, 'released', 'queued', 'queued', lease_epoch, $2, '{}'::jsonb FROM released
        )
-       SELECT id, available_at AS "availableAt" FROM released`,
+       SELECT id, available_at AS "availableAt", queue FROM released`,
       [scheduleId, actor],
     );
     return rows;
@@ -113,7 +114,7 @@ export class RunRecoveryRepository {
     db: Queryable,
     opts: { skewMs: number; backoffMs: number; crashBudget: number; limit: number; actor: string },
   ): Promise<{ requeued: DispatchItem[]; poisoned: string[] }> {
-    const { rows } = await db.query<{ id: string; state: RunState; availableAt: Date }>(
+    const { rows } = await db.query<{ id: string; state: RunState; availableAt: Date; queue: string }>(
       `WITH expired AS (
          SELECT id FROM runs
          WHERE state = 'running' AND lease_expires_at < now() - $1 * interval '1 millisecond'
@@ -134,7 +135,8 @@ export class RunRecoveryRepository {
                               THEN 'lease expired ' || (r.crash_count + 1) || ' times; crash budget is ' || $3 ELSE NULL END,
            finished_at = CASE WHEN r.crash_count + 1 >= $3 THEN now() ELSE NULL END
          FROM expired WHERE r.id = expired.id
-         RETURNING r.id, r.namespace_id, r.schedule_id, r.state, r.available_at, r.lease_epoch, r.crash_count, r.reason_code, r.reason_text
+         RETURNING r.id, r.namespace_id, r.schedule_id, r.state, r.available_at, r.lease_epoch, r.crash_count, r.reason_code, r.reason_text,
+                   ${runQueueSql('r')} AS queue
        ), ${deadLetterCte('reaped')}, event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, CASE WHEN state = 'dead' THEN 'poisoned' ELSE 'reaped' END, 'running', state, lease_epoch, $5,
@@ -142,11 +144,11 @@ export class RunRecoveryRepository {
                 jsonb_build_object('crashCount', crash_count)
          FROM reaped
        )
-       SELECT id, state, available_at AS "availableAt" FROM reaped`,
+       SELECT id, state, available_at AS "availableAt", queue FROM reaped`,
       [opts.skewMs, opts.backoffMs, opts.crashBudget, opts.limit, opts.actor],
     );
     return {
-      requeued: rows.filter((r) => r.state === 'queued').map((r) => ({ id: r.id, availableAt: r.availableAt })),
+      requeued: rows.filter((r) => r.state === 'queued').map((r) => ({ id: r.id, availableAt: r.availableAt, queue: r.queue })),
       poisoned: rows.filter((r) => r.state === 'dead').map((r) => r.id),
     };
   }

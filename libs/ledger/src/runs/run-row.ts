@@ -104,10 +104,11 @@ export function manualRun(
   };
 }
 
-/** A run to hand to the queue: its id and when it is due. */
+/** A run to hand to the queue: its id, when it is due, and the queue it travels on. */
 export interface DispatchItem {
   id: string;
   availableAt: Date;
+  queue: string;
 }
 
 /** What a worker needs to execute the run it just claimed. */

@@ -5,6 +5,7 @@
  * no tick, as a trigger's, is always written), then the cancellations the `replace` policy asked
  * for. The caller hands `dispatch` to the queue once the transaction has committed.
  */
+import { queueOf } from '@kairos/domain';
 import type { Tx } from '../database.js';
 import type { RunRepository } from '../runs/run.repository.js';
 import type { DispatchItem, NewRun } from '../runs/run-row.js';
@@ -40,7 +41,7 @@ export class SlotWriter {
       ticks: ticks.filter((t) => written.has(t)),
       runs,
       alreadyTicked: ticks.length - written.size,
-      dispatch: runs.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt }] : [])),
+      dispatch: runs.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt, queue: queueOf(r.target) }] : [])),
     };
   }
 }

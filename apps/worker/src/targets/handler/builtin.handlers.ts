@@ -1,33 +1,20 @@
-/** The built-in handlers: noop, echo, sleep (for tests and demos) and fail (configurable failures). */
-import { Injectable } from '@nestjs/common';
-import { parseDuration, type JsonValue } from '@kairos/domain';
-import { Handles, HandlerError, type RunContext, type RunHandler } from './run-handler.js';
+/**
+ * The built-in handlers: noop, echo, sleep (for tests and demos) and fail (configurable failures).
+ * Typed against the catalogue in @kairos/domain, so a name without its implementation (or the
+ * reverse) does not compile.
+ */
+import { parseDuration, type HandlerName, type HandlerPayloads } from '@kairos/domain';
+import { NonRetryableError, type KairosHandlerFunction } from '@kairos/sdk';
 
-@Injectable()
-@Handles('noop')
-export class NoopHandler implements RunHandler<'noop'> {
-  async run(): Promise<undefined> {
-    return undefined;
-  }
-}
-
-@Injectable()
-@Handles('echo')
-export class EchoHandler implements RunHandler<'echo'> {
-  async run({ payload }: RunContext<JsonValue>): Promise<JsonValue> {
-    return payload;
-  }
-}
-
-@Injectable()
-@Handles('sleep')
-export class SleepHandler implements RunHandler<'sleep'> {
-  async run({ payload, signal }: RunContext<{ ms: number | string }>): Promise<JsonValue> {
+export const BUILT_IN_HANDLERS: { [N in HandlerName]: KairosHandlerFunction<HandlerPayloads[N]> } = {
+  noop: () => undefined,
+  echo: ({ payload }) => payload,
+  sleep: async ({ payload, signal }) => {
     let ms: number;
     try {
       ms = parseDuration(payload?.ms ?? 0);
     } catch (error) {
-      throw new HandlerError(`sleep needs a payload like {"ms": 1500} or {"ms": "2s"}: ${(error as Error).message}`, false);
+      throw new NonRetryableError(`sleep needs a payload like {"ms": 1500} or {"ms": "2s"}: ${(error as Error).message}`);
     }
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, ms);
@@ -37,17 +24,11 @@ export class SleepHandler implements RunHandler<'sleep'> {
       }, { once: true });
     });
     return { sleptMs: ms };
-  }
-}
-
-@Injectable()
-@Handles('fail')
-export class FailHandler implements RunHandler<'fail'> {
-  async run({ payload, attempt }: RunContext<{ message?: string; retryable?: boolean; times?: number }>): Promise<JsonValue> {
+  },
+  fail: ({ payload, attempt }) => {
     const times = payload?.times;
     if (times !== undefined && attempt > times) return { succeededOnAttempt: attempt };
-    throw new HandlerError(payload?.message ?? 'failed on purpose', payload?.retryable ?? true);
-  }
-}
-
-export const BUILTIN_HANDLERS = [NoopHandler, EchoHandler, SleepHandler, FailHandler];
+    const message = payload?.message ?? 'failed on purpose';
+    throw payload?.retryable === false ? new NonRetryableError(message) : new Error(message);
+  },
+};

@@ -1,13 +1,12 @@
 /**
  * The worker's heartbeat: one batched renewal for every run this process holds, every third of the
- * lease TTL. The answer names the leases still held and any cancellation requested since; a run
- * missing from it has lost its lease, and its execution is aborted so it writes nothing.
+ * lease TTL, and a refresh of the worker's registry row. The answer names the leases still held
+ * and any cancellation requested since; a run missing from it has lost its lease, and its
+ * execution is aborted so it writes nothing.
  */
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { KairosConfig } from '@kairos/config';
-import { RunLeaseRepository, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, Loop, processIdentity } from '@kairos/runtime';
-import { RunAbort, RunAborted, type AbortKind } from '../execution/run-abort.js';
+import { Loop, type LoopLogger } from '@kairos/runtime/loop';
+import type { ExecutionLedger } from './execution-ledger.js';
+import { RunAbort, RunAborted, type AbortKind } from './run-abort.js';
 
 interface HeldLease {
   epoch: number;
@@ -16,28 +15,24 @@ interface HeldLease {
   settling: boolean;
 }
 
-@Injectable()
-export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('LeaseKeeper');
-  /** This process's identity as a lease owner; unique even across restarts on one host. */
-  readonly owner = processIdentity().id;
+export class LeaseKeeper {
   private readonly held = new Map<string, HeldLease>();
   private readonly loop: Loop;
 
   constructor(
-    @Inject(DATABASE) private readonly db: Db,
-    @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
-    private readonly runs: RunLeaseRepository,
+    private readonly ledger: ExecutionLedger,
+    private readonly leaseTtlMs: number,
+    private readonly logger: LoopLogger,
   ) {
-    this.loop = new Loop({ name: 'lease renewal', logger: this.logger, pass: () => this.pass(), errorBackoffMs: 1_000 });
+    this.loop = new Loop({ name: 'lease renewal', logger, pass: () => this.pass(), errorBackoffMs: 1_000 });
   }
 
-  onApplicationBootstrap(): void {
+  start(): void {
     this.loop.start();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Starts tracking a claimed run; the returned handle aborts when the lease is lost or cancellation arrives. */
@@ -66,11 +61,11 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private async pass(): Promise<number> {
-    const ttl = this.config.worker.runLeaseTtlMs;
-    const interval = Math.max(100, Math.floor(ttl / 3));
+    const interval = Math.max(100, Math.floor(this.leaseTtlMs / 3));
+    await this.ledger.touch();
     const snapshot = [...this.held.entries()].map(([id, h]) => ({ id, epoch: h.epoch }));
     if (snapshot.length === 0) return interval;
-    const renewed = await this.runs.renewLeases(this.db, this.owner, snapshot, ttl);
+    const renewed = await this.ledger.renewLeases(snapshot);
     const answer = new Map(renewed.map((r) => [r.id, r]));
     for (const { id, epoch } of snapshot) {
       const lease = this.held.get(id);

@@ -2,40 +2,52 @@
  * Executing one run for one BullMQ job: claim it in Postgres (queued → running, epoch + 1), run the
  * target under the run's timeout while the lease keeper renews the lease, and write the verdict
  * fenced by the epoch. A verdict refused for a stale epoch changes nothing and is recorded as a
- * lease loss. The BullMQ job is kept (delayed) whenever the run must run again, so a retry never
- * depends on re-adding a job id Redis may still hold.
+ * lease loss. A run whose target this worker has no code for is handed back for a worker that
+ * has. The BullMQ job is kept (delayed) whenever the run must run again, so a retry never depends
+ * on re-adding a job id Redis may still hold.
  */
-import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
-import type { KairosConfig } from '@kairos/config';
-import { decideVerdict, type AttemptOutcome } from '@kairos/domain';
-import { RunLeaseRepository, RunRecoveryRepository, type ClaimedRun, type Db } from '@kairos/ledger';
-import { BatchedLedger } from './batched-ledger.service.js';
-import { RunDispatcher, type JobPayloads } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, withLogContext } from '@kairos/runtime';
-import { LeaseKeeper } from '../heartbeat/lease-keeper.service.js';
-import { TargetRunner } from '../targets/target-runner.js';
+import { decideVerdict, type AttemptOutcome, type ReasonCode } from '@kairos/domain';
+import type { ClaimedRun } from '@kairos/ledger';
+import type { JobPayloads, RunDispatcher } from '@kairos/queue';
+import { withLogContext } from '@kairos/runtime/log-context';
+import type { ExecutionLedger } from './execution-ledger.js';
+import type { LeaseKeeper } from './lease-keeper.js';
 import { RunAborted } from './run-abort.js';
+import type { TargetRunner } from './target-runner.js';
 
 /** How long a job waits before trying again when its run is blocked by another run of the schedule. */
 const BLOCKED_RETRY_MS = 1_000;
+/** How long a run handed back for want of its handler waits before a worker tries it again: 2 s, doubling with each hand-back, at most a minute. */
+const HAND_BACK_BACKOFF = { delayMs: 2_000, maxDelayMs: 60_000 };
 
 export type RunJob = Job<JobPayloads['run'], unknown, 'run'>;
 
-@Injectable()
-export class RunExecutor {
-  private readonly logger = new Logger('RunExecutor');
+/** What a worker reports as it executes runs; the built-in worker feeds its Prometheus metrics from these. */
+export interface WorkerObserver {
+  /** Seconds from a slot to its first claim. */
+  lateness?(seconds: number): void;
+  /** `state` is `retry` for a requeued attempt. */
+  verdict?(state: string, reasonCode: ReasonCode): void;
+  leaseLost?(): void;
+}
 
+export interface WorkerLogger {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export class RunExecutor {
   constructor(
-    @Inject(DATABASE) private readonly db: Db,
-    @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
-    private readonly runs: RunLeaseRepository,
-    private readonly recovery: RunRecoveryRepository,
+    private readonly ledger: ExecutionLedger,
     private readonly leases: LeaseKeeper,
     private readonly targets: TargetRunner,
     private readonly dispatcher: RunDispatcher,
-    private readonly ledger: BatchedLedger,
-    private readonly metrics: KairosMetrics,
+    private readonly observer: WorkerObserver,
+    private readonly logger: WorkerLogger,
+    /** How long past its lease expiry the reaper waits before taking a run back. */
+    private readonly reaperSkewMs: number,
   ) {}
 
   async process(job: RunJob, token: string): Promise<void> {
@@ -50,8 +62,9 @@ export class RunExecutor {
 
   /** Runs a claimed run's target and records its verdict; everything logged on the way names the run. */
   private async execute(job: RunJob, token: string, run: ClaimedRun): Promise<void> {
+    if (!this.targets.serves(run.target)) return this.handBack(job, token, run);
     // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose.
-    if (run.scheduleId !== null && run.attempt === 1) this.metrics.lateness((Date.now() - run.scheduledFor.getTime()) / 1000);
+    if (run.scheduleId !== null && run.attempt === 1) this.observer.lateness?.((Date.now() - run.scheduledFor.getTime()) / 1000);
 
     const abort = this.leases.track(run.id, run.leaseEpoch);
     const timer = setTimeout(
@@ -69,11 +82,11 @@ export class RunExecutor {
       if (error.kind === 'lease_lost' || error.kind === 'shutdown') {
         this.leases.untrack(run.id);
         if (error.kind === 'lease_lost') {
-          this.metrics.leaseLost();
-          await this.runs.recordLeaseLost(this.db, run.id, run.leaseEpoch, this.leases.owner, { stage: 'execution', message: error.message });
+          this.observer.leaseLost?.();
+          await this.ledger.recordLeaseLost(run.id, run.leaseEpoch, { stage: 'execution', message: error.message });
           return;
         }
-        if (await this.runs.drain(this.db, run.id, run.leaseEpoch, this.leases.owner)) return this.delay(job, token, Date.now());
+        if (await this.ledger.drain(run.id, run.leaseEpoch)) return this.delay(job, token, Date.now());
         return;
       }
       outcome =
@@ -99,7 +112,7 @@ export class RunExecutor {
     if (verdict.kind === 'retry') {
       const availableAt = await this.ledger.requeue(run.id, run.leaseEpoch, verdict).finally(() => this.leases.untrack(run.id));
       if (availableAt === null) return this.leaseLost(run, verdict.reasonCode);
-      this.metrics.verdict('retry', verdict.reasonCode);
+      this.observer.verdict?.('retry', verdict.reasonCode);
       return this.delay(job, token, availableAt.getTime());
     }
     this.ledger.track(
@@ -108,24 +121,34 @@ export class RunExecutor {
         .finally(() => this.leases.untrack(run.id))
         .then(async (written) => {
           if (!written) return this.leaseLost(run, verdict.reasonCode);
-          this.metrics.verdict(verdict.state, verdict.reasonCode);
+          this.observer.verdict?.(verdict.state, verdict.reasonCode);
           if (run.scheduleId !== null && run.mayReleaseParked) {
-            await this.dispatcher.dispatch(await this.recovery.releaseParked(this.db, run.scheduleId, this.leases.owner));
+            await this.dispatcher.dispatch(await this.ledger.releaseParked(run.scheduleId));
           }
         })
         .catch((error: Error) => this.logger.error(`could not record the verdict of run ${run.id}: ${error.message}; its lease will expire and the run will be retried`)),
     );
   }
 
+  /** No code here for the run's target (a deploy skew): give it back, due again a little later, for a worker that has. */
+  private async handBack(job: RunJob, token: string, run: ClaimedRun): Promise<void> {
+    const what = run.target.type === 'http' ? 'HTTP targets' : `handler "${run.target.name}"`;
+    const reason = `worker ${this.ledger.owner} has no code for ${what}; handed back for a worker that has`;
+    this.logger.warn(`run ${run.id}: ${reason}`);
+    const availableAt = await this.ledger.handBack(run.id, run.leaseEpoch, HAND_BACK_BACKOFF, 'HANDLER_NOT_REGISTERED', reason);
+    if (availableAt === null) return;
+    return this.delay(job, token, availableAt.getTime());
+  }
+
   private async leaseLost(run: ClaimedRun, attempted: string): Promise<void> {
     this.logger.warn(`verdict for run ${run.id} refused: the lease at epoch ${run.leaseEpoch} was lost`);
-    this.metrics.leaseLost();
-    await this.runs.recordLeaseLost(this.db, run.id, run.leaseEpoch, this.leases.owner, { stage: 'verdict', attempted });
+    this.observer.leaseLost?.();
+    await this.ledger.recordLeaseLost(run.id, run.leaseEpoch, { stage: 'verdict', attempted });
   }
 
   /** The claim took nothing: decide from the run's state what becomes of the job. */
   private async notClaimed(job: RunJob, token: string, runId: string): Promise<void> {
-    const snapshot = await this.runs.snapshot(this.db, runId);
+    const snapshot = await this.ledger.snapshot(runId);
     if (!snapshot) {
       this.logger.warn(`job ${job.id} names run ${runId}, which does not exist; dropping the job`);
       return;
@@ -133,12 +156,12 @@ export class RunExecutor {
     switch (snapshot.state) {
       case 'running': {
         // Another worker holds it. Come back when its lease could have been reaped, in case it died.
-        const wait = (snapshot.leaseExpiresInMs ?? 0) + this.config.scheduler.reaperSkewMs + BLOCKED_RETRY_MS;
+        const wait = (snapshot.leaseExpiresInMs ?? 0) + this.reaperSkewMs + BLOCKED_RETRY_MS;
         return this.delay(job, token, Date.now() + Math.max(wait, BLOCKED_RETRY_MS));
       }
       case 'queued':
         if (snapshot.cancelRequested) {
-          await this.runs.cancelQueued(this.db, runId, this.leases.owner);
+          await this.ledger.cancelQueued(runId);
           return;
         }
         // Parked behind another run: it gets a fresh job when it is released.

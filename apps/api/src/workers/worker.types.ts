@@ -1,0 +1,22 @@
+/**
+ * GraphQL object types of the worker registry, field for field the REST wire shape of
+ * workers/worker.view.ts; each class `implements` its view type, so the two cannot drift.
+ */
+import { Field, ObjectType } from '@nestjs/graphql';
+import type { WorkerView } from './worker.view.js';
+
+@ObjectType('Worker', { description: 'A worker that registered with the cluster; kept after it stops.' })
+export class WorkerType implements WorkerView {
+  @Field(() => String) id!: string;
+  @Field(() => String) queue!: string;
+  @Field(() => [String]) handlers!: string[];
+  @Field(() => String) version!: string;
+  @Field(() => String) startedAt!: string;
+  @Field(() => String) lastSeenAt!: string;
+}
+
+@ObjectType('WorkerPage')
+export class WorkerPageType {
+  @Field(() => [WorkerType]) items!: WorkerType[];
+  @Field(() => String, { nullable: true }) nextCursor!: string | null;
+}

@@ -1,0 +1,147 @@
+/**
+ * A typed client for the Kairos REST API. Lists are async iterators that follow `nextCursor`
+ * page by page; every refusal throws KairosApiError with the API's code, message and field.
+ */
+import type {
+  ApiErrorBody,
+  BackfillInput,
+  BackfillResult,
+  CronPreviewInput,
+  DeadLetterFilter,
+  Page,
+  Preview,
+  Run,
+  RunCreated,
+  RunDetail,
+  RunEvent,
+  RunInput,
+  RunListFilter,
+  Schedule,
+  ScheduleInput,
+  ScheduleListFilter,
+  SchedulePatch,
+  Tick,
+  TriggerInput,
+  Worker,
+} from './wire.js';
+
+export interface KairosClientOptions {
+  /** Where the API listens, e.g. http://localhost:3000. */
+  baseUrl: string;
+  /** An API key (`kairos keys create`); omit it against a server that runs with KAIROS_AUTH=optional. */
+  apiKey?: string;
+  /** Default fetch; pass another for tests or proxies. */
+  fetch?: typeof fetch;
+}
+
+export class KairosApiError extends Error {
+  constructor(
+    /** The HTTP status (0 when the API could not be reached). */
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** The offending field as a dotted path (`target.name`), or null. */
+    readonly field: string | null,
+  ) {
+    super(message);
+    this.name = 'KairosApiError';
+  }
+}
+
+type Query = Record<string, string | number | undefined>;
+
+export class KairosClient {
+  private readonly baseUrl: string;
+  private readonly fetch: typeof fetch;
+
+  readonly schedules = {
+    create: (input: ScheduleInput) => this.request<Schedule>('POST', '/v1/schedules', { body: input }),
+    get: (id: string) => this.request<Schedule>('GET', `/v1/schedules/${enc(id)}`),
+    /** Every schedule matching the filter, fetched a page at a time. */
+    list: (filter: ScheduleListFilter = {}) => this.pages<Schedule>('/v1/schedules', { ...filter }),
+    /** PATCH: the given fields replace the stored ones. */
+    update: (id: string, patch: SchedulePatch) => this.request<Schedule>('PATCH', `/v1/schedules/${enc(id)}`, { body: patch }),
+    /** Creates the schedule of that name, or replaces its definition. */
+    put: (name: string, input: Omit<ScheduleInput, 'name'>) => this.request<Schedule>('PUT', `/v1/schedules/by-name/${enc(name)}`, { body: input }),
+    pause: (id: string) => this.request<Schedule>('POST', `/v1/schedules/${enc(id)}/pause`),
+    resume: (id: string) => this.request<Schedule>('POST', `/v1/schedules/${enc(id)}/resume`),
+    trigger: (id: string, input: TriggerInput = {}) => this.request<Run>('POST', `/v1/schedules/${enc(id)}/trigger`, { body: input }),
+    backfill: (id: string, input: BackfillInput) => this.request<BackfillResult>('POST', `/v1/schedules/${enc(id)}/backfill`, { body: input }),
+    preview: (id: string, options: { count?: number; after?: string } = {}) =>
+      this.request<Preview>('GET', `/v1/schedules/${enc(id)}/preview`, { query: options }),
+    ticks: (id: string, options: { limit?: number } = {}) => this.pages<Tick>(`/v1/schedules/${enc(id)}/ticks`, options),
+    delete: (id: string) => this.request<void>('DELETE', `/v1/schedules/${enc(id)}`),
+  };
+
+  readonly runs = {
+    create: (input: RunInput) => this.request<RunCreated>('POST', '/v1/runs', { body: input }),
+    get: (id: string) => this.request<RunDetail>('GET', `/v1/runs/${enc(id)}`),
+    list: (filter: RunListFilter = {}) => this.pages<Run>('/v1/runs', { ...filter }),
+    /** The run's whole transition history, oldest first. */
+    events: async (id: string) => (await this.request<{ items: RunEvent[] }>('GET', `/v1/runs/${enc(id)}/events`)).items,
+    cancel: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/cancel`),
+    /** A fresh run (origin retry) of a failed or dead run's target and payload. */
+    retry: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/retry`),
+  };
+
+  readonly deadLetters = {
+    list: (filter: DeadLetterFilter = {}) => this.pages<Run>('/v1/dead-letters', { ...filter }),
+    republish: (id: string) => this.request<Run>('POST', `/v1/dead-letters/${enc(id)}/republish`),
+  };
+
+  readonly workers = {
+    list: (options: { limit?: number } = {}) => this.pages<Worker>('/v1/workers', options),
+  };
+
+  readonly cron = {
+    preview: (input: CronPreviewInput) => this.request<Preview>('POST', '/v1/cron/preview', { body: input }),
+  };
+
+  constructor(private readonly options: KairosClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** Follows `nextCursor` until the last page, yielding each item. */
+  private async *pages<T>(path: string, query: Query): AsyncGenerator<T, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page: Page<T> = await this.request<Page<T>>('GET', path, { query: { ...query, cursor } });
+      yield* page.items;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  private async request<T>(method: string, path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
+    const url = new URL(`${this.baseUrl}${path}`);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await this.fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    } catch (error) {
+      throw new KairosApiError(0, 'UNREACHABLE', `cannot reach the Kairos API at ${this.baseUrl}: ${(error as Error).message}`, null);
+    }
+    const text = await response.text();
+    const parsed: unknown = text ? safeJson(text) : undefined;
+    if (!response.ok) {
+      const body = (parsed ?? {}) as Partial<ApiErrorBody>;
+      throw new KairosApiError(response.status, body.code ?? `HTTP_${response.status}`, body.message ?? (text || response.statusText), body.field ?? null);
+    }
+    return parsed as T;
+  }
+}
+
+const enc = encodeURIComponent;
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { message: text };
+  }
+}

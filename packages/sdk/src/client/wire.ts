@@ -1,0 +1,239 @@
+/**
+ * The REST API's request and response shapes, as the client sends and receives them. Every type
+ * the client uses lives in this one module, so it can be replaced wholesale by types derived from
+ * the API's own schemas.
+ */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A duration: "90s", "15m", "1h30m", or integer milliseconds. */
+export type DurationInput = string | number;
+/** An instant in UTC, ISO 8601 with Z. */
+export type Instant = string;
+
+export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one' | 'buffer_all' | 'replace';
+export type RunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
+export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish';
+export type ScheduleStatus = 'active' | 'paused' | 'completed';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface HandlerTarget {
+  type: 'handler';
+  name: string;
+  /** Default "default". */
+  queue?: string;
+}
+export interface HttpTargetInput {
+  type: 'http';
+  url: string;
+  method?: HttpMethod;
+  headers?: Record<string, string>;
+  timeout?: DurationInput;
+}
+export type TargetInput = HandlerTarget | HttpTargetInput;
+export type Target = Required<HandlerTarget> | { type: 'http'; url: string; method: HttpMethod; headers: Record<string, string>; timeout: string };
+
+export interface RetryPolicyInput {
+  maxAttempts?: number;
+  backoff?: { type?: 'fixed' | 'exponential'; base?: DurationInput; max?: DurationInput; jitter?: number };
+}
+export interface RetryPolicy {
+  maxAttempts: number;
+  backoff: { type: 'fixed' | 'exponential'; base: string; max: string; jitter: number };
+}
+
+export interface ScheduleInput {
+  name?: string;
+  cron?: string;
+  every?: DurationInput;
+  at?: string;
+  in?: DurationInput;
+  timezone?: string;
+  dst?: { gap?: 'auto' | 'shift' | 'skip'; overlap?: 'auto' | 'first' | 'last' | 'both' };
+  catchup?: { mode?: 'none' | 'latest' | 'all'; window?: DurationInput | null; limit?: number | null };
+  overlap?: OverlapPolicy;
+  target: TargetInput;
+  payload?: JsonValue;
+  retry?: RetryPolicyInput;
+  timeout?: DurationInput;
+  startAt?: string | null;
+  endAt?: string | null;
+  maxRuns?: number | null;
+  jitter?: DurationInput;
+  paused?: boolean;
+  idempotencyKey?: string;
+  labels?: Record<string, string>;
+}
+/** PATCH: the given fields replace the stored ones. */
+export type SchedulePatch = Partial<ScheduleInput>;
+
+export interface Schedule {
+  id: string;
+  name: string;
+  cron: string | null;
+  every: string | null;
+  at: Instant | null;
+  timezone: string;
+  dst: { gap: string; overlap: string };
+  catchup: { mode: string; window: string | null; limit: number | null };
+  overlap: OverlapPolicy;
+  target: Target;
+  payload: JsonValue | null;
+  retry: RetryPolicy;
+  timeout: string;
+  startAt: Instant | null;
+  endAt: Instant | null;
+  maxRuns: number | null;
+  jitter: string;
+  paused: boolean;
+  idempotencyKey: string | null;
+  labels: Record<string, string>;
+  status: ScheduleStatus;
+  nextFireAt: Instant | null;
+  lastFireAt: Instant | null;
+  fireCount: number;
+  createdAt: Instant;
+  updatedAt: Instant;
+  deduped: boolean;
+}
+
+export interface ScheduleListFilter {
+  status?: ScheduleStatus;
+  name?: string;
+  /** `key:value` */
+  label?: string;
+  /** Page size. */
+  limit?: number;
+}
+
+export interface TriggerInput {
+  overlap?: OverlapPolicy;
+  payload?: JsonValue;
+}
+export interface BackfillInput {
+  from: string;
+  to: string;
+  overlap?: OverlapPolicy;
+}
+export interface BackfillResult {
+  slots: number;
+  created: number;
+  alreadyTicked: number;
+  runs: Run[];
+}
+
+export interface Tick {
+  scheduledFor: Instant;
+  outcome: string;
+  reasonCode: string | null;
+  reasonText: string | null;
+  runId: string | null;
+  origin: string;
+  createdAt: Instant;
+}
+
+export interface Preview {
+  fireTimes: Instant[];
+}
+export interface CronPreviewInput {
+  cron?: string;
+  every?: DurationInput;
+  timezone?: string;
+  dst?: ScheduleInput['dst'];
+  startAt?: string;
+  after?: string;
+  count?: number;
+}
+
+export interface RunInput {
+  target: TargetInput;
+  payload?: JsonValue;
+  retry?: RetryPolicyInput;
+  timeout?: DurationInput;
+  availableAt?: string;
+  idempotencyKey?: string;
+}
+
+export interface Run {
+  id: string;
+  scheduleId: string | null;
+  origin: RunOrigin;
+  sourceRunId: string | null;
+  scheduledFor: Instant;
+  availableAt: Instant | null;
+  deferReason: string | null;
+  state: RunState;
+  attempt: number;
+  maxAttempts: number;
+  target: Target;
+  retry: RetryPolicy;
+  payload: JsonValue | null;
+  result: JsonValue | null;
+  error: Record<string, unknown> | null;
+  reasonCode: string | null;
+  reasonText: string | null;
+  crashCount: number;
+  cancelRequestedAt: Instant | null;
+  idempotencyKey: string | null;
+  createdAt: Instant;
+  startedAt: Instant | null;
+  finishedAt: Instant | null;
+  leaseEpoch: number;
+}
+export interface RunCreated extends Run {
+  deduped: boolean;
+}
+export interface Attempt {
+  attempt: number;
+  leaseEpoch: number;
+  worker: string;
+  startedAt: Instant;
+  finishedAt: Instant | null;
+  outcome: 'succeeded' | 'failed' | 'cancelled' | 'lost' | 'drained' | 'handed_back' | null;
+  reasonCode: string | null;
+  error: Record<string, unknown> | null;
+  response: Record<string, unknown> | null;
+}
+export interface RunDetail extends Run {
+  attempts: Attempt[];
+}
+export interface RunEvent {
+  id: number;
+  at: Instant;
+  kind: string;
+  fromState: RunState | null;
+  toState: RunState | null;
+  leaseEpoch: number | null;
+  actor: string;
+  reasonCode: string | null;
+  detail: Record<string, unknown>;
+}
+export interface RunListFilter {
+  scheduleId?: string;
+  state?: RunState;
+  limit?: number;
+}
+export interface DeadLetterFilter {
+  scheduleId?: string;
+  limit?: number;
+}
+
+export interface Worker {
+  id: string;
+  queue: string;
+  handlers: string[];
+  version: string;
+  startedAt: Instant;
+  lastSeenAt: Instant;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Every error the API answers with. */
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  field: string | null;
+}

@@ -1,0 +1,9 @@
+/** @kairos/sdk: run your own code on a Kairos cluster, call its API, and check its webhook signatures. */
+export { KairosWorker, KairosWorkerError, type KairosWorkerOptions } from './worker/kairos-worker.js';
+export { NonRetryableError, type HandlerContext, type KairosHandlerFunction } from './worker/handler.js';
+export type { WorkerLogger, WorkerObserver } from './worker/run-executor.js';
+export type { HttpTargetCall } from './worker/target-runner.js';
+export { KairosHandler, KairosWorkerHost, KairosWorkerModule, type KairosWorkerModuleOptions } from './nest/kairos-worker.module.js';
+export { KairosApiError, KairosClient, type KairosClientOptions } from './client/kairos-client.js';
+export type * from './client/wire.js';
+export { verifySignature, type SignatureCheck, type SignatureRefusal, type VerifySignatureOptions } from './signature/verify-signature.js';

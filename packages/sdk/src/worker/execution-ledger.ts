@@ -1,0 +1,140 @@
+/**
+ * Everything a worker writes to or reads from Postgres, in one place. The hot path is batched:
+ * claims, final verdicts and retries issued by many concurrent jobs go to Postgres as one
+ * statement each per batch (see MicroBatcher), each row still fenced on its own: a verdict whose
+ * epoch moved on is left out of the answer. The rest (heartbeats, drains, hand-backs, the worker
+ * registry) are single statements on the worker's pool.
+ *
+ * The batches run on connections of their own. Their statements are prepared once and, after a
+ * few executions, Postgres keeps one generic plan per connection until the table is analyzed
+ * again. Planned while `runs` is still small (a new install, the first seconds of a burst), that
+ * plan reads the whole table, and goes on reading it as the table grows. These statements only
+ * ever look runs up by primary key, so their connections rule sequential scans out.
+ */
+import type { ReasonCode } from '@kairos/domain';
+import {
+  RunLeaseRepository,
+  RunRecoveryRepository,
+  WorkerRepository,
+  createPool,
+  handBackRun,
+  type ClaimResult,
+  type Db,
+  type DispatchItem,
+  type FinalVerdict,
+  type LeaseRenewal,
+  type RetryVerdict,
+  type RunSnapshot,
+  type WorkerRegistration,
+} from '@kairos/ledger';
+import { MicroBatcher } from './micro-batcher.js';
+
+const BATCHING = { maxBatch: 256, maxInFlight: 1 };
+
+export class ExecutionLedger {
+  private readonly runs = new RunLeaseRepository();
+  private readonly recovery = new RunRecoveryRepository();
+  private readonly workers = new WorkerRepository();
+  /** Writes running behind the jobs that produced them (final verdicts); stopping waits for them. */
+  private readonly behind = new Set<Promise<unknown>>();
+  /** One connection for each batcher's statement in flight. */
+  private readonly batchDb: Db;
+
+  private readonly claims: MicroBatcher<string, ClaimResult>;
+  private readonly finishes: MicroBatcher<{ runId: string; epoch: number; verdict: FinalVerdict }, boolean>;
+  private readonly requeues: MicroBatcher<{ runId: string; epoch: number; retry: RetryVerdict }, Date | null>;
+
+  constructor(
+    /** The worker's own pool, for the statements that are not batched. */
+    private readonly db: Db,
+    databaseUrl: string,
+    /** This worker's identity as a lease owner. */
+    readonly owner: string,
+    private readonly leaseTtlMs: number,
+  ) {
+    this.batchDb = createPool({
+      connectionString: databaseUrl,
+      max: 3 * BATCHING.maxInFlight,
+      applicationName: 'kairos-worker-batches',
+      settings: { enable_seqscan: 'off' },
+    });
+    this.claims = new MicroBatcher((ids) => this.runs.claimMany(this.batchDb, ids, this.owner, this.leaseTtlMs), BATCHING);
+    this.finishes = new MicroBatcher(async (items) => {
+      const written = await this.runs.finishMany(this.batchDb, this.owner, items);
+      return items.map((i) => written.has(i.runId));
+    }, BATCHING);
+    this.requeues = new MicroBatcher(async (items) => {
+      const due = await this.runs.requeueMany(this.batchDb, this.owner, items);
+      return items.map((i) => due.get(i.runId) ?? null);
+    }, BATCHING);
+  }
+
+  /** Keeps a write-behind promise until it settles, so stopping can wait for it. */
+  track(write: Promise<unknown>): void {
+    this.behind.add(write);
+    void write.finally(() => this.behind.delete(write));
+  }
+
+  async settleWritesBehind(): Promise<void> {
+    await Promise.allSettled([...this.behind]);
+  }
+
+  async close(): Promise<void> {
+    await this.batchDb.end().catch(() => undefined);
+  }
+
+  /** The claimed run, or why it was not claimed: blocked by a running run of its schedule, or not claimable now. */
+  claim(runId: string): Promise<ClaimResult> {
+    return this.claims.submit(runId);
+  }
+
+  /** True when the verdict was written; false when the lease at `epoch` had been lost. */
+  finish(runId: string, epoch: number, verdict: FinalVerdict): Promise<boolean> {
+    return this.finishes.submit({ runId, epoch, verdict });
+  }
+
+  /** When the retried run is due again; null when the lease at `epoch` had been lost. */
+  requeue(runId: string, epoch: number, retry: RetryVerdict): Promise<Date | null> {
+    return this.requeues.submit({ runId, epoch, retry });
+  }
+
+  /** A run this worker cannot execute, handed back for another worker; when it is due again, or null when the lease was lost. */
+  handBack(runId: string, epoch: number, backoff: { delayMs: number; maxDelayMs: number }, reasonCode: ReasonCode, reasonText: string): Promise<Date | null> {
+    return handBackRun(this.db, { runId, epoch, owner: this.owner, ...backoff, reasonCode, reasonText });
+  }
+
+  /** A run handed back at a clean stop; false when the lease was already lost. */
+  drain(runId: string, epoch: number): Promise<boolean> {
+    return this.runs.drain(this.db, runId, epoch, this.owner);
+  }
+
+  recordLeaseLost(runId: string, epoch: number, detail: Record<string, unknown>): Promise<void> {
+    return this.runs.recordLeaseLost(this.db, runId, epoch, this.owner, detail);
+  }
+
+  snapshot(runId: string): Promise<RunSnapshot | null> {
+    return this.runs.snapshot(this.db, runId);
+  }
+
+  cancelQueued(runId: string): Promise<boolean> {
+    return this.runs.cancelQueued(this.db, runId, this.owner);
+  }
+
+  releaseParked(scheduleId: string): Promise<DispatchItem[]> {
+    return this.recovery.releaseParked(this.db, scheduleId, this.owner);
+  }
+
+  renewLeases(held: readonly { id: string; epoch: number }[]): Promise<LeaseRenewal[]> {
+    return this.runs.renewLeases(this.db, this.owner, held, this.leaseTtlMs);
+  }
+
+  register(worker: Omit<WorkerRegistration, 'id'>): Promise<void> {
+    return this.workers.register(this.db, { ...worker, id: this.owner });
+  }
+
+  /** The heartbeat's refresh of this worker's registry row. */
+  touch(): Promise<void> {
+    return this.workers.touch(this.db, this.owner);
+  }
+
+}

@@ -1,0 +1,31 @@
+/** What a user's handler is given and may throw. */
+import type { JsonValue } from '@kairos/domain';
+
+export interface HandlerContext<P = JsonValue | null> {
+  runId: string;
+  /** Null for an ad-hoc run. */
+  scheduleId: string | null;
+  /** The slot the run belongs to (for an ad-hoc run, when it was due). */
+  scheduledFor: Date;
+  /** 1 for the first attempt; retries count up. */
+  attempt: number;
+  /** The run's payload, exactly as it was declared. */
+  payload: P;
+  /** Aborted on cancellation, timeout, a lost lease or a shutdown past its grace; long handlers must honour it. */
+  signal: AbortSignal;
+}
+
+/**
+ * A handler: its return value (JSON; undefined is stored as null) is the run's result. Throwing
+ * NonRetryableError ends the run dead at once; any other throw is retried under the run's policy.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handler reads its own payload shape
+export type KairosHandlerFunction<P = any> = (context: HandlerContext<P>) => unknown;
+
+/** Thrown by a handler when retrying cannot help (bad input, a refused request): the run goes dead after this attempt. */
+export class NonRetryableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'NonRetryableError';
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * KairosWorker: runs a set of handlers on one queue of a Kairos cluster, with every guarantee the
+ * built-in worker has (it is the built-in worker): a durable claim in Postgres, a run lease with a
+ * fencing epoch, batched heartbeats that carry cancellation, timeouts, retries and dead letters
+ * under each run's policy, and the reaper's crash budget behind it.
+ */
+import { Worker } from 'bullmq';
+import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from '@kairos/domain';
+import { loadConfig } from '@kairos/config';
+import { RunRecoveryRepository, createPool, type Db } from '@kairos/ledger';
+import type { Redis } from 'ioredis';
+import { RunDispatcher, RunQueues, consumerConnectionOptions, producerConnection, runsQueueName, type JobPayloads } from '@kairos/queue';
+import { processIdentity } from '@kairos/runtime/process-identity';
+import { ExecutionLedger } from './execution-ledger.js';
+import type { KairosHandlerFunction } from './handler.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { RunExecutor, type WorkerLogger, type WorkerObserver } from './run-executor.js';
+import { TargetRunner, type HttpTargetCall } from './target-runner.js';
+
+/** Stalled jobs always go back to the queue: the ledger's crash budget, not BullMQ, decides when to give up. */
+const MAX_STALLED_COUNT = 1_000_000;
+
+export interface KairosWorkerOptions {
+  /** The Kairos ledger. Default: DATABASE_URL, else the server's default. */
+  databaseUrl?: string;
+  /** The Redis the cluster's queues live in. Default: REDIS_URL, else the server's default. */
+  redisUrl?: string;
+  /** Prefix of every BullMQ key; must match the cluster's. Default: KAIROS_QUEUE_PREFIX, else `kairos`. */
+  queuePrefix?: string;
+  /** The queue this worker serves. Default `default`. */
+  queue?: string;
+  /** Runs executed at once. Default: KAIROS_WORKER_CONCURRENCY, else 16. */
+  concurrency?: number;
+  /** The handlers, by the name a handler target gives. */
+  handlers: Record<string, KairosHandlerFunction>;
+  /** Recorded in the worker registry (GET /v1/workers). */
+  version?: string;
+  /** Lease on a run, renewed every third of it. Default: KAIROS_RUN_LEASE_TTL, else 30 s. */
+  leaseTtlMs?: number;
+  /** How long stop() lets running handlers finish before handing their runs back. Default: KAIROS_SHUTDOWN_GRACE, else 10 s. */
+  shutdownGraceMs?: number;
+  /** The cluster's reaper skew (KAIROS_REAPER_SKEW): when a run another worker holds is worth looking at again. */
+  reaperSkewMs?: number;
+  /** Where the worker logs. Default: the console. */
+  logger?: WorkerLogger;
+  /** Told about lateness, verdicts and lost leases (for metrics). */
+  observer?: WorkerObserver;
+  /** A Postgres pool to share (the worker opens its own when absent, and closes only its own). */
+  pool?: Db;
+  /** Serve HTTP targets with this call (the built-in worker does); without it they are handed back. */
+  httpTarget?: HttpTargetCall;
+}
+
+export class KairosWorkerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KairosWorkerError';
+  }
+}
+
+const CONSOLE_LOGGER: WorkerLogger = {
+  log: (m) => console.log(`[kairos-worker] ${m}`),
+  warn: (m) => console.warn(`[kairos-worker] ${m}`),
+  error: (m) => console.error(`[kairos-worker] ${m}`),
+};
+
+export class KairosWorker {
+  /** This worker's identity: its lease owner name and its id in the registry. Unique across restarts on one host. */
+  readonly id = processIdentity().id;
+  readonly queue: string;
+  private readonly settings: Required<Omit<KairosWorkerOptions, 'pool' | 'httpTarget' | 'observer' | 'handlers'>>;
+  private readonly handlers: Map<string, KairosHandlerFunction>;
+  private state: 'new' | 'started' | 'stopped' = 'new';
+  private resources: {
+    pool: Db;
+    ownPool: boolean;
+    ledger: ExecutionLedger;
+    leases: LeaseKeeper;
+    redis: Redis;
+    queues: RunQueues;
+    worker: Worker<JobPayloads['run'], unknown, 'run'>;
+  } | null = null;
+
+  constructor(private readonly options: KairosWorkerOptions) {
+    // The server's configuration supplies every default, read from the same variables.
+    const config = loadConfig(process.env, ['worker']);
+    this.queue = options.queue ?? DEFAULT_QUEUE;
+    if (!QUEUE_NAME_PATTERN.test(this.queue)) throw new KairosWorkerError(`queue "${this.queue}" must be 1 to 64 letters, digits, "_", "." or "-"`);
+    this.handlers = new Map(Object.entries(options.handlers ?? {}));
+    for (const [name, handler] of this.handlers) {
+      if (!HANDLER_NAME_PATTERN.test(name)) throw new KairosWorkerError(`handler name "${name}" must be 1 to 128 letters, digits, "_", "." or "-"`);
+      if (typeof handler !== 'function') throw new KairosWorkerError(`handler "${name}" must be a function`);
+    }
+    if (this.handlers.size === 0 && !options.httpTarget) throw new KairosWorkerError('a worker needs at least one handler');
+    this.settings = {
+      databaseUrl: options.databaseUrl ?? config.databaseUrl,
+      redisUrl: options.redisUrl ?? config.redisUrl,
+      queuePrefix: options.queuePrefix ?? config.queuePrefix,
+      queue: this.queue,
+      concurrency: options.concurrency ?? config.worker.concurrency,
+      version: options.version ?? 'unversioned',
+      leaseTtlMs: options.leaseTtlMs ?? config.worker.runLeaseTtlMs,
+      shutdownGraceMs: options.shutdownGraceMs ?? config.shutdownGraceMs,
+      logger: options.logger ?? CONSOLE_LOGGER,
+      reaperSkewMs: options.reaperSkewMs ?? config.scheduler.reaperSkewMs,
+    };
+  }
+
+  /** Registers the handlers in the worker registry, then starts claiming runs from the queue. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new KairosWorkerError(`a worker starts once (this one is ${this.state})`);
+    this.state = 'started';
+    const s = this.settings;
+    const ownPool = this.options.pool === undefined;
+    const pool = this.options.pool ?? createPool({ connectionString: s.databaseUrl, max: 4, applicationName: 'kairos-worker' });
+    const ledger = new ExecutionLedger(pool, s.databaseUrl, this.id, s.leaseTtlMs);
+    try {
+      await ledger.register({ queue: this.queue, handlers: [...this.handlers.keys()], version: s.version });
+    } catch (error) {
+      await ledger.close();
+      if (ownPool) await pool.end().catch(() => undefined);
+      this.state = 'stopped';
+      throw error;
+    }
+    const leases = new LeaseKeeper(ledger, s.leaseTtlMs, s.logger);
+    const redis = producerConnection(s.redisUrl);
+    const queues = new RunQueues(redis, s.queuePrefix);
+    const dispatcher = new RunDispatcher(queues, pool, new RunRecoveryRepository());
+    const executor = new RunExecutor(
+      ledger,
+      leases,
+      new TargetRunner(this.handlers, this.options.httpTarget ?? null),
+      dispatcher,
+      this.options.observer ?? {},
+      s.logger,
+      s.reaperSkewMs,
+    );
+    leases.start();
+    const worker = new Worker<JobPayloads['run'], unknown, 'run'>(runsQueueName(this.queue), (job, token) => executor.process(job, token!), {
+      connection: consumerConnectionOptions(s.redisUrl),
+      prefix: s.queuePrefix,
+      concurrency: s.concurrency,
+      maxStalledCount: MAX_STALLED_COUNT,
+      // The transport's lock follows the ledger's lease: a worker that froze or died loses its job
+      // to another worker on about the same schedule as the reaper takes the run back.
+      lockDuration: s.leaseTtlMs,
+      stalledInterval: Math.max(1_000, Math.floor(s.leaseTtlMs / 2)),
+    });
+    worker.on('error', (error) => s.logger.warn(`queue connection: ${error.message}`));
+    worker.on('failed', (job, error) => s.logger.error(`job ${job?.id} failed: ${error.message}`));
+    this.resources = { pool, ownPool, ledger, leases, redis, queues, worker };
+  }
+
+  /**
+   * Stops taking runs, lets running handlers finish for the shutdown grace, then aborts the rest
+   * (their signal fires), which hand their runs back so another worker picks them up at once.
+   * Resolves once every verdict is written and every connection is closed.
+   */
+  async stop(): Promise<void> {
+    const r = this.resources;
+    if (this.state !== 'started' || !r) return;
+    this.state = 'stopped';
+    this.resources = null;
+    const closing = r.worker.close();
+    const grace = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.settings.shutdownGraceMs).unref());
+    if ((await Promise.race([closing, grace])) === 'timeout' && r.leases.heldCount > 0) {
+      this.settings.logger.warn(`handing back ${r.leases.heldCount} runs still executing after the ${this.settings.shutdownGraceMs} ms grace period`);
+      r.leases.abortAll('shutdown', 'the worker is shutting down');
+    }
+    await closing;
+    await r.ledger.settleWritesBehind();
+    await r.leases.stop();
+    await r.ledger.close();
+    await r.queues.close();
+    r.redis.disconnect();
+    if (r.ownPool) await r.pool.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,65 @@
+/** Executes a claimed run's target once and reports what happened as an AttemptOutcome. */
+import type { AttemptOutcome, JsonValue, Target } from '@kairos/domain';
+import type { ClaimedRun } from '@kairos/ledger';
+import { NonRetryableError, type KairosHandlerFunction } from './handler.js';
+import { RunAborted, type RunAbort } from './run-abort.js';
+
+/** How a worker that serves HTTP targets calls one (the built-in worker registers one). */
+export type HttpTargetCall = (run: ClaimedRun, target: Extract<Target, { type: 'http' }>, signal: AbortSignal) => Promise<AttemptOutcome>;
+
+export class TargetRunner {
+  constructor(
+    private readonly handlers: ReadonlyMap<string, KairosHandlerFunction>,
+    private readonly http: HttpTargetCall | null,
+  ) {}
+
+  /** False when this worker has no code for the target: the run must go to a worker that has. */
+  serves(target: Target): boolean {
+    return target.type === 'http' ? this.http !== null : this.handlers.has(target.name);
+  }
+
+  /**
+   * Runs the target until it settles or the run is aborted, whichever comes first. An abort is
+   * rethrown as the RunAborted that caused it; everything else becomes an outcome.
+   */
+  async execute(run: ClaimedRun, abort: RunAbort): Promise<AttemptOutcome> {
+    const { signal } = abort;
+    try {
+      return await Promise.race([this.attempt(run, signal), abort.aborted]);
+    } catch (error) {
+      if (error instanceof RunAborted) throw error;
+      if (signal.aborted && signal.reason instanceof RunAborted) throw signal.reason;
+      const final = error instanceof NonRetryableError;
+      return {
+        kind: 'failed',
+        retryable: !final,
+        reasonCode: final ? 'HANDLER_NON_RETRYABLE' : 'HANDLER_ERROR',
+        message: error instanceof Error ? error.message : String(error),
+      };
+    }
+  }
+
+  private async attempt(run: ClaimedRun, signal: AbortSignal): Promise<AttemptOutcome> {
+    const target = run.target;
+    if (target.type === 'http') return this.http!(run, target, signal);
+    const result = await this.handlers.get(target.name)!({
+      runId: run.id,
+      scheduleId: run.scheduleId,
+      scheduledFor: run.scheduledFor,
+      attempt: run.attempt,
+      payload: run.payload,
+      signal,
+    });
+    return { kind: 'succeeded', result: asJson(result) };
+  }
+}
+
+/** The result as the ledger stores it: JSON (a Date becomes its ISO string); undefined is null. */
+function asJson(result: unknown): JsonValue | null {
+  if (result === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(result)) as JsonValue;
+  } catch (error) {
+    throw new NonRetryableError(`the handler returned a value that is not JSON: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,37 @@
+// Builds the publishable package: the SDK's sources and the Kairos libraries they use (the
+// worker's hot-path SQL, verdicts and backoff, queue names, configuration defaults) bundled into
+// one ES module with one bundled declaration file, so the package depends on nothing of the
+// monorepo, only on what its package.json declares.
+import { readFileSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+
+const manifest = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+};
+const LIBRARY_PATHS = {
+  ...Object.fromEntries(['domain', 'config', 'ledger', 'queue'].map((lib) => [`@kairos/${lib}`, [`libs/${lib}/src/index.ts`]])),
+  '@kairos/runtime/loop': ['libs/runtime/src/loop.ts'],
+  '@kairos/runtime/log-context': ['libs/runtime/src/log-context.ts'],
+  '@kairos/runtime/process-identity': ['libs/runtime/src/process-identity.ts'],
+};
+const external = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)];
+
+export default defineConfig({
+  entry: { index: 'src/index.ts' },
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  outDir: 'dist',
+  clean: true,
+  sourcemap: false,
+  tsconfig: '../../tsconfig.json',
+  // Every @kairos/* import is the monorepo's own source: bundle it. Only declared packages stay imports.
+  external: external.map((name) => new RegExp(`^${name.replace('/', '\\/')}(/.*)?$`)),
+  noExternal: [/^@kairos\//],
+  dts: {
+    resolve: [/^@kairos\//],
+    // The declaration build resolves the monorepo's aliases from the repository root.
+    compilerOptions: { baseUrl: '../..', rootDir: '../..', paths: LIBRARY_PATHS, ignoreDeprecations: '6.0' },
+  },
+});
