@@ -354,7 +354,7 @@ export const SCHEMAS: Record<SchemaName, SchemaObject> = {
     {
       type: { const: 'handler' },
       name: ref('HandlerName'),
-      queue: { type: 'string', pattern: QUEUE_NAME_PATTERN.source, default: DEFAULT_QUEUE, description: 'The queue whose workers run the handler.' },
+      queue: defaulted({ type: 'string', pattern: QUEUE_NAME_PATTERN.source, description: 'The queue whose workers run the handler.' }, DEFAULT_QUEUE),
     },
     ['type', 'name'],
     'A handler registered by a worker on a queue.',
