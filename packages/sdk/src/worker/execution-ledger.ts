@@ -136,5 +136,4 @@ export class ExecutionLedger {
   touch(): Promise<void> {
     return this.workers.touch(this.db, this.owner);
   }
-
 }
