@@ -10,7 +10,7 @@ import { ERROR_CODES, newId } from '../../libs/domain/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
-const RUNS = Number(process.env.KAIROS_FUZZ_RUNS ?? 150);
+const RUNS = Number(process.env.KAIROS_FUZZ_RUNS ?? 100);
 const SEED = Number(process.env.KAIROS_FUZZ_SEED ?? 20261201);
 
 /*
@@ -51,6 +51,8 @@ const validSchedule = {
   paused: false,
   idempotencyKey: 'key-1',
 };
+/** PUT by name: the path names the schedule; idempotency keys and paused belong to POST. */
+const validUpsert = (({ name: _name, idempotencyKey: _key, paused: _paused, ...spec }) => spec)(validSchedule);
 const validRun = { target: handler, payload: { x: 1 }, retry, timeout: '1m', availableAt: '2030-01-01T00:00:00Z', idempotencyKey: 'run-1' };
 const validTrigger = { overlap: 'allow', payload: { now: true } };
 const validBackfill = { from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z', overlap: 'buffer_all' };
@@ -258,13 +260,13 @@ describe('fuzzing every create and update route', () => {
     expect(read.status).toBe(200);
     const { attempts: _attempts, deduped: _readDeduped, ...readView } = read.body;
     expect(readView).toEqual(view);
-    const { rows } = await t.db.query(`SELECT payload::text AS payload FROM ${kind === 'schedule' ? 'schedules' : 'runs'} WHERE id = $1`, [view.id]);
-    expect(JSON.parse(rows[0].payload ?? 'null')).toStrictEqual(view.payload ?? null);
+    await expectStoredPayload(kind, view);
   };
 
-  const check = async (request: { method: string; path: string; body: Body | null; stores: 'schedule' | 'run' | 'runs' | null }) => {
+  const check = async (request: { method: string; path: string; body: Body | null; stores: 'schedule' | 'run' | 'runs' | null; graphql?: boolean }) => {
     const before = await digest();
     const response = await send(request.method, request.path, request.body);
+    if (request.graphql) return checkGraphql(before, response, request.stores);
     expect(response.status, JSON.stringify(response.body)).toBeLessThan(500);
     expect(response.contentType).toMatch(/^application\/json/);
     if (!KNOWN_GAP_NO_DEPTH_LIMIT && request.body && depthOf(request.body.raw) > 64) expect(response.body.code).toBe('PAYLOAD_TOO_DEEP');
@@ -272,20 +274,68 @@ describe('fuzzing every create and update route', () => {
     if (response.status >= 400) {
       expectRefusal(response.status, response.body);
       expect(await digest()).toEqual(before);
-    } else if (request.stores === 'schedule' || request.stores === 'run') {
+      return 'refused';
+    }
+    if (request.stores === 'schedule' || request.stores === 'run') {
       await expectStored(request.stores, response.body);
     } else if (request.stores === 'runs') {
       for (const run of response.body.runs) await expectStored('run', run);
     }
+    return 'accepted';
   };
 
+  /**
+   * A GraphQL answer is 200 with data, or errors whose extensions carry the code, field and the
+   * 4xx REST would have answered; a refused mutation stores nothing.
+   */
+  const checkGraphql = async (before: Record<string, string>, response: Awaited<ReturnType<typeof send>>, stores: 'schedule' | 'run' | 'runs' | null) => {
+    expect(response.status, JSON.stringify(response.body)).toBeLessThan(500);
+    const errors = response.body.errors as { message: string; extensions?: Record<string, unknown> }[] | undefined;
+    if (errors) {
+      for (const error of errors) {
+        const extensions = error.extensions ?? {};
+        expect(typeof error.message).toBe('string');
+        expect(extensions.code, JSON.stringify(error)).not.toBe('INTERNAL_SERVER_ERROR');
+        if ('status' in extensions) {
+          expect(extensions.status, JSON.stringify(error)).toBeGreaterThanOrEqual(400);
+          expect(extensions.status, JSON.stringify(error)).toBeLessThan(500);
+          expect(CODES).toContain(extensions.code);
+        } else {
+          // Refused by GraphQL itself (a variable of the wrong type) before any resolver ran; the
+          // query texts are fixed and valid, so nothing else may come from there.
+          expect(extensions.code, JSON.stringify(error)).toBe('BAD_USER_INPUT');
+        }
+      }
+      expect(await digest()).toEqual(before);
+      return 'refused';
+    }
+    const result = response.body.data.result;
+    if (stores === 'schedule' || stores === 'run') await expectStoredPayload(stores, result);
+    if (stores === 'runs') for (const run of result.runs) await expectStoredPayload('run', run);
+    return 'accepted';
+  };
+
+  /** The payload stored for a row is JSON-equal to the one answered. */
+  const expectStoredPayload = async (kind: 'schedule' | 'run', answered: { id: string; payload: unknown }) => {
+    const { rows } = await t.db.query(`SELECT payload::text AS payload FROM ${kind === 'schedule' ? 'schedules' : 'runs'} WHERE id = $1`, [answered.id]);
+    expect(JSON.parse(rows[0].payload ?? 'null')).toStrictEqual(answered.payload ?? null);
+  };
+
+  /**
+   * Checks `check` over RUNS requests. Both outcomes must occur: a fuzzer whose every request is
+   * refused (or accepted) would prove nothing about the other side.
+   */
   const property = async (arbitrary: fc.Arbitrary<Parameters<typeof check>[0]>) => {
+    const seen = new Set<string>();
     await fc.assert(
-      fc.asyncProperty(arbitrary, async (request) => check(request)),
+      fc.asyncProperty(arbitrary, async (request) => {
+        seen.add(await check(request));
+      }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true, reporter: (details) => {
         if (details.failed) throw new Error(`fuzz failure; replay with KAIROS_FUZZ_SEED=${details.seed}\n${fc.defaultReportMessage(details)}`);
       } },
     );
+    if (RUNS >= 50) expect([...seen].sort()).toEqual(['accepted', 'refused']);
   };
 
   const scheduleId = () => fc.constantFrom(...ids.schedule);
@@ -296,7 +346,7 @@ describe('fuzzing every create and update route', () => {
 
   it('PUT /v1/schedules/by-name/:name', () =>
     property(
-      fc.record({ name: fc.oneof(uniqueName, oddString.filter((s) => s.length > 0 && s.length < 2_000)), body: bodies((({ idempotencyKey: _k, paused: _p, ...spec }) => spec)(validSchedule)) }).map(({ name, body }) => ({
+      fc.record({ name: fc.oneof(uniqueName, oddString.filter((s) => s.length > 0 && s.length < 2_000)), body: bodies(validUpsert) }).map(({ name, body }) => ({
         method: 'PUT',
         path: `/v1/schedules/by-name/${segment(name)}`,
         body,
@@ -350,5 +400,54 @@ describe('fuzzing every create and update route', () => {
           stores: 'run' as const,
         })),
       ),
+    ));
+
+  /** GraphQL mutations (and the cron preview query): `input` is JSON, so the same bodies travel as a variable. */
+  const MUTATIONS = {
+    createSchedule: { args: '($input: JSON!)', call: 'createSchedule(input: $input)', stores: 'schedule', valid: validSchedule },
+    upsertSchedule: { args: '($name: String!, $input: JSON!)', call: 'upsertSchedule(name: $name, input: $input)', stores: 'schedule', valid: validUpsert },
+    updateSchedule: { args: '($id: ID!, $input: JSON!)', call: 'updateSchedule(id: $id, input: $input)', stores: 'schedule', valid: { paused: true, labels: { a: 'b' }, payload: { p: 1 } } },
+    triggerSchedule: { args: '($id: ID!, $input: JSON)', call: 'triggerSchedule(id: $id, input: $input)', stores: 'run', valid: validTrigger },
+    backfillSchedule: { args: '($id: ID!, $input: JSON!)', call: 'backfillSchedule(id: $id, input: $input)', stores: 'runs', valid: validBackfill },
+    createRun: { args: '($input: JSON!)', call: 'createRun(input: $input)', stores: 'run', valid: validRun },
+    cronPreview: { operation: 'query', args: '($input: JSON!)', call: 'cronPreview(input: $input)', stores: null, valid: validPreview },
+  } as const;
+  const SELECTIONS = { schedule: '{ id payload labels }', run: '{ id payload }', runs: '{ runs { id payload } }' };
+  /** Queries for the id-only mutations. */
+  const ID_MUTATIONS = ['cancelRun', 'retryRun', 'republishDeadLetter', 'pauseSchedule', 'resumeSchedule', 'deleteSchedule'] as const;
+
+  const gqlRequest = () =>
+    fc.oneof(
+    fc
+      .constantFrom(...(Object.keys(MUTATIONS) as (keyof typeof MUTATIONS)[]))
+      .chain((name) =>
+        fc.record({
+          name: fc.constant(name),
+          input: fc.oneof(mutated(MUTATIONS[name].valid).map((b) => JSON.parse(b.raw) as unknown), oddValue),
+          id: scheduleId(),
+          scheduleName: fc.oneof(uniqueName, oddString.filter((s) => s.length > 0 && s.length < 2_000)),
+        }),
+      )
+      .map(({ name, input, id, scheduleName }) => {
+        const m = MUTATIONS[name];
+        const selection = m.stores === null ? '' : SELECTIONS[m.stores];
+        return { query: `${'operation' in m ? m.operation : 'mutation'}${m.args} { result: ${m.call} ${selection} }`, variables: { input, id, name: scheduleName }, stores: m.stores as 'schedule' | 'run' | 'runs' | null };
+      }),
+    fc.record({ name: fc.constantFrom(...ID_MUTATIONS), id: fc.oneof(runId(), scheduleId(), oddString.filter((s) => s.length < 2_000)) }).map(({ name, id }) => ({
+      query: `mutation($id: ID!) { result: ${name}(id: $id)${name === 'deleteSchedule' ? '' : ' { id }'} }`,
+      variables: { id },
+      stores: null,
+    })),
+  );
+
+  it('GraphQL mutations', () =>
+    property(
+      gqlRequest().map(({ query, variables, stores }) => ({
+        method: 'POST',
+        path: '/graphql',
+        body: json({ query, variables: Object.fromEntries(Object.entries(variables).filter(([key]) => query.includes(`$${key}`))) }),
+        stores,
+        graphql: true,
+      })),
     ));
 });
