@@ -37,7 +37,7 @@ export function readObject(value: unknown, field: string, known: readonly string
  * Text Postgres can store and give back unchanged: no NUL (a text column refuses it) and no
  * unpaired UTF-16 surrogate (it would be stored as U+FFFD and read back as something else).
  */
-const UNSTORABLE_TEXT = /[\u0000\p{Cs}]/u;
+const UNSTORABLE_TEXT = /[\0\p{Cs}]/u;
 
 function checkStorableText(value: string, field: string): void {
   if (UNSTORABLE_TEXT.test(value)) {
