@@ -58,7 +58,11 @@ describe('the REST API refuses bad input', () => {
     ['an array body', [valid], 'VALIDATION_FAILED', null, /JSON object/],
     ['a webhook header name that is not a token', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X Team': 'a' } } }, 'VALIDATION_FAILED', 'target.headers.X Team', /RFC 9110 token/],
     ['a webhook header value with CR LF', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X-Team': 'a\r\nX-Evil: 1' } } }, 'VALIDATION_FAILED', 'target.headers.X-Team', /CR, LF or NUL/],
-    ['a webhook header value with NUL', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X-Team': 'a\u0000' } } }, 'VALIDATION_FAILED', 'target.headers.X-Team', /CR, LF or NUL/],
+    ['a webhook header value with NUL', { ...valid, target: { type: 'http', url: 'https://example.com/hook', headers: { 'X-Team': 'a\u0000' } } }, 'VALIDATION_FAILED', 'target.headers.X-Team', /NUL/],
+    // Postgres cannot store NUL in text (it answered 500) and turns an unpaired surrogate into U+FFFD.
+    ['an idempotency key with NUL', { ...valid, idempotencyKey: 'k\u0000' }, 'VALIDATION_FAILED', 'idempotencyKey', /NUL/],
+    ['a label value with NUL', { ...valid, labels: { team: 'a\u0000' } }, 'VALIDATION_FAILED', 'labels.team', /NUL/],
+    ['a label value with an unpaired surrogate', { ...valid, labels: { team: '\ud83d' } }, 'VALIDATION_FAILED', 'labels.team', /surrogate/],
     // JSON.parse makes "__proto__" an own key, as the server's body parser does.
     ['a label keyed __proto__', { ...valid, labels: JSON.parse('{"__proto__": "x"}') }, 'VALIDATION_FAILED', 'labels.__proto__', /reserved/],
     ['a label keyed constructor', { ...valid, labels: { constructor: 'x' } }, 'VALIDATION_FAILED', 'labels.constructor', /reserved/],
@@ -82,6 +86,25 @@ describe('the REST API refuses bad input', () => {
     },
   );
 
+  it('refuses a run whose idempotency key holds NUL, and stores nothing', async () => {
+    const before = await counts();
+    const response = await client.post('/v1/runs', { target: handler, idempotencyKey: 'run\u0000' });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ code: 'VALIDATION_FAILED', field: 'idempotencyKey', message: expect.stringMatching(/NUL/) });
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each([
+    ['NUL', 'nightly%00'],
+    ['a space', 'my%20schedule'],
+  ])('refuses a PUT by name whose path name holds %s (NUL answered 500), and stores nothing', async (_what, name) => {
+    const before = await counts();
+    const response = await client.put(`/v1/schedules/by-name/${name}`, valid);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'name' });
+    expect(await counts()).toEqual(before);
+  });
+
   it('refuses a PATCH of paused that is not a boolean, and changes nothing', async () => {
     const created = await client.post('/v1/schedules', { ...valid, labels: { team: 'before' } });
     expect(created.status).toBe(201);
@@ -100,6 +123,16 @@ describe('the REST API refuses bad input', () => {
     expect(body.status).toBe(413);
     expect(body.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', field: null });
     expect(await counts()).toEqual(before);
+  });
+
+  it.each([
+    ['name=a%00b', 'name'],
+    ['label=team:a%00b', 'label'],
+    ['cursor=%00', 'cursor'],
+  ])('refuses the list filter %s, which Postgres could not compare as given', async (query, field) => {
+    const response = await client.get(`/v1/schedules?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', field });
   });
 
   it('answers malformed JSON with a 400 in the same shape', async () => {

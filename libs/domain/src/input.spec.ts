@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from './errors.js';
-import { parseInstant, readDuration, readObject, readStringMap } from './input.js';
+import { parseInstant, readDuration, readObject, readString, readStringMap } from './input.js';
 
 describe('parseInstant', () => {
   it.each<[string, string]>([
@@ -122,7 +122,32 @@ describe('readStringMap', () => {
     ['a value too long', { a: 'long' }, 'm.a'],
     ['a non-string value', { a: null }, 'm.a'],
     ['an array', ['a'], 'm'],
+    ['a NUL in a value', { a: 'x\u0000' }, 'm.a'],
+    ['an unpaired surrogate in a value', { a: '\ud800' }, 'm.a'],
+    ['a NUL in a key', { 'a\u0000': 'x' }, 'm.a\u0000'],
+    ['an unpaired surrogate in a key', { '\udfffa': 'x' }, 'm.\udfffa'],
   ])('refuses %s', (_name, value, field) => {
     expect(() => readStringMap({ m: value }, 'm', '', limits)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', field }));
+  });
+});
+
+describe('readString', () => {
+  it.each<[string, string]>([
+    ['plain text', 'nightly-report'],
+    ['an astral character (a surrogate pair)', 'ship 🚀'],
+    ['accents and other scripts', 'café 東京'],
+  ])('accepts %s', (_name, value) => {
+    expect(readString({ s: value }, 's', '')).toBe(value);
+  });
+
+  // Postgres text refuses NUL with an error, and stores an unpaired surrogate as U+FFFD.
+  it.each<[string, unknown, RegExp]>([
+    ['a NUL', 'a\u0000b', /NUL/],
+    ['a lone high surrogate', 'a\ud800', /surrogate/],
+    ['a lone low surrogate', '\udc00z', /surrogate/],
+    ['a number', 7, /must be a string/],
+    ['an empty string', '', /1 to 200 characters/],
+  ])('refuses %s naming the field', (_name, value, message) => {
+    expect(() => readString({ s: value }, 's', 'p')).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'p.s', message: expect.stringMatching(message) }));
   });
 });

@@ -33,6 +33,19 @@ export function readObject(value: unknown, field: string, known: readonly string
   return value;
 }
 
+/**
+ * Text Postgres can store and give back unchanged: no NUL (a text column refuses it) and no
+ * unpaired UTF-16 surrogate (it would be stored as U+FFFD and read back as something else).
+ */
+const UNSTORABLE_TEXT = /[\0\p{Cs}]/u;
+
+/** Refuses text Postgres cannot store as given: NUL, or an unpaired UTF-16 surrogate (stored as U+FFFD). */
+export function checkStorableText(value: string, field: string): void {
+  if (UNSTORABLE_TEXT.test(value)) {
+    throw new ValidationError('VALIDATION_FAILED', field, `${field} must not contain NUL (U+0000) or an unpaired UTF-16 surrogate`);
+  }
+}
+
 export function present(obj: JsonObject, key: string): boolean {
   return obj[key] !== undefined && obj[key] !== null;
 }
@@ -53,6 +66,7 @@ export function readString(
   if (value.length === 0 || value.length > maxLength) {
     throw new ValidationError('VALIDATION_FAILED', field, `${field} must be 1 to ${maxLength} characters long`);
   }
+  checkStorableText(value, field);
   if (opts.pattern && !opts.pattern.test(value)) {
     throw new ValidationError('VALIDATION_FAILED', field, `${field} ${opts.patternHint ?? 'has an invalid format'}`);
   }
@@ -229,6 +243,8 @@ export function readStringMap(
         `${join(field, k)} must be a string of at most ${limits.maxValueLength} characters`,
       );
     }
+    checkStorableText(k, join(field, k));
+    checkStorableText(v, join(field, k));
     out[k] = v;
   }
   return out;

@@ -107,6 +107,15 @@ const TIMING_FIELDS = ['cron', 'every', 'at', 'in'] as const;
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
+/** A schedule's name under `name` in `obj`, if given; also checks the name a path carries. */
+export function readScheduleName(obj: JsonObject): string | undefined {
+  return readString(obj, 'name', '', {
+    maxLength: 200,
+    pattern: NAME_PATTERN,
+    patternHint: 'may contain letters, digits, ".", "_", ":" and "-", and must start with a letter or digit',
+  });
+}
+
 /** Reads a POST /v1/schedules (or PUT by-name) body. `nowMs` resolves `in` and checks for a future fire. */
 export function parseScheduleCreate(body: unknown, nowMs: number): ScheduleCreateRequest {
   const obj = readObject(body, '', CREATE_FIELDS);
@@ -129,12 +138,7 @@ function readSpec(obj: JsonObject, nowMs: number): ScheduleSpec {
     );
   }
   const spec: ScheduleSpec = {
-    name:
-      readString(obj, 'name', '', {
-        maxLength: 200,
-        pattern: NAME_PATTERN,
-        patternHint: 'may contain letters, digits, ".", "_", ":" and "-", and must start with a letter or digit',
-      }) ?? null,
+    name: readScheduleName(obj) ?? null,
     timing,
     timezone,
     dst: readDst(obj),

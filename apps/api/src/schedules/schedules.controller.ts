@@ -86,7 +86,7 @@ export class SchedulesController {
 
   @Get(':id/ticks')
   async ticks(@Caller() caller: CallerContext, @Param('id') id: string, @Query('limit') limit?: string, @Query('cursor') cursor?: string) {
-    const page = await this.schedules.ticks(caller, id, pageLimit(limit), optionalText(cursor));
+    const page = await this.schedules.ticks(caller, id, pageLimit(limit), optionalText(cursor, 'cursor'));
     return { items: page.items.map(tickView), nextCursor: page.nextCursor };
   }
 }

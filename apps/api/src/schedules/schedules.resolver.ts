@@ -54,7 +54,7 @@ export class SchedulesResolver {
     @Args('limit', optionalInt) limit?: number | null,
     @Args('cursor', optionalString) cursor?: string | null,
   ) {
-    const page = await this.schedules.ticks(caller, scheduleId, pageLimit(limit), optionalText(cursor));
+    const page = await this.schedules.ticks(caller, scheduleId, pageLimit(limit), optionalText(cursor, 'cursor'));
     return { items: page.items.map(tickView), nextCursor: page.nextCursor };
   }
 

@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readEnum, readObject, readPayload, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readScheduleName, readEnum, readObject, readPayload, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -85,6 +85,8 @@ export class SchedulesService {
    * unchanged spec is a no-op (same spec_hash). Returns whether it was created.
    */
   async upsertByName(caller: CallerContext, name: string, body: unknown): Promise<{ view: ScheduleView; created: boolean }> {
+    // The path's name is checked before it reaches a query: Postgres refuses some text (NUL) with an error.
+    readScheduleName({ name });
     if (!isObject(body)) throw new ValidationError('VALIDATION_FAILED', null, 'the body must be a JSON object');
     const obj = body;
     if (obj.name !== undefined && obj.name !== name) {
