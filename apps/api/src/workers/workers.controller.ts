@@ -9,6 +9,6 @@ export class WorkersController {
 
   @Get()
   list(@Query('limit') limit?: string, @Query('cursor') cursor?: string) {
-    return this.workers.list(pageLimit(limit), optionalText(cursor));
+    return this.workers.list(pageLimit(limit), optionalText(cursor, 'cursor'));
   }
 }

@@ -13,6 +13,6 @@ export class WorkersResolver {
     @Args('limit', { type: () => Int, nullable: true }) limit?: number | null,
     @Args('cursor', { type: () => String, nullable: true }) cursor?: string | null,
   ) {
-    return this.registry.list(pageLimit(limit), optionalText(cursor));
+    return this.registry.list(pageLimit(limit), optionalText(cursor, 'cursor'));
   }
 }
