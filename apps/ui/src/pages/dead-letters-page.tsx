@@ -2,9 +2,10 @@
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
+import { Pager } from '../components/pager.js';
 import { When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import { currentCursor, firstPage, hasNext, hasPrevious, loaded, next, pageNumber, previous } from '../logic/cursor-paging.js';
+import { currentCursor, firstPage, loaded } from '../logic/cursor-paging.js';
 import { pathOf } from '../logic/ui-route.js';
 import { useCan } from '../session.js';
 
@@ -64,18 +65,11 @@ export function DeadLettersPage() {
           )
         }
       </Show>
-      <nav class="pager" aria-label="Pages">
-        <button type="button" disabled={!hasPrevious(paging)} onClick={() => setPaging(previous)}>
-          Previous
-        </button>
-        <span>Page {pageNumber(paging)}</span>
-        <button type="button" disabled={!hasNext(paging)} onClick={() => setPaging(next)}>
-          Next
-        </button>
+      <Pager paging={paging} onChange={setPaging}>
         <button type="button" onClick={reload}>
           Refresh
         </button>
-      </nav>
+      </Pager>
     </>
   );
 }

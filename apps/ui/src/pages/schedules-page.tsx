@@ -2,9 +2,10 @@
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
+import { Pager } from '../components/pager.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import { currentCursor, firstPage, hasNext, hasPrevious, loaded, next, pageNumber, previous } from '../logic/cursor-paging.js';
+import { currentCursor, firstPage, loaded } from '../logic/cursor-paging.js';
 import { specInWords } from '../logic/spec-words.js';
 import { pathOf } from '../logic/ui-route.js';
 import { navigate } from '../navigation.js';
@@ -110,15 +111,7 @@ export function SchedulesPage() {
           )
         }
       </Show>
-      <nav class="pager" aria-label="Pages">
-        <button type="button" disabled={!hasPrevious(paging)} onClick={() => setPaging(previous)}>
-          Previous
-        </button>
-        <span>Page {pageNumber(paging)}</span>
-        <button type="button" disabled={!hasNext(paging)} onClick={() => setPaging(next)}>
-          Next
-        </button>
-      </nav>
+      <Pager paging={paging} onChange={setPaging} />
       {can('write') && <NewSchedule />}
     </>
   );
