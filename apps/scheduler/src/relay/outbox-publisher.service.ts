@@ -1,8 +1,11 @@
 /**
- * Publishes the outbox (leader only): domain events, in the order they were written, to the Redis
- * stream `<KAIROS_QUEUE_PREFIX>:events`, where any consumer can read them with XREAD or a consumer
- * group. An event is marked published only after Redis took it, so delivery is at least once;
- * consumers deduplicate on the `id` field.
+ * Publishes the outbox (leader only): committed domain events, oldest id first, to the Redis stream
+ * `<KAIROS_QUEUE_PREFIX>:events`, where any consumer can read them with XREAD or a consumer group.
+ * One aggregate's events commit one after another, so they arrive in order; an id taken by a
+ * transaction that commits later than a newer one is published after it. Unpublished rows are
+ * found by `published_at`, never by a high-water id, so such an event is never skipped. An event
+ * is marked published only after Redis took it, so delivery is at least once; consumers
+ * deduplicate on the `id` field.
  */
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
