@@ -2,8 +2,8 @@
  * Traces, all roles in one process with an in-memory exporter: a schedule's HTTP delivery carries a
  * `traceparent` of the trace its tick started, and the span tree tick → dispatch → claim → execute
  * → verdict is exported with its parent links; an ad-hoc run continues the trace of the API
- * request that created it (and of the caller's own `traceparent`); an SDK handler sees the trace
- * context and its own spans nest under the execution span.
+ * request that created it (and of the caller's own `traceparent`), even when Redis lost its job;
+ * an SDK handler sees the trace context and its own spans nest under the execution span.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTraceparent } from '../../libs/domain/src/index.js';
 import { addSpanProcessor, type StartedKairos } from '../../libs/runtime/src/index.js';
 import { KairosWorker, type HandlerContext } from '../../packages/sdk/src/index.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const exporter = new InMemorySpanExporter();
 
@@ -155,6 +155,28 @@ describe('traces', () => {
     expect(parentOf(execute)).toBe(claim.spanContext().spanId);
     expect(parseTraceparent(delivery.traceparent)?.spanId).toBe(execute.spanContext().spanId);
     expect(parentOf(one(spans, 'kairos.verdict', runId))).toBe(execute.spanContext().spanId);
+  });
+
+  it('continues the recorded trace of a run whose job Redis lost and the reconciler re-created', async () => {
+    const queue = runsQueue(t);
+    try {
+      const availableAt = new Date(Date.now() + 2_000).toISOString();
+      const created = await client.post('/v1/runs', { target: { type: 'http', url: `${base}/lost` }, availableAt });
+      expect(created.status).toBe(201);
+      const runId = created.body.id as string;
+      expect(await queue.remove(runId)).toBe(1);
+      const delivery = await waitFor(async () => deliveries.find((d) => d.runId === runId), 'the delivery of the re-created job');
+      await verdictOf(runId);
+
+      const request = exporter.getFinishedSpans().filter((s) => s.name === 'POST /v1/runs' && s.attributes['http.response.status_code'] === 201).at(-1)!;
+      const traceId = request.spanContext().traceId;
+      expect(parseTraceparent(delivery.traceparent)?.traceId).toBe(traceId);
+      // The re-created job carries no dispatch span: the claim hangs off the request the run recorded.
+      const claim = one(spansOf(traceId), 'kairos.claim', runId);
+      expect(parentOf(claim)).toBe(request.spanContext().spanId);
+    } finally {
+      await queue.close();
+    }
   });
 
   it('hands an SDK handler the trace context, active while it runs', async () => {
