@@ -14,9 +14,10 @@ export default defineConfig({
       { find: '@kairos/config', replacement: lib('config') },
       { find: '@kairos/ledger', replacement: lib('ledger') },
       { find: '@kairos/queue', replacement: lib('queue') },
-      // The SDK takes the loop, the log context and the process identity alone: the rest of @kairos/runtime is the server's Nest bootstrap.
+      // The SDK takes the loop, the log and trace contexts and the process identity alone: the rest of @kairos/runtime is the server's Nest bootstrap.
       { find: /^@kairos\/runtime\/loop$/, replacement: fileURLToPath(new URL('./libs/runtime/src/loop.ts', import.meta.url)) },
       { find: /^@kairos\/runtime\/log-context$/, replacement: fileURLToPath(new URL('./libs/runtime/src/log-context.ts', import.meta.url)) },
+      { find: /^@kairos\/runtime\/trace-context$/, replacement: fileURLToPath(new URL('./libs/runtime/src/trace-context.ts', import.meta.url)) },
       { find: /^@kairos\/runtime\/process-identity$/, replacement: fileURLToPath(new URL('./libs/runtime/src/process-identity.ts', import.meta.url)) },
       { find: '@kairos/runtime', replacement: lib('runtime') },
       { find: /^@kairos\/sdk$/, replacement: fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) },

@@ -13,6 +13,7 @@ const LIBRARY_PATHS = {
   ...Object.fromEntries(['domain', 'config', 'ledger', 'queue'].map((lib) => [`@kairos/${lib}`, [`libs/${lib}/src/index.ts`]])),
   '@kairos/runtime/loop': ['libs/runtime/src/loop.ts'],
   '@kairos/runtime/log-context': ['libs/runtime/src/log-context.ts'],
+  '@kairos/runtime/trace-context': ['libs/runtime/src/trace-context.ts'],
   '@kairos/runtime/process-identity': ['libs/runtime/src/process-identity.ts'],
 };
 const external = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)];

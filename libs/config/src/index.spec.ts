@@ -36,6 +36,7 @@ describe('loadConfig', () => {
         crashBudget: 3,
       },
       worker: { concurrency: 16, runLeaseTtlMs: 30_000, httpAllowList: [] },
+      tracing: { tracesUrl: null, serviceName: null },
       retention: { retentionMs: 30 * 86_400_000, deadLetterRetentionMs: 90 * 86_400_000, batchSize: 500, intervalMs: 60_000 },
     } satisfies KairosConfig);
   });
@@ -144,6 +145,10 @@ describe('loadConfig', () => {
     ['KAIROS_RETENTION_BATCH', '10000', (c) => c.retention.batchSize, 10_000],
     ['KAIROS_RETENTION_INTERVAL', '200ms', (c) => c.retention.intervalMs, 200],
     ['KAIROS_HTTP_ALLOWLIST', ' localhost , 10.0.0.0/8 ,,', (c) => c.worker.httpAllowList, ['localhost', '10.0.0.0/8']],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://collector:4318', (c) => c.tracing.tracesUrl, 'http://collector:4318/v1/traces'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'https://otel.example/base/', (c) => c.tracing.tracesUrl, 'https://otel.example/base/v1/traces'],
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'http://collector:4318/custom', (c) => c.tracing.tracesUrl, 'http://collector:4318/custom'],
+    ['OTEL_SERVICE_NAME', 'billing-scheduler', (c) => c.tracing.serviceName, 'billing-scheduler'],
   ])('%s=%j', (name, value, pick, expected) => {
     expect(pick(loadConfig({ [name]: value }))).toEqual(expected);
     // The row sets something other than the default, so it shows the variable is read.
@@ -207,6 +212,8 @@ describe('loadConfig', () => {
     ['DATABASE_POOL_SIZE', '0x10', /DATABASE_POOL_SIZE="0x10" must be an integer/],
     ['PORT', '1e3', /PORT="1e3" must be an integer/],
     ['KAIROS_AUTH', 'on', /^KAIROS_AUTH="on" is not one of optional, required$/],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318', /^OTEL_EXPORTER_OTLP_ENDPOINT must start with http:\/\/ or https:\/\/$/],
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'not a url', /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not a valid URL$/],
   ])('refuses %s=%j, naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -67,6 +67,12 @@ export interface KairosConfig {
     /** How long the pruner sleeps once nothing is left to prune. */
     intervalMs: number;
   };
+  tracing: {
+    /** Where spans go over OTLP/HTTP (the traces endpoint itself); null: tracing is off, nothing is exported. */
+    tracesUrl: string | null;
+    /** OTEL_SERVICE_NAME; null: `kairos-<process>`. */
+    serviceName: string | null;
+  };
   worker: {
     concurrency: number;
     runLeaseTtlMs: number;
@@ -116,6 +122,10 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
       batchSize: integer(env, 'KAIROS_RETENTION_BATCH', 500, 1, 10_000),
       intervalMs: duration(env, 'KAIROS_RETENTION_INTERVAL', '1m', LOOP_MIN),
     },
+    tracing: {
+      tracesUrl: tracesUrl(env),
+      serviceName: raw(env, 'OTEL_SERVICE_NAME') ?? null,
+    },
     worker: {
       concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 16, 1, 1000),
       runLeaseTtlMs: duration(env, 'KAIROS_RUN_LEASE_TTL', '30s', SECOND),
@@ -157,6 +167,18 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
 function logFormat(env: Env): KairosConfig['logFormat'] {
   const format = oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty', 'text'] as const);
   return format === 'text' ? 'pretty' : format;
+}
+
+/**
+ * The OTLP/HTTP traces endpoint, as the OpenTelemetry specification derives it: the signal's own
+ * variable is used as it is, the general one gets `/v1/traces` appended.
+ */
+function tracesUrl(env: Env): string | null {
+  const protocols = ['http:', 'https:'];
+  if (raw(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined) return url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', '', protocols);
+  if (raw(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') === undefined) return null;
+  const base = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', '', protocols);
+  return `${base.replace(/\/+$/, '')}/v1/traces`;
 }
 
 function raw(env: Env, name: string): string | undefined {

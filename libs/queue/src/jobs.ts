@@ -1,6 +1,6 @@
 /**
  * The BullMQ side of Kairos: one BullMQ queue of runs per Kairos queue. A job carries the run id
- * and nothing else; the ledger row is the truth, so a job Redis loses is re-created from Postgres,
+ * and, while tracing, the span that dispatched it; the ledger row is the truth, so a job Redis loses is re-created from Postgres,
  * never the reverse.
  */
 import { DEFAULT_QUEUE } from '@kairos/domain';
@@ -15,7 +15,11 @@ export function runsQueueName(queue: string): string {
 
 /** Job payloads by job name: one discriminated union, so each processor gets exactly its type. */
 export interface JobPayloads {
-  run: { runId: string };
+  /**
+   * `traceparent`: the span that dispatched the run, present only while tracing; the worker's
+   * claim continues it when it belongs to the run's own trace (see RunExecutor).
+   */
+  run: { runId: string; traceparent?: string };
 }
 export type JobName = keyof JobPayloads;
 

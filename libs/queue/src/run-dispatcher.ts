@@ -3,7 +3,9 @@
  * transaction that wrote the runs, and marked them enqueued, has committed. If Redis refuses, the
  * mark is undone and the scheduler's relay hands the runs over on a later pass.
  */
+import { SpanKind } from '@opentelemetry/api';
 import type { Db, DispatchItem, RunRecoveryRepository } from '@kairos/ledger';
+import { inSpan, traceContextOf } from '@kairos/runtime/trace-context';
 import { RUN_JOB_DEFAULTS } from './jobs.js';
 import type { RunQueues } from './run-queues.js';
 
@@ -20,19 +22,23 @@ export class RunDispatcher {
    */
   async dispatch(items: readonly DispatchItem[]): Promise<boolean> {
     if (items.length === 0) return true;
-    const refused: string[] = [];
-    await Promise.all(
-      [...byQueue(items)].map(async ([queue, group]) => {
-        try {
-          await this.queues.get(queue).addBulk(group.map((item) => this.job(item)));
-        } catch {
-          refused.push(...group.map((i) => i.id));
-        }
-      }),
-    );
-    if (refused.length === 0) return true;
-    await this.runs.markUndispatched(this.db, refused);
-    return false;
+    return inSpan('kairos.dispatch', { kind: SpanKind.PRODUCER, attributes: { 'kairos.dispatch.runs': items.length } }, async (span) => {
+      const traceparent = span.isRecording() ? traceContextOf().traceParent : null;
+      const refused: string[] = [];
+      await Promise.all(
+        [...byQueue(items)].map(async ([queue, group]) => {
+          try {
+            await this.queues.get(queue).addBulk(group.map((item) => this.job(item, traceparent)));
+          } catch {
+            refused.push(...group.map((i) => i.id));
+          }
+        }),
+      );
+      span.setAttribute('kairos.dispatch.refused', refused.length);
+      if (refused.length === 0) return true;
+      await this.runs.markUndispatched(this.db, refused);
+      return false;
+    });
   }
 
   /**
@@ -59,10 +65,10 @@ export class RunDispatcher {
     return repaired;
   }
 
-  private job(item: DispatchItem) {
+  private job(item: DispatchItem, traceparent: string | null = null) {
     return {
       name: 'run' as const,
-      data: { runId: item.id },
+      data: traceparent === null ? { runId: item.id } : { runId: item.id, traceparent },
       opts: { ...RUN_JOB_DEFAULTS, jobId: item.id, delay: Math.max(0, item.availableAt.getTime() - Date.now()) },
     };
   }

@@ -16,6 +16,8 @@ import { HealthModule } from './health/health.module.js';
 import { accessLog } from './access-log.js';
 import { JsonLogger, createLogger, logsJson } from './logger.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { requestSpans } from './request-span.js';
+import { startTracing, stopTracing } from './tracing.js';
 
 export interface KairosProcess {
   /** Names the process in logs and in Postgres' application_name. */
@@ -41,6 +43,7 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   const kairosLogger = createLogger(config);
   Logger.overrideLogger(kairosLogger);
   const logger = new Logger('Kairos');
+  const tracing = startTracing(config, spec.name);
   const { db, migrations } = await openLedger({
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
@@ -72,7 +75,10 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
     bodyParser: false,
     logger: kairosLogger,
   });
-  if (config.roles.includes('api')) app.use(accessLog());
+  if (config.roles.includes('api')) {
+    app.use(accessLog());
+    if (tracing) app.use(requestSpans());
+  }
   // Payloads may be 256 KiB of JSON; the body limit sits above that so the API can answer with
   // its own PAYLOAD_TOO_LARGE naming the field instead of a bare 413.
   app.useBodyParser('json', { limit: '1mb' });
@@ -121,13 +127,17 @@ export async function runKairos(spec: KairosProcess): Promise<void> {
       new Logger('Kairos').log(`${signal}: shutting down`);
       // The roles drain in their shutdown hooks; this only bounds how long that may take.
       setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000).unref();
-      app.close().then(
-        () => process.exit(0),
-        (error: Error) => {
-          process.stderr.write(`kairos: shutdown failed: ${error.message}\n`);
-          process.exit(1);
-        },
-      );
+      // The spans of the shutdown itself are exported before the process exits.
+      app
+        .close()
+        .then(() => stopTracing())
+        .then(
+          () => process.exit(0),
+          (error: Error) => {
+            process.stderr.write(`kairos: shutdown failed: ${error.message}\n`);
+            process.exit(1);
+          },
+        );
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

@@ -10,3 +10,6 @@ export * from './log-context.js';
 export * from './logger.js';
 export * from './public-route.js';
 export * from './process-identity.js';
+export * from './trace-context.js';
+export * from './tracing.js';
+export * from './request-span.js';

@@ -25,7 +25,7 @@ import {
   type Materialized,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, leaderActor } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, TICK_SPAN, inSpan, leaderActor } from '@kairos/runtime';
 import { LeadershipService, type LeaderTask, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 export interface TickResult {
@@ -79,8 +79,19 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
     return Math.min(maxIdle, Math.max(0, dueInMs - this.config.scheduler.lookaheadMs));
   }
 
-  /** Evaluates one batch of due schedules under `term`. Throws LeaseLostError if the term ended. */
-  async tickOnce(term: LeadershipTerm): Promise<TickResult> {
+  /**
+   * Evaluates one batch of due schedules under `term`, in a `kairos.tick` span that the runs it
+   * writes record as their trace. Throws LeaseLostError if the term ended.
+   */
+  tickOnce(term: LeadershipTerm): Promise<TickResult> {
+    return inSpan(TICK_SPAN, { attributes: { 'kairos.leader.epoch': term.epoch } }, async (span) => {
+      const result = await this.tickBatch(term);
+      span.setAttributes({ 'kairos.tick.schedules': result.schedules, 'kairos.tick.ticks': result.ticks, 'kairos.tick.runs': result.runs });
+      return result;
+    });
+  }
+
+  private async tickBatch(term: LeadershipTerm): Promise<TickResult> {
     const { scheduler } = this.config;
     const { result, dispatch, written } = await inTransaction(this.db, async (tx) => {
       await this.leases.assertHeld(tx, SCHEDULER_LEASE, term.holder, term.epoch);

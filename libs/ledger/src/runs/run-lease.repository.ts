@@ -128,7 +128,7 @@ export class RunLeaseRepository {
          )
          SELECT c.id, c.namespace_id AS "namespaceId", c.schedule_id AS "scheduleId", c.scheduled_for AS "scheduledFor",
                 c.attempt, c.max_attempts AS "maxAttempts", c.target, c.payload, c.retry, c.timeout_ms AS "timeoutMs",
-                c.lease_epoch AS "leaseEpoch",
+                c.lease_epoch AS "leaseEpoch", c.trace_parent AS "traceParent", c.trace_state AS "traceState",
                 coalesce(s.overlap IN ('buffer_one', 'buffer_all', 'replace')
                          OR EXISTS (SELECT 1 FROM runs p WHERE p.schedule_id = c.schedule_id AND p.state = 'queued'
                                     AND p.available_at = 'infinity'), false) AS "mayReleaseParked"

@@ -119,4 +119,7 @@ export interface ClaimedRun
   > {
   /** True when ending this run may have to release a run parked behind it (overlap buffer or replace). */
   mayReleaseParked: boolean;
+  /** The W3C trace context of the tick or request that created the run; null when it was not traced. */
+  traceParent: string | null;
+  traceState: string | null;
 }

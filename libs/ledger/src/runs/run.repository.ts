@@ -4,6 +4,7 @@
  * run_events row in the same statement or transaction.
  */
 import { formatInstant, isUuid, type ActiveRun, type ReasonCode, type RunState } from '@kairos/domain';
+import { traceContextOf } from '@kairos/runtime/trace-context';
 import { inTransaction, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
@@ -142,13 +143,15 @@ export class RunRepository {
    */
   async insertRuns(tx: Queryable, runs: readonly NewRun[]): Promise<void> {
     if (runs.length === 0) return;
+    // The span creating the runs (a tick, an API request) is their trace: the worker continues it.
+    const trace = traceContextOf();
     await tx.query({
       name: 'kairos.runs.insert',
       text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
                          defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
-                         idempotency_key, enqueued_at)
+                         idempotency_key, enqueued_at, trace_parent, trace_state)
        SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey,
-              CASE WHEN avail < 'infinity' THEN now() END
+              CASE WHEN avail < 'infinity' THEN now() END, $16::text, $17::text
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::timestamptz[], $7::timestamptz[],
                    $8::text[], $9::boolean[], $10::int[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[])
          AS t(id, ns, sched, origin, src, slot, avail, defer, excl, maxa, tgt, pl, rt, tmo, ikey)`,
@@ -168,6 +171,8 @@ export class RunRepository {
         runs.map((r) => JSON.stringify(r.retry)),
         runs.map((r) => r.timeoutMs),
         runs.map((r) => r.idempotencyKey),
+        trace.traceParent,
+        trace.traceState,
       ],
     });
     await tx.query({

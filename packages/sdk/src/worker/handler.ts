@@ -13,6 +13,14 @@ export interface HandlerContext<P = JsonValue | null> {
   payload: P;
   /** Aborted on cancellation, timeout, a lost lease or a shutdown past its grace; long handlers must honour it. */
   signal: AbortSignal;
+  /**
+   * The W3C `traceparent` of the run's execution span, null when nothing traces the run. The span
+   * is also the active OpenTelemetry context while the handler runs, so spans the handler starts
+   * nest under it; pass this on to continue the trace elsewhere.
+   */
+  traceparent: string | null;
+  /** The W3C `tracestate` that goes with `traceparent`, null when there is none. */
+  tracestate: string | null;
 }
 
 /**

@@ -6,11 +6,13 @@
  * has. The BullMQ job is kept (delayed) whenever the run must run again, so a retry never depends
  * on re-adding a job id Redis may still hold.
  */
+import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@opentelemetry/api';
 import { DelayedError, type Job } from 'bullmq';
-import { decideVerdict, type AttemptOutcome, type ReasonCode } from '@kairos/domain';
-import type { ClaimedRun } from '@kairos/ledger';
+import { decideVerdict, parseTraceparent, type AttemptOutcome, type ReasonCode } from '@kairos/domain';
+import type { ClaimedRun, ClaimResult } from '@kairos/ledger';
 import type { JobPayloads, RunDispatcher } from '@kairos/queue';
 import { withLogContext } from '@kairos/runtime/log-context';
+import { contextFromTrace, spanFailed, tracer } from '@kairos/runtime/trace-context';
 import type { ExecutionLedger } from './execution-ledger.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { RunAborted } from './run-abort.js';
@@ -52,16 +54,22 @@ export class RunExecutor {
 
   async process(job: RunJob, token: string): Promise<void> {
     const { runId } = job.data;
+    const claimStartedAt = Date.now();
     const claim = await this.ledger.claim(runId);
+    const claimed = claimSpan(job, claim, claimStartedAt);
     if (claim.kind === 'blocked') return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
     if (claim.kind === 'unclaimable') return this.notClaimed(job, token, runId);
     const { run } = claim;
     const fields = { runId: run.id, scheduleId: run.scheduleId, namespace: run.namespaceId, epoch: run.leaseEpoch };
-    return withLogContext(fields, () => this.execute(job, token, run));
+    return withLogContext(fields, () => this.execute(job, token, run, claimed));
   }
 
-  /** Runs a claimed run's target and records its verdict; everything logged on the way names the run. */
-  private async execute(job: RunJob, token: string, run: ClaimedRun): Promise<void> {
+  /**
+   * Runs a claimed run's target and records its verdict; everything logged on the way names the
+   * run. The target runs in a `kairos.execute` span, active while it runs: an HTTP delivery carries
+   * it as its `traceparent`, a handler's own spans nest under it.
+   */
+  private async execute(job: RunJob, token: string, run: ClaimedRun, claimed: Context): Promise<void> {
     if (!this.targets.serves(run.target)) return this.handBack(job, token, run);
     // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose.
     if (run.scheduleId !== null && run.attempt === 1) this.observer.lateness?.((Date.now() - run.scheduledFor.getTime()) / 1000);
@@ -71,14 +79,24 @@ export class RunExecutor {
       () => abort.abort(new RunAborted('timeout', `the run exceeded its timeout of ${run.timeoutMs} ms`)),
       run.timeoutMs,
     );
+    const span = tracer.startSpan(
+      'kairos.execute',
+      { attributes: { 'kairos.run.id': run.id, 'kairos.run.attempt': run.attempt, 'kairos.target.type': run.target.type, ...(run.target.type === 'handler' && { 'kairos.target.handler': run.target.name }) } },
+      claimed,
+    );
+    const execution = trace.setSpan(claimed, span);
     let outcome: AttemptOutcome;
     try {
-      outcome = await this.targets.execute(run, abort);
+      outcome = await context.with(execution, () => this.targets.execute(run, abort));
+      span.setAttribute('kairos.outcome', outcome.kind);
+      if (outcome.kind === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
     } catch (error) {
       if (!(error instanceof RunAborted)) {
         this.leases.untrack(run.id);
+        spanFailed(span, error);
         throw error;
       }
+      span.setAttribute('kairos.run.aborted', error.kind);
       if (error.kind === 'lease_lost' || error.kind === 'shutdown') {
         this.leases.untrack(run.id);
         if (error.kind === 'lease_lost') {
@@ -95,8 +113,9 @@ export class RunExecutor {
           : { kind: 'cancelled', reasonCode: error.by === 'overlap' ? 'REPLACED_BY_OVERLAP' : 'CANCELLED_BY_USER' };
     } finally {
       clearTimeout(timer);
+      span.end();
     }
-    await this.record(job, token, run, outcome);
+    await this.record(job, token, run, outcome, execution);
   }
 
   /**
@@ -106,19 +125,27 @@ export class RunExecutor {
    * renewed until the verdict is in; if the process dies first, the lease expires and the reaper
    * gives the run to another worker, as for any crash mid-run.
    */
-  private async record(job: RunJob, token: string, run: ClaimedRun, outcome: AttemptOutcome): Promise<void> {
+  private async record(job: RunJob, token: string, run: ClaimedRun, outcome: AttemptOutcome, execution: Context): Promise<void> {
     const verdict = decideVerdict(outcome, run.attempt, run.retry, Math.random());
     this.leases.settle(run.id);
+    const state = verdict.kind === 'retry' ? 'retry' : verdict.state;
+    const span = tracer.startSpan('kairos.verdict', { attributes: { 'kairos.run.id': run.id, 'kairos.verdict.state': state, 'kairos.reason_code': verdict.reasonCode } }, execution);
     if (verdict.kind === 'retry') {
-      const availableAt = await this.ledger.requeue(run.id, run.leaseEpoch, verdict).finally(() => this.leases.untrack(run.id));
+      const availableAt = await verdictWritten(
+        span,
+        this.ledger.requeue(run.id, run.leaseEpoch, verdict).finally(() => this.leases.untrack(run.id)),
+        (due) => due !== null,
+      );
       if (availableAt === null) return this.leaseLost(run, verdict.reasonCode);
       this.observer.verdict?.('retry', verdict.reasonCode);
       return this.delay(job, token, availableAt.getTime());
     }
     this.ledger.track(
-      this.ledger
-        .finish(run.id, run.leaseEpoch, verdict)
-        .finally(() => this.leases.untrack(run.id))
+      verdictWritten(
+        span,
+        this.ledger.finish(run.id, run.leaseEpoch, verdict).finally(() => this.leases.untrack(run.id)),
+        (written) => written,
+      )
         .then(async (written) => {
           if (!written) return this.leaseLost(run, verdict.reasonCode);
           this.observer.verdict?.(verdict.state, verdict.reasonCode);
@@ -176,5 +203,50 @@ export class RunExecutor {
   private async delay(job: RunJob, token: string, timestamp: number): Promise<never> {
     await job.moveToDelayed(timestamp, token);
     throw new DelayedError();
+  }
+}
+
+/**
+ * The `kairos.claim` span, started when the claim was asked for, and the context the run's other
+ * spans continue. Its parent is the span that dispatched the run when the job carries one of the
+ * run's own trace, else the span that created the run (its tick or API request), recorded with
+ * the run so a job that the relay or reconciler re-sent, or a release, still joins the right trace.
+ */
+function claimSpan(job: RunJob, claim: ClaimResult, startTime: number): Context {
+  const dispatched = job.data.traceparent ?? null;
+  const recorded = claim.kind === 'claimed' ? claim.run : null;
+  const dispatchedIds = parseTraceparent(dispatched);
+  const sameTrace = recorded !== null && dispatchedIds !== null && dispatchedIds.traceId === parseTraceparent(recorded.traceParent)?.traceId;
+  const parent = contextFromTrace(
+    recorded === null ? { traceParent: dispatched, traceState: null } : { traceParent: sameTrace ? dispatched : recorded.traceParent, traceState: recorded.traceState },
+  );
+  const span = tracer.startSpan(
+    'kairos.claim',
+    {
+      kind: SpanKind.CONSUMER,
+      startTime,
+      attributes: {
+        'kairos.run.id': job.data.runId,
+        'kairos.claim.outcome': claim.kind,
+        ...(recorded && { 'kairos.run.attempt': recorded.attempt, 'kairos.lease.epoch': recorded.leaseEpoch }),
+      },
+    },
+    parent,
+  );
+  span.end();
+  return trace.setSpan(parent, span);
+}
+
+/** The write of a verdict, in its span: `written` tells from the answer whether the fenced write took. */
+async function verdictWritten<T>(span: Span, write: Promise<T>, written: (answer: T) => boolean): Promise<T> {
+  try {
+    const answer = await write;
+    span.setAttribute('kairos.verdict.written', written(answer));
+    return answer;
+  } catch (error) {
+    spanFailed(span, error);
+    throw error;
+  } finally {
+    span.end();
   }
 }

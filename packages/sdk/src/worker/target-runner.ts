@@ -1,6 +1,7 @@
 /** Executes a claimed run's target once and reports what happened as an AttemptOutcome. */
 import type { AttemptOutcome, JsonValue, Target } from '@kairos/domain';
 import type { ClaimedRun } from '@kairos/ledger';
+import { traceContextOf } from '@kairos/runtime/trace-context';
 import { NonRetryableError, type KairosHandlerFunction } from './handler.js';
 import { RunAborted, type RunAbort } from './run-abort.js';
 
@@ -42,6 +43,7 @@ export class TargetRunner {
   private async attempt(run: ClaimedRun, signal: AbortSignal): Promise<AttemptOutcome> {
     const target = run.target;
     if (target.type === 'http') return this.http!(run, target, signal);
+    const trace = traceContextOf();
     const result = await this.handlers.get(target.name)!({
       runId: run.id,
       scheduleId: run.scheduleId,
@@ -49,6 +51,8 @@ export class TargetRunner {
       attempt: run.attempt,
       payload: run.payload,
       signal,
+      traceparent: trace.traceParent,
+      tracestate: trace.traceState,
     });
     return { kind: 'succeeded', result: asJson(result) };
   }

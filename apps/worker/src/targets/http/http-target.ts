@@ -3,6 +3,7 @@
  * slot, attempt and the payload verbatim, signed with the namespace's secret:
  *   Idempotency-Key: <schedule id>:<slot ISO instant>   (stable across retries; <run id> for ad-hoc runs)
  *   Kairos-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">[,v1=<same, with the previous secret>]
+ *   traceparent, tracestate: the W3C trace context of the run's execution span, when the run is traced
  * The second v1 is present while a rotated-away secret is in its grace window, so receivers can
  * move to the new secret at their own pace.
  * Redirects are not followed. Addresses are checked after DNS resolution, on the address actually
@@ -17,7 +18,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { AddressPolicy, type AttemptOutcome, type JsonValue, type Target } from '@kairos/domain';
 import { NamespaceRepository, type ClaimedRun, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, traceContextOf } from '@kairos/runtime';
 import { formatInstant } from '@kairos/domain';
 
 type HttpTargetSpec = Extract<Target, { type: 'http' }>;
@@ -77,6 +78,7 @@ export class HttpTarget {
       'kairos-signature': signatureHeader(await this.secretsOf(run.namespaceId), body, Math.floor(Date.now() / 1000)),
       'kairos-run-id': run.id,
       'kairos-attempt': String(run.attempt),
+      ...traceHeaders(),
     };
     try {
       const response = await this.send(url, target, headers, body, signal);
@@ -173,6 +175,13 @@ export class HttpTarget {
     this.secrets.set(namespaceId, { secrets, until });
     return secrets;
   }
+}
+
+/** The execution span the delivery happens in (the active one), as W3C trace-context headers; none when nothing traces the run. */
+function traceHeaders(): Record<string, string> {
+  const { traceParent, traceState } = traceContextOf();
+  if (traceParent === null) return {};
+  return traceState === null ? { traceparent: traceParent } : { traceparent: traceParent, tracestate: traceState };
 }
 
 function parseBody(text: string, contentType: string | undefined, truncated: boolean): JsonValue {
