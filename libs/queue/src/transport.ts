@@ -120,8 +120,9 @@ class PostgresTransport implements Transport {
     await this.probe.end().catch(() => undefined);
   }
 
+  /** A pool of its own per queue or worker (BullMQ pins the schema on connections it makes); fails fast like the Redis producer. */
   private connection(max: number) {
-    return { connectionString: this.config.url, schema: this.config.schema, max, application_name: 'kairos-transport' };
+    return { connectionString: this.config.url, schema: this.config.schema, max, application_name: 'kairos-transport', connectionTimeoutMillis: 5_000 };
   }
 }
 
