@@ -1,8 +1,9 @@
 /**
  * Starting a Kairos process: validate configuration, start the embedded Postgres when
  * DATABASE_URL is unset, open the ledger (creating the database and applying migrations), open
- * the transport (Redis, or the Postgres backend's schema), then start Nest with the requested roles. Anything that stops
- * start-up prints one line saying what is wrong and how to fix it, and the process exits 1.
+ * the transport (Redis, or the Postgres backend's schema), then start Nest with the requested
+ * roles. Anything that stops start-up prints one line saying what is wrong and how to fix it, and
+ * the process exits 1.
  */
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
