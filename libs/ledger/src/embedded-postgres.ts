@@ -108,6 +108,9 @@ async function binaries(): Promise<{ initdb: string; postgres: string }> {
   const links = JSON.parse(fs.readFileSync(path.join(root, 'native', 'pg-symlinks.json'), 'utf8')) as { target: string }[];
   if (links.some((link) => !fs.existsSync(path.join(root, link.target)))) {
     execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: root, stdio: 'ignore' });
+    if (links.some((link) => !fs.existsSync(path.join(root, link.target)))) {
+      throw new LedgerUnavailableError(`could not link the embedded Postgres libraries in ${root}: run "node scripts/hydrate-symlinks.js" there as its owner, or set DATABASE_URL`);
+    }
   }
   return bins;
 }
