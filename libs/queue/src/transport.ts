@@ -89,8 +89,12 @@ class RedisTransport implements Transport {
 
 /** Connections per producer queue: adds and lookups are short statements. */
 const PRODUCER_POOL = 3;
-/** Connections per worker besides its LISTEN connection: claims, lock renewals and moves run concurrently. */
-const CONSUMER_POOL = 4;
+/**
+ * Connections per worker besides its LISTEN connection: every job in flight fetches, renews its
+ * lock and completes with statements of its own, so the pool grows with the concurrency (a
+ * quarter of it, 4 to 16: enough to keep 128 jobs in flight without starving the ledger's server).
+ */
+const consumerPool = (concurrency: number): number => Math.min(16, Math.max(4, Math.ceil(concurrency / 4)));
 
 class PostgresTransport implements Transport {
   readonly description: string;
@@ -109,7 +113,7 @@ class PostgresTransport implements Transport {
   }
 
   worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions): RunsWorker {
-    return new Worker(name, processor, { connection: this.connection(CONSUMER_POOL), ...options }, createPostgresBackend) as unknown as RunsWorker;
+    return new Worker(name, processor, { connection: this.connection(consumerPool(options.concurrency)), ...options }, createPostgresBackend) as unknown as RunsWorker;
   }
 
   async ping(): Promise<void> {
@@ -120,9 +124,9 @@ class PostgresTransport implements Transport {
     await this.probe.end().catch(() => undefined);
   }
 
-  /** A pool of its own per queue or worker (BullMQ pins the schema on connections it makes); fails fast like the Redis producer. */
+  /** A pool of its own per queue or worker: BullMQ pins the schema on the connections it makes itself. */
   private connection(max: number) {
-    return { connectionString: this.config.url, schema: this.config.schema, max, application_name: 'kairos-transport', connectionTimeoutMillis: 5_000 };
+    return { connectionString: this.config.url, schema: this.config.schema, max, application_name: 'kairos-transport' };
   }
 }
 
