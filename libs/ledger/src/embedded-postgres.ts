@@ -59,6 +59,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const dataDir = path.resolve(options.dataDir);
   const bins = await binaries();
   const owner = serverOwner();
+  // The parents keep the usual mode (the server's user must pass through them); the folder is private.
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (owner) fs.chownSync(dataDir, owner.uid, owner.gid);
   const initialised = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
