@@ -3,6 +3,17 @@ import { defineConfig } from 'vitest/config';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
+/** The files the `postgres` project runs again on the Postgres transport. */
+const POSTGRES_TRANSPORT_FILES = [
+  'test/e2e/every-second.spec.ts',
+  'test/e2e/transport-loss.spec.ts',
+  'test/e2e/outbox.spec.ts',
+  'test/e2e/metrics.spec.ts',
+  'test/worker/*.spec.ts',
+  'test/scheduler/*.spec.ts',
+  'test/sdk/*.spec.ts',
+];
+
 const lib = (name: string): string => fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url));
 
 export default defineConfig({
@@ -28,7 +39,13 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'packages/*/src/**/*.spec.ts', 'test/**/*.spec.ts'],
+    projects: [
+      { extends: true, test: { name: 'redis', include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'packages/*/src/**/*.spec.ts', 'test/**/*.spec.ts'] } },
+      // The integration files whose guarantees rest on the transport, again with the queues on
+      // Postgres (REDIS_URL unset). Specs of the API surface, the CLI, the dashboard and the
+      // cluster launcher do not touch a queue beyond what these cover, so they run once.
+      { extends: true, test: { name: 'postgres', include: POSTGRES_TRANSPORT_FILES, env: { KAIROS_TEST_TRANSPORT: 'postgres' } } },
+    ],
     globalSetup: ['test/support/global-setup.ts'],
     // Integration tests start schedulers and workers and time failovers; two at once on two cores
     // would make those timings lie. Files run one after another.

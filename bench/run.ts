@@ -1,20 +1,23 @@
 /**
- * `npm run bench`: Kairos against raw BullMQ on this machine, in one run, same Redis, same worker
- * concurrency. Two figures each:
+ * `npm run bench`: Kairos against raw BullMQ on this machine, in one run, on each transport (Redis,
+ * and BullMQ's PostgreSQL backend in the bench database), same worker concurrency. Two figures each:
  *   throughput  durable runs per second: ledger insert, dispatch, BullMQ, claim, noop, fenced verdict
  *               (raw BullMQ: add, process noop, complete)
  *   lateness    actual start minus slot, p50/p99, for 2,000 one-shot timers spread over 10 s
  *               (raw BullMQ: 2,000 delayed jobs, processing start minus due time)
- * and the ratios Kairos/BullMQ. Throughput is also measured for a user's worker (the SDK's
- * KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the built-in
- * one. Each phase gets a fresh database and Redis prefix.
+ * and the ratios Kairos/BullMQ, then Postgres/Redis. Throughput is also measured for a user's worker
+ * (the SDK's KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the
+ * built-in one. Each phase gets a fresh database and Redis prefix. KAIROS_BENCH_TRANSPORTS
+ * (`redis,postgres`) picks the transports.
  */
-import { Queue, Worker } from 'bullmq';
+import type { Job, Queue, Worker } from 'bullmq';
+import os from 'node:os';
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import { newId, parseScheduleCreate, queueOf, specHash } from '@kairos/domain';
 import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
-import { deleteKeysWithPrefix } from '@kairos/queue';
+import { TRANSPORT_SCHEMA, type TransportConfig } from '@kairos/config';
+import { deleteKeysWithPrefix, openTransport, type RunsProcessor, type Transport } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/runtime';
 import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
@@ -33,6 +36,9 @@ const SPREAD_MS = 10_000;
  * batches; raw BullMQ runs as fast at 32 as at 128 on this machine.
  */
 const CONCURRENCY = Number(process.env.KAIROS_BENCH_CONCURRENCY ?? 128);
+type TransportKind = TransportConfig['kind'];
+const TRANSPORTS = (process.env.KAIROS_BENCH_TRANSPORTS ?? 'redis,postgres').split(',').map((t) => t.trim()) as TransportKind[];
+for (const t of TRANSPORTS) if (t !== 'redis' && t !== 'postgres') throw new Error(`KAIROS_BENCH_TRANSPORTS: "${t}" is neither redis nor postgres`);
 const RETRY = { maxAttempts: 1, backoff: { type: 'fixed' as const, baseMs: 1_000, maxMs: 1_000, jitter: 0 } };
 
 interface Sandbox {
@@ -49,7 +55,7 @@ async function admin(sql: string): Promise<void> {
   await client.end();
 }
 
-async function sandbox(label: string): Promise<Sandbox> {
+async function sandbox(label: string, kind: TransportKind): Promise<Sandbox> {
   const name = `kairos_bench_${label}_${Date.now().toString(36)}`;
   await admin(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_URL);
@@ -64,17 +70,35 @@ async function sandbox(label: string): Promise<Sandbox> {
     drop: async () => {
       await db.end();
       await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await deleteKeysWithPrefix(REDIS_URL, `kb-${name}`);
+      if (kind === 'redis') await deleteKeysWithPrefix(REDIS_URL, `kb-${name}`);
     },
   };
 }
 
-function kairos(box: Sandbox, roles: ('scheduler' | 'worker')[] = ['scheduler', 'worker']): Promise<StartedKairos> {
+function transportOf(kind: TransportKind, box: Sandbox): TransportConfig {
+  return kind === 'redis' ? { kind, url: REDIS_URL } : { kind, url: box.url, schema: TRANSPORT_SCHEMA };
+}
+
+/** Raw BullMQ on the transport, through the factory Kairos uses, with BullMQ's default lock settings. */
+async function rawBullMQ<T>(kind: TransportKind, box: Sandbox, processor: (job: Job<T>) => Promise<void>): Promise<{ transport: Transport; queue: Queue<T>; worker: Worker<T> }> {
+  const transport = await openTransport(transportOf(kind, box), box.prefix);
+  const queue = transport.queue('bench') as unknown as Queue<T>;
+  const worker = transport.worker('bench', processor as unknown as RunsProcessor, {
+    concurrency: CONCURRENCY,
+    maxStalledCount: 1,
+    lockDuration: 30_000,
+    stalledInterval: 30_000,
+  }) as unknown as Worker<T>;
+  await worker.waitUntilReady();
+  return { transport, queue, worker };
+}
+
+function kairos(kind: TransportKind, box: Sandbox, roles: ('scheduler' | 'worker')[] = ['scheduler', 'worker']): Promise<StartedKairos> {
   return startKairos(
     { name: 'bench', defaultRoles: roles, modules: { scheduler: SchedulerModule, worker: WorkerModule } },
     {
       DATABASE_URL: box.url,
-      REDIS_URL,
+      REDIS_URL: kind === 'redis' ? REDIS_URL : '',
       KAIROS_QUEUE_PREFIX: box.prefix,
       KAIROS_WORKER_CONCURRENCY: String(CONCURRENCY),
       DATABASE_POOL_SIZE: String(Math.min(40, CONCURRENCY + 8)),
@@ -95,17 +119,11 @@ async function until(probe: () => Promise<boolean>, timeoutMs: number, what: str
   }
 }
 
-async function rawThroughput(): Promise<number> {
-  const box = await sandbox('raw_tp');
-  const queue = new Queue('bench', { connection: { url: REDIS_URL }, prefix: box.prefix });
+async function rawThroughput(kind: TransportKind): Promise<number> {
+  const box = await sandbox(`raw_tp_${kind}`, kind);
   let done = 0;
-  const worker = new Worker('bench', async () => undefined, {
-    connection: { url: REDIS_URL, maxRetriesPerRequest: null },
-    prefix: box.prefix,
-    concurrency: CONCURRENCY,
-  });
+  const { transport, queue, worker } = await rawBullMQ<{ n: number }>(kind, box, async () => undefined);
   worker.on('completed', () => done++);
-  await worker.waitUntilReady();
   const started = performance.now();
   for (let i = 0; i < RUNS; i += 500) {
     await queue.addBulk(Array.from({ length: Math.min(500, RUNS - i) }, (_, k) => ({ name: 'noop', data: { n: i + k }, opts: { removeOnComplete: true } })));
@@ -113,8 +131,8 @@ async function rawThroughput(): Promise<number> {
   await until(async () => done >= RUNS, 300_000, 'raw BullMQ jobs');
   const elapsed = performance.now() - started;
   await worker.close();
-  await queue.obliterate({ force: true });
   await queue.close();
+  await transport.close();
   await box.drop();
   return (RUNS / elapsed) * 1000;
 }
@@ -123,14 +141,14 @@ async function rawThroughput(): Promise<number> {
  * Durable runs per second through the built-in worker, or (`userWorker`) through the SDK's
  * KairosWorker serving a queue of its own next to a scheduler-only process.
  */
-async function kairosThroughput(userWorker = false): Promise<number> {
-  const box = await sandbox(userWorker ? 'sdk_tp' : 'kairos_tp');
-  const app = await kairos(box, userWorker ? ['scheduler'] : ['scheduler', 'worker']);
+async function kairosThroughput(kind: TransportKind, userWorker = false): Promise<number> {
+  const box = await sandbox(`${userWorker ? 'sdk_tp' : 'kairos_tp'}_${kind}`, kind);
+  const app = await kairos(kind, box, userWorker ? ['scheduler'] : ['scheduler', 'worker']);
   let sdkSucceeded = 0;
   const worker = userWorker
     ? new KairosWorker({
         databaseUrl: box.url,
-        redisUrl: REDIS_URL,
+        redisUrl: kind === 'redis' ? REDIS_URL : null,
         queuePrefix: box.prefix,
         queue: 'bench',
         concurrency: CONCURRENCY,
@@ -178,30 +196,24 @@ async function kairosThroughput(userWorker = false): Promise<number> {
   return (RUNS / elapsed) * 1000;
 }
 
-async function rawLateness(): Promise<number[]> {
-  const box = await sandbox('raw_late');
-  const queue = new Queue('bench', { connection: { url: REDIS_URL }, prefix: box.prefix });
+async function rawLateness(kind: TransportKind): Promise<number[]> {
+  const box = await sandbox(`raw_late_${kind}`, kind);
   const lateness: number[] = [];
-  const worker = new Worker<{ due: number }>('bench', async (job) => void lateness.push(Date.now() - job.data.due), {
-    connection: { url: REDIS_URL, maxRetriesPerRequest: null },
-    prefix: box.prefix,
-    concurrency: CONCURRENCY,
-  });
-  await worker.waitUntilReady();
+  const { transport, queue, worker } = await rawBullMQ<{ due: number }>(kind, box, async (job) => void lateness.push(Date.now() - job.data.due));
   const t0 = Date.now() + 3_000;
   const jobs = Array.from({ length: TIMERS }, (_, i) => t0 + Math.floor((i * SPREAD_MS) / TIMERS));
   await queue.addBulk(jobs.map((due) => ({ name: 'timer', data: { due }, opts: { delay: due - Date.now(), removeOnComplete: true } })));
   await until(async () => lateness.length >= TIMERS, SPREAD_MS + 60_000, 'raw BullMQ timers');
   await worker.close();
-  await queue.obliterate({ force: true });
   await queue.close();
+  await transport.close();
   await box.drop();
   return lateness.sort((a, b) => a - b);
 }
 
-async function kairosLateness(): Promise<number[]> {
-  const box = await sandbox('kairos_late');
-  const app = await kairos(box);
+async function kairosLateness(kind: TransportKind): Promise<number[]> {
+  const box = await sandbox(`kairos_late_${kind}`, kind);
+  const app = await kairos(kind, box);
   const schedules = new ScheduleRepository();
   const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
   const t0 = Date.now() + 5_000;
@@ -234,32 +246,75 @@ const fmt = (n: number, digits = 0): string => n.toFixed(digits);
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-// Alternate the two so that a noisy moment of the machine does not land on one side only.
-const rawTps: number[] = [];
-const kairosTps: number[] = [];
-const sdkTps: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  rawTps.push(await rawThroughput());
-  kairosTps.push(await kairosThroughput());
-  sdkTps.push(await kairosThroughput(true));
+interface Figures {
+  rawTps: number[];
+  kairosTps: number[];
+  sdkTps: number[];
+  rawLate: number[];
+  kairosLate: number[];
 }
-const rawTp = median(rawTps);
-const kairosTp = median(kairosTps);
-const sdkTp = median(sdkTps);
-const rawLate = await rawLateness();
-const kairosLate = await kairosLateness();
+const figures = new Map<TransportKind, Figures>(TRANSPORTS.map((t) => [t, { rawTps: [], kairosTps: [], sdkTps: [], rawLate: [], kairosLate: [] }]));
 
-const rows = [
-  ['', 'raw BullMQ', 'Kairos', 'Kairos / BullMQ'],
-  [`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, fmt(rawTp), fmt(kairosTp), fmt(median(kairosTps.map((k, i) => k / rawTps[i]!)), 2)],
-  ['throughput, a user worker (SDK KairosWorker, own queue)', fmt(rawTp), fmt(sdkTp), fmt(median(sdkTps.map((k, i) => k / rawTps[i]!)), 2)],
-  [`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, fmt(percentile(rawLate, 50), 1), fmt(percentile(kairosLate, 50), 1), fmt(percentile(kairosLate, 50) / Math.max(1, percentile(rawLate, 50)), 2)],
-  ['lateness p99 (ms)', fmt(percentile(rawLate, 99), 1), fmt(percentile(kairosLate, 99), 1), fmt(percentile(kairosLate, 99) / Math.max(1, percentile(rawLate, 99)), 2)],
-];
-const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-process.stdout.write(`\n${rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n')}\n\n`);
-process.stdout.write(
-  `throughput rounds: BullMQ ${rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${sdkTps.map((v) => fmt(v)).join(', ')}\n`,
-);
-process.stdout.write(`concurrency ${CONCURRENCY}, node ${process.version}, targets: throughput >= 0.5x BullMQ, lateness p99 <= 150 ms\n`);
+// Alternate the sides and the transports so that a noisy moment of the machine does not land on one only.
+for (let round = 0; round < ROUNDS; round++) {
+  for (const kind of TRANSPORTS) {
+    const f = figures.get(kind)!;
+    f.rawTps.push(await rawThroughput(kind));
+    f.kairosTps.push(await kairosThroughput(kind));
+    f.sdkTps.push(await kairosThroughput(kind, true));
+  }
+}
+for (const kind of TRANSPORTS) {
+  const f = figures.get(kind)!;
+  f.rawLate = await rawLateness(kind);
+  f.kairosLate = await kairosLateness(kind);
+}
+
+const table = (rows: string[][]): string => {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
+};
+const ratio = (a: number, b: number): string => fmt(a / Math.max(1, b), 2);
+const summary = (f: Figures) => ({
+  rawTp: median(f.rawTps),
+  kairosTp: median(f.kairosTps),
+  sdkTp: median(f.sdkTps),
+  rawP50: percentile(f.rawLate, 50),
+  rawP99: percentile(f.rawLate, 99),
+  kairosP50: percentile(f.kairosLate, 50),
+  kairosP99: percentile(f.kairosLate, 99),
+});
+
+for (const kind of TRANSPORTS) {
+  const f = figures.get(kind)!;
+  const m = summary(f);
+  process.stdout.write(`\n${kind} transport\n`);
+  process.stdout.write(
+    `${table([
+      ['', 'raw BullMQ', 'Kairos', 'Kairos / BullMQ'],
+      [`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, fmt(m.rawTp), fmt(m.kairosTp), fmt(median(f.kairosTps.map((k, i) => k / f.rawTps[i]!)), 2)],
+      ['throughput, a user worker (SDK KairosWorker, own queue)', fmt(m.rawTp), fmt(m.sdkTp), fmt(median(f.sdkTps.map((k, i) => k / f.rawTps[i]!)), 2)],
+      [`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, fmt(m.rawP50, 1), fmt(m.kairosP50, 1), ratio(m.kairosP50, m.rawP50)],
+      ['lateness p99 (ms)', fmt(m.rawP99, 1), fmt(m.kairosP99, 1), ratio(m.kairosP99, m.rawP99)],
+    ])}\n`,
+  );
+  process.stdout.write(
+    `throughput rounds: BullMQ ${f.rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${f.kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${f.sdkTps.map((v) => fmt(v)).join(', ')}\n`,
+  );
+}
+if (figures.size === 2) {
+  const r = summary(figures.get('redis')!);
+  const p = summary(figures.get('postgres')!);
+  process.stdout.write('\nKairos on the Postgres transport against Kairos on Redis\n');
+  process.stdout.write(
+    `${table([
+      ['', 'Redis', 'Postgres', 'Postgres / Redis'],
+      ['throughput (runs/s)', fmt(r.kairosTp), fmt(p.kairosTp), ratio(p.kairosTp, r.kairosTp)],
+      ['throughput, a user worker (runs/s)', fmt(r.sdkTp), fmt(p.sdkTp), ratio(p.sdkTp, r.sdkTp)],
+      ['lateness p50 (ms)', fmt(r.kairosP50, 1), fmt(p.kairosP50, 1), ratio(p.kairosP50, r.kairosP50)],
+      ['lateness p99 (ms)', fmt(r.kairosP99, 1), fmt(p.kairosP99, 1), ratio(p.kairosP99, r.kairosP99)],
+    ])}\n`,
+  );
+}
+process.stdout.write(`\nconcurrency ${CONCURRENCY}, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, targets: throughput >= 0.5x BullMQ, lateness p99 <= 150 ms\n`);
 process.exit(0);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run cluster -- --schedulers 2 --workers 4 [--port 3000]`: the deployed topology as local
- * processes against the Postgres and Redis of DATABASE_URL and REDIS_URL. One API on --port, the
+ * processes against the Postgres of DATABASE_URL (required) and the Redis of REDIS_URL (without
+ * it, the queues live in that Postgres). One API on --port, the
  * schedulers and workers on the ports after it, every output line prefixed with the process's
  * name. Ctrl-C (or SIGTERM) stops them all gracefully and waits for them; a second one kills them.
  * With --port 0 every process picks a free port and prints it in its banner.
@@ -32,6 +33,11 @@ function parseArgs(argv) {
 }
 
 const options = parseArgs(process.argv.slice(2));
+if (!process.env.DATABASE_URL?.trim()) {
+  // Without it every process would start an embedded Postgres of its own on the same folder.
+  process.stderr.write('cluster: set DATABASE_URL: the processes share one Postgres, and the embedded one belongs to a single process\n');
+  process.exit(2);
+}
 const roles = [
   { name: 'api', app: 'api' },
   ...Array.from({ length: options.schedulers }, (_, i) => ({ name: `scheduler-${i + 1}`, app: 'scheduler' })),

@@ -40,6 +40,9 @@ describe('the kairos CLI', () => {
   it('status names the leader and counts schedules and runs', async () => {
     const { code, out } = await cli('status');
     expect(code).toBe(0);
+    expect(out).toMatch(/^database +postgres 127\.0\.0\.1:5432\/\S+$/m);
+    // The command line's environment names no REDIS_URL: the Postgres transport.
+    expect(out).toMatch(/^transport +postgres \(schema kairos_transport of the ledger's database\)$/m);
     expect(out).toMatch(/^leader +\S+:\d+:[0-9a-f]{8} \(epoch 1, lease until /m);
     expect(out).toMatch(/^schedules +active 1$/m);
     expect(out).toMatch(/^runs +.*dead 1.*succeeded \d+/m);
@@ -116,5 +119,12 @@ describe('the kairos CLI', () => {
     expect(await cli('migrate')).toEqual({ code: 0, out: 'the ledger is up to date' });
     expect((await cli()).code).toBe(2);
     expect((await cli('frobnicate')).code).toBe(2);
+  });
+
+  it('without DATABASE_URL, says the embedded Postgres runs only while Kairos does', async () => {
+    // Port 1: no server answers there, as when Kairos is not running.
+    await expect(runCli(['status'], { line: () => undefined }, { KAIROS_DATA_DIR: '/nowhere', KAIROS_EMBEDDED_PG_PORT: '1' })).rejects.toThrow(
+      /^cannot reach Postgres at 127\.0\.0\.1:1 .*the embedded Postgres in \/nowhere\/pg, which runs while Kairos does: start Kairos \(npm start\) first, or set DATABASE_URL$/,
+    );
   });
 });

@@ -69,7 +69,8 @@ describe('JSON logs', () => {
     try {
       const base = await child.ready;
       expect(child.output()).toContain(`  Health      ${base}/health/ready`);
-      expect(child.output()).toMatch(/\[Kairos\] .*roles scheduler running against/);
+      expect(child.output()).toMatch(/\[Kairos\] .*roles scheduler running on postgres 127\.0\.0\.1:5432\/\S+ with the (redis|postgres) .*transport/);
+      expect(child.output()).toMatch(/^ {2}Database {4}postgres 127\.0\.0\.1:5432\/\S+$/m);
     } finally {
       child.process.kill('SIGTERM');
     }

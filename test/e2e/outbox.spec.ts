@@ -1,29 +1,61 @@
 /**
  * Domain events: written to the outbox in the transaction of the change, then published by the
- * leader to the `<prefix>:events` Redis stream in order, and marked published.
+ * leader in order, and marked published: to the `<prefix>:events` Redis stream, or on the Postgres
+ * transport as NOTIFYs on the channel of that name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { REDIS_URL } from '../support/services.js';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+
+interface Published {
+  id: number;
+  topic: string;
+  aggregateId: string;
+  payload: any;
+}
 
 describe('the outbox', () => {
   let t: TestEnvironment;
   let kairos: StartedKairos;
-  let redis: Redis;
+  let redis: Redis | null = null;
+  let listener: pg.Client | null = null;
+  const notified: Published[] = [];
 
   beforeAll(async () => {
     t = await testEnvironment();
+    if (t.transport.kind === 'redis') {
+      redis = new Redis(t.transport.url);
+    } else {
+      // Listening before anything is published: a NOTIFY reaches only the sessions listening then.
+      listener = new pg.Client({ connectionString: t.databaseUrl });
+      await listener.connect();
+      listener.on('notification', (n) => {
+        const f = JSON.parse(n.payload!);
+        notified.push({ id: Number(f.id), topic: f.topic, aggregateId: f.aggregateId, payload: JSON.parse(f.payload) });
+      });
+      await listener.query(`LISTEN ${pg.escapeIdentifier(`${t.redisPrefix}:events`)}`);
+    }
     kairos = await startInProcess(t.env());
-    redis = new Redis(REDIS_URL);
   });
 
   afterAll(async () => {
     redis?.disconnect();
+    await listener?.end();
     await kairos?.app.close();
     await t?.cleanup();
   });
+
+  /** Everything published so far, in the order it arrived. */
+  async function published(): Promise<Published[]> {
+    if (!redis) return notified;
+    return (await redis.xrange(`${t.redisPrefix}:events`, '-', '+')).map(([, fields]) => {
+      const f: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+      return { id: Number(f.id), topic: f.topic!, aggregateId: f.aggregateId!, payload: JSON.parse(f.payload!) };
+    });
+  }
 
   it('publishes schedule lifecycle and dead-letter events, in order, once committed', async () => {
     const client = api(kairos.url);
@@ -38,16 +70,10 @@ describe('the outbox', () => {
     expect(refused).toBe(400);
     const dead = (await client.post('/v1/runs', { target: { type: 'handler', name: 'fail' }, payload: { retryable: false } })).body;
 
-    const key = `${t.redisPrefix}:events`;
-    const entries = await waitFor(async () => {
-      const found = await redis.xrange(key, '-', '+');
-      return found.length >= 8 ? found : undefined;
+    const events = await waitFor(async () => {
+      const found = await published();
+      return found.length >= 8 ? [...found] : undefined;
     }, 'the events to be published', 15_000);
-    const events = entries.map(([, fields]) => {
-      const f: Record<string, string> = {};
-      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
-      return { id: Number(f.id), topic: f.topic, aggregateId: f.aggregateId, payload: JSON.parse(f.payload!) };
-    });
     const byAggregate = (id: string) => events.filter((e) => e.aggregateId === id).map((e) => e.topic);
     expect(byAggregate(cron.id)).toEqual(['schedule.created', 'schedule.paused', 'schedule.resumed', 'schedule.updated', 'schedule.deleted']);
     expect(byAggregate(timer.id)).toEqual(['schedule.created', 'schedule.completed']);

@@ -157,8 +157,8 @@ describe('traces', () => {
     expect(parentOf(one(spans, 'kairos.verdict', runId))).toBe(execute.spanContext().spanId);
   });
 
-  it('continues the recorded trace of a run whose job Redis lost and the reconciler re-created', async () => {
-    const queue = runsQueue(t);
+  it('continues the recorded trace of a run whose job the transport lost and the reconciler re-created', async () => {
+    const queue = await runsQueue(t);
     try {
       const availableAt = new Date(Date.now() + 2_000).toISOString();
       const created = await client.post('/v1/runs', { target: { type: 'http', url: `${base}/lost` }, availableAt });

@@ -1,16 +1,14 @@
 /**
  * The reconciler under a backlog: runs the workers have not reached yet are overdue, but their jobs
- * are live in Redis and must be left alone, while a job Redis lost behind them is still found.
+ * are live in the transport and must be left alone, while a job it lost behind them is still found.
  * Only the scheduler runs here, so nothing consumes the queue.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Worker } from 'bullmq';
 import { newId, queueOf } from '../../libs/domain/src/index.js';
 import { RunRepository, inTransaction, manualRun, type NewRun } from '../../libs/ledger/src/index.js';
-import { RUNS_QUEUE, RunDispatcher, type RunsQueue } from '../../libs/queue/src/index.js';
+import { RunDispatcher, type RunsQueue } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { REDIS_URL } from '../support/services.js';
-import { runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { manualWorker, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const BACKLOG = 1_200;
 
@@ -22,7 +20,7 @@ describe('the reconciler', () => {
   beforeAll(async () => {
     t = await testEnvironment();
     scheduler = await startInProcess(t.env(), ['scheduler']);
-    queue = runsQueue(t);
+    queue = await runsQueue(t);
   });
 
   afterAll(async () => {
@@ -81,7 +79,7 @@ describe('the reconciler', () => {
     await queue.add('run', { runId: id }, { jobId: id, lifo: true });
     // A worker that took the job and failed it for good, as one does after the ledger was unreachable
     // for all of the job's attempts.
-    const worker = new Worker(RUNS_QUEUE, null, { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, prefix: t.redisPrefix, autorun: false });
+    const worker = manualWorker(t);
     try {
       const job = (await worker.getNextJob('test-token'))!;
       expect(job.id).toBe(id);

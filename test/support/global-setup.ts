@@ -4,6 +4,8 @@
  */
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
+import { runMigrations } from 'bullmq';
+import { TRANSPORT_SCHEMA } from '../../libs/config/src/index.js';
 import { defaultMigrationsDir, migrate, readMigrations } from '../../libs/ledger/src/migrations/migrator.js';
 import { ADMIN_DATABASE_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
@@ -22,6 +24,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await client.connect();
   try {
     await migrate(client, readMigrations(defaultMigrationsDir()));
+    // The Postgres transport's schema too, so each test database does not create it again.
+    if (project.config.env?.KAIROS_TEST_TRANSPORT === 'postgres') await runMigrations(client, TRANSPORT_SCHEMA);
   } finally {
     await client.end();
   }

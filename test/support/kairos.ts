@@ -1,18 +1,20 @@
 /**
  * Running Kairos under test against the real Postgres and Redis: a fresh database and Redis prefix
- * per test file, in-process apps, and child processes (for kill -9 and SIGSTOP).
+ * per test file, in-process apps, and child processes (for kill -9 and SIGSTOP). The `postgres`
+ * vitest project (KAIROS_TEST_TRANSPORT=postgres) runs the same files with the queues in each test
+ * database's transport schema instead of Redis.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
-import { Queue } from 'bullmq';
+import { Worker, createPostgresBackend } from 'bullmq';
 import pg from 'pg';
-import type { Role } from '../../libs/config/src/index.js';
+import { TRANSPORT_SCHEMA, type Role, type TransportConfig } from '../../libs/config/src/index.js';
 import { startKairos, type StartedKairos } from '../../libs/runtime/src/index.js';
 import { ApiModule } from '../../apps/api/src/api.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../../apps/worker/src/worker.module.js';
-import { RUNS_QUEUE, deleteKeysWithPrefix, type JobPayloads, type RunsQueue } from '../../libs/queue/src/index.js';
+import { RUNS_QUEUE, deleteKeysWithPrefix, openTransport, type RunsQueue, type Transport } from '../../libs/queue/src/index.js';
 import { REDIS_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,9 +34,14 @@ export const FAST_TIMINGS: Record<string, string> = {
   LOG_LEVEL: 'warn',
 };
 
+/** The transport this test run exercises: Redis unless KAIROS_TEST_TRANSPORT=postgres. */
+export const TEST_TRANSPORT: TransportConfig['kind'] = process.env.KAIROS_TEST_TRANSPORT === 'postgres' ? 'postgres' : 'redis';
+
 export interface TestEnvironment {
   databaseUrl: string;
   redisPrefix: string;
+  /** Where this test's Kairos keeps its queues. */
+  transport: TransportConfig;
   /** A pool on the test database, for assertions. */
   db: pg.Pool;
   /** Environment for a Kairos process of this test. */
@@ -48,14 +55,17 @@ export async function testEnvironment(): Promise<TestEnvironment> {
   const url = databaseUrl(name);
   const redisPrefix = `kt-${name}`;
   const db = new pg.Pool({ connectionString: url, max: 4 });
+  const transport: TransportConfig = TEST_TRANSPORT === 'redis' ? { kind: 'redis', url: REDIS_URL } : { kind: 'postgres', url, schema: TRANSPORT_SCHEMA };
   return {
     databaseUrl: url,
     redisPrefix,
+    transport,
     db,
     env: (overrides = {}) => ({
       ...FAST_TIMINGS,
       DATABASE_URL: url,
-      REDIS_URL,
+      // Empty means unset, also over a REDIS_URL a spawned child inherits.
+      REDIS_URL: transport.kind === 'redis' ? REDIS_URL : '',
       KAIROS_QUEUE_PREFIX: redisPrefix,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -66,14 +76,50 @@ export async function testEnvironment(): Promise<TestEnvironment> {
     cleanup: async () => {
       await db.end();
       await dropDatabase(name);
-      await deleteKeysWithPrefix(REDIS_URL, redisPrefix);
+      if (transport.kind === 'redis') await deleteKeysWithPrefix(REDIS_URL, redisPrefix);
     },
   };
 }
 
-/** A handle on the test's runs queue in Redis, to look at (or tamper with) the jobs Kairos holds there. Close it after use. */
-export function runsQueue(t: TestEnvironment): RunsQueue {
-  return new Queue<JobPayloads['run'], unknown, 'run'>(RUNS_QUEUE, { connection: { url: REDIS_URL }, prefix: t.redisPrefix });
+/** The test's transport, opened as Kairos opens it. Close it after use. */
+export function testTransport(t: TestEnvironment): Promise<Transport> {
+  return openTransport(t.transport, t.redisPrefix);
+}
+
+/**
+ * A handle on the test's runs queue in the transport, to look at (or tamper with) the jobs Kairos
+ * holds there. Closing it closes its transport too.
+ */
+export async function runsQueue(t: TestEnvironment): Promise<RunsQueue> {
+  const transport = await testTransport(t);
+  const queue = transport.queue(RUNS_QUEUE);
+  const close = queue.close.bind(queue);
+  queue.close = async () => {
+    await close();
+    await transport.close();
+  };
+  return queue;
+}
+
+/** A worker on the test's runs queue that takes jobs only when asked (getNextJob), as a test needs. Close it after use. */
+export function manualWorker(t: TestEnvironment): Worker {
+  return t.transport.kind === 'redis'
+    ? new Worker(RUNS_QUEUE, null, { connection: { url: t.transport.url, maxRetriesPerRequest: null }, prefix: t.redisPrefix, autorun: false })
+    : (new Worker(RUNS_QUEUE, null, { connection: { connectionString: t.transport.url, schema: t.transport.schema, max: 2 }, autorun: false }, createPostgresBackend) as unknown as Worker);
+}
+
+/**
+ * Loses everything the transport holds, as a Redis FLUSHALL (or a wiped Postgres transport
+ * schema) would: every job, delayed or waiting, is gone.
+ */
+export async function wipeTransport(t: TestEnvironment): Promise<void> {
+  if (t.transport.kind === 'redis') return deleteKeysWithPrefix(t.transport.url, t.redisPrefix);
+  const schema = pg.escapeIdentifier(t.transport.schema);
+  const { rows } = await t.db.query<{ name: string }>(
+    `SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename <> 'migration'`,
+    [t.transport.schema],
+  );
+  await t.db.query(`TRUNCATE ${rows.map((r) => `${schema}.${pg.escapeIdentifier(r.name)}`).join(', ')}`);
 }
 
 const MODULES = { api: ApiModule, scheduler: SchedulerModule, worker: WorkerModule };

@@ -94,7 +94,7 @@ describe('retries, dead letters and cancellation', () => {
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ state: 'cancelled', reasonCode: 'CANCELLED_BY_USER' });
     // Its job is still in Redis. Handed to the worker now, it finds the run cancelled and is dropped.
-    const queue = runsQueue(t);
+    const queue = await runsQueue(t);
     try {
       const job = (await queue.getJob(run.id))!;
       expect(await job.getState()).toBe('delayed');

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@kairos/config';
-import { DEFAULT_NAMESPACE, assertReachable, createPool, defaultMigrationsDir, ensureDatabase, migrate, readMigrations, type Db } from '@kairos/ledger';
+import { DEFAULT_NAMESPACE, LedgerUnavailableError, assertReachable, createPool, defaultMigrationsDir, ensureDatabase, migrate, readMigrations, type Db } from '@kairos/ledger';
 import { explain } from './commands/explain.js';
 import { keysCommand } from './commands/keys.js';
 import { fsckCommand } from './commands/fsck.js';
@@ -65,8 +65,18 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
   const namespace = values.namespace ?? DEFAULT_NAMESPACE;
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ConfigError('--limit must be an integer from 1 to 500');
-  if (command === 'migrate') await ensureDatabase(config.databaseUrl);
-  else await assertReachable(config.databaseUrl);
+  try {
+    if (command === 'migrate') await ensureDatabase(config.databaseUrl);
+    else await assertReachable(config.databaseUrl);
+  } catch (error) {
+    // The embedded server lives and dies with Kairos; the command line does not start one.
+    if (config.embeddedPostgres && error instanceof LedgerUnavailableError) {
+      throw new LedgerUnavailableError(
+        `${error.message}. Without DATABASE_URL the ledger is the embedded Postgres in ${config.embeddedPostgres.dataDir}, which runs while Kairos does: start Kairos (npm start) first, or set DATABASE_URL`,
+      );
+    }
+    throw error;
+  }
   const db: Db = createPool({ connectionString: config.databaseUrl, max: 2, applicationName: 'kairos-cli' });
   try {
     switch (command) {

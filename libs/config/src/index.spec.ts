@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ROLES, loadConfig, redactUrl, type KairosConfig } from './index.js';
+import { ConfigError, ROLES, describeDatabase, loadConfig, redactUrl, type KairosConfig } from './index.js';
 
 describe('loadConfig', () => {
-  it('has a default for everything, so an empty environment starts all three roles locally', () => {
+  it('has a default for everything, so an empty environment starts all three roles on the embedded Postgres and the Postgres transport', () => {
     expect(loadConfig({})).toEqual({
       roles: ['api', 'scheduler', 'worker'],
-      databaseUrl: 'postgresql://postgres@127.0.0.1:5432/kairos',
+      databaseUrl: 'postgresql://postgres@127.0.0.1:54329/kairos',
+      embeddedPostgres: { dataDir: '.kairos/pg', port: 54329 },
       databasePoolSize: 10,
       migrationsDir: null,
-      redisUrl: 'redis://127.0.0.1:6379',
+      transport: { kind: 'postgres', url: 'postgresql://postgres@127.0.0.1:54329/kairos', schema: 'kairos_transport' },
       queuePrefix: 'kairos',
       logLevel: 'log',
       logFormat: 'auto',
@@ -97,8 +98,12 @@ describe('loadConfig', () => {
     ['DATABASE_POOL_SIZE', '1', (c) => c.databasePoolSize, 1],
     ['DATABASE_POOL_SIZE', '200', (c) => c.databasePoolSize, 200],
     ['KAIROS_MIGRATIONS_DIR', '/srv/kairos/migrations', (c) => c.migrationsDir, '/srv/kairos/migrations'],
-    ['REDIS_URL', 'rediss://:pw@cache:6380/2', (c) => c.redisUrl, 'rediss://:pw@cache:6380/2'],
-    ['REDIS_URL', 'redis://cache', (c) => c.redisUrl, 'redis://cache'],
+    ['DATABASE_URL', 'postgres://u:p@db:5432/k', (c) => c.embeddedPostgres, null],
+    ['DATABASE_URL', 'postgres://u:p@db:5432/k', (c) => c.transport, { kind: 'postgres', url: 'postgres://u:p@db:5432/k', schema: 'kairos_transport' }],
+    ['KAIROS_DATA_DIR', '/var/lib/kairos', (c) => c.embeddedPostgres, { dataDir: '/var/lib/kairos/pg', port: 54329 }],
+    ['KAIROS_EMBEDDED_PG_PORT', '5555', (c) => c.databaseUrl, 'postgresql://postgres@127.0.0.1:5555/kairos'],
+    ['REDIS_URL', 'rediss://:pw@cache:6380/2', (c) => c.transport, { kind: 'redis', url: 'rediss://:pw@cache:6380/2' }],
+    ['REDIS_URL', 'redis://cache', (c) => c.transport, { kind: 'redis', url: 'redis://cache' }],
     ['KAIROS_QUEUE_PREFIX', 'kairos-test_1.a:b', (c) => c.queuePrefix, 'kairos-test_1.a:b'],
     ['LOG_LEVEL', 'error', (c) => c.logLevel, 'error'],
     ['LOG_LEVEL', 'warn', (c) => c.logLevel, 'warn'],
@@ -240,5 +245,16 @@ describe('redactUrl', () => {
     ['', '(unparseable URL)'],
   ])('%s -> %s', (input, expected) => {
     expect(redactUrl(input)).toBe(expected);
+  });
+});
+
+describe('describeDatabase', () => {
+  it.each<[string, Record<string, string>, string]>([
+    ['the embedded server by default', {}, 'embedded postgres .kairos/pg:54329'],
+    ['the embedded server in another folder and port', { KAIROS_DATA_DIR: '/tmp/k', KAIROS_EMBEDDED_PG_PORT: '6000' }, 'embedded postgres /tmp/k/pg:6000'],
+    ['a URL: host, port and database, never the password', { DATABASE_URL: 'postgresql://kairos:hunter2@db.internal:6432/prod' }, 'postgres db.internal:6432/prod'],
+    ['a URL without a port: 5432', { DATABASE_URL: 'postgresql://db/k' }, 'postgres db:5432/k'],
+  ])('%s', (_name, env, expected) => {
+    expect(describeDatabase(loadConfig(env))).toBe(expected);
   });
 });

@@ -7,13 +7,29 @@ import { DurationError, parseDuration } from '@kairos/domain';
 export type Role = 'api' | 'scheduler' | 'worker';
 export const ROLES: readonly Role[] = ['api', 'scheduler', 'worker'];
 
+/**
+ * Where the queues live: Redis when REDIS_URL is set, else BullMQ's PostgreSQL backend in a schema
+ * of the ledger's database.
+ */
+export type TransportConfig = { kind: 'redis'; url: string } | { kind: 'postgres'; url: string; schema: string };
+
+/** The Postgres Kairos runs itself when DATABASE_URL is unset. */
+export interface EmbeddedPostgresConfig {
+  /** The data folder (relative paths are taken from the working directory). */
+  dataDir: string;
+  port: number;
+}
+
 export interface KairosConfig {
   roles: Role[];
+  /** The ledger; with DATABASE_URL unset, the embedded server's `kairos` database. */
   databaseUrl: string;
+  /** Set when DATABASE_URL is unset: Kairos starts this server before anything else. */
+  embeddedPostgres: EmbeddedPostgresConfig | null;
   databasePoolSize: number;
   /** Where the SQL migrations are; null means the prisma/migrations folder this build ships with. */
   migrationsDir: string | null;
-  redisUrl: string;
+  transport: TransportConfig;
   /** Prefix of every BullMQ key, so several deployments (or test runs) can share one Redis. */
   queuePrefix: string;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
@@ -31,7 +47,10 @@ export interface KairosConfig {
     auth: 'optional' | 'required';
     /** How long a browser session opened by POST /auth/login lasts. */
     sessionTtlMs: number;
-    /** Requests per second per API key (per address when anonymous), counted in Redis; 0 turns the limit off. */
+    /**
+     * Requests per second per API key (per address when anonymous), counted in Redis (on the
+     * Postgres transport, in each API process's memory); 0 turns the limit off.
+     */
     rateLimit: number;
     /** Whether GraphQL answers introspection queries (off by default when NODE_ENV=production). */
     graphqlIntrospection: boolean;
@@ -90,14 +109,31 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** The schema of the ledger's database that holds the queues on the Postgres transport. */
+export const TRANSPORT_SCHEMA = 'kairos_transport';
+/** The embedded server's defaults: a port of its own, so it never meets a system Postgres on 5432. */
+export const EMBEDDED_POSTGRES_PORT = 54329;
+export const DEFAULT_DATA_DIR = '.kairos';
+
 export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...ROLES]): KairosConfig {
   const leaderTtlMs = duration(env, 'KAIROS_LEADER_TTL', '10s', SECOND);
+  const embeddedPostgres: EmbeddedPostgresConfig | null =
+    raw(env, 'DATABASE_URL') === undefined
+      ? { dataDir: `${raw(env, 'KAIROS_DATA_DIR') ?? DEFAULT_DATA_DIR}/pg`, port: integer(env, 'KAIROS_EMBEDDED_PG_PORT', EMBEDDED_POSTGRES_PORT, 1, 65535) }
+      : null;
+  const databaseUrl = embeddedPostgres
+    ? `postgresql://postgres@127.0.0.1:${embeddedPostgres.port}/kairos`
+    : url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:']);
   return {
     roles: roles(env, defaultRoles),
-    databaseUrl: url(env, 'DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/kairos', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    embeddedPostgres,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     migrationsDir: raw(env, 'KAIROS_MIGRATIONS_DIR') ?? null,
-    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    transport:
+      raw(env, 'REDIS_URL') === undefined
+        ? { kind: 'postgres', url: databaseUrl, schema: TRANSPORT_SCHEMA }
+        : { kind: 'redis', url: url(env, 'REDIS_URL', '', ['redis:', 'rediss:']) },
     queuePrefix: text(env, 'KAIROS_QUEUE_PREFIX', 'kairos', /^[A-Za-z0-9_.:-]{1,64}$/),
     logLevel: oneOf(env, 'LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug', 'verbose'] as const),
     logFormat: logFormat(env),
@@ -272,5 +308,16 @@ export function redactUrl(value: string): string {
     return parsed.toString();
   } catch {
     return '(unparseable URL)';
+  }
+}
+
+/** The ledger in words, without secrets: `embedded postgres .kairos/pg:54329` or `postgres db.internal:5432/kairos`. */
+export function describeDatabase(config: Pick<KairosConfig, 'databaseUrl' | 'embeddedPostgres'>): string {
+  if (config.embeddedPostgres) return `embedded postgres ${config.embeddedPostgres.dataDir}:${config.embeddedPostgres.port}`;
+  try {
+    const url = new URL(config.databaseUrl);
+    return `postgres ${url.hostname}:${url.port || 5432}${url.pathname}`;
+  } catch {
+    return 'postgres (unparseable URL)';
   }
 }

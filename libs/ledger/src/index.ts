@@ -15,6 +15,7 @@ export * from './schedules/schedule-row.js';
 export * from './schedules/schedule.repository.js';
 export * from './sessions/session.repository.js';
 export * from './startup.js';
+export * from './embedded-postgres.js';
 export * from './schedules/slot-materializer.js';
 export * from './schedules/slot-writer.js';
 export * from './fsck.js';

@@ -1,6 +1,6 @@
 /**
  * Hands committed runs to BullMQ (jobId = run id, delayed to available_at). Always called after the
- * transaction that wrote the runs, and marked them enqueued, has committed. If Redis refuses, the
+ * transaction that wrote the runs, and marked them enqueued, has committed. If the transport refuses, the
  * mark is undone and the scheduler's relay hands the runs over on a later pass.
  */
 import { SpanKind } from '@opentelemetry/api';
@@ -17,7 +17,7 @@ export class RunDispatcher {
   ) {}
 
   /**
-   * Adds the runs' jobs, each to its queue's BullMQ queue. Returns false when Redis refused some:
+   * Adds the runs' jobs, each to its queue's BullMQ queue. Returns false when the transport refused some:
    * those runs are marked undispatched for the relay.
    */
   async dispatch(items: readonly DispatchItem[]): Promise<boolean> {
@@ -42,7 +42,7 @@ export class RunDispatcher {
   }
 
   /**
-   * The reconciler's repair: for each run Postgres says is queued and enqueued, make sure Redis
+   * The reconciler's repair: for each run Postgres says is queued and enqueued, make sure the transport
    * really holds a live job for it. A missing job is added again; a finished one (a failed job kept
    * for Bull Board, which would swallow a new add with the same id) is removed first. Returns the
    * ids repaired. Each check reads the job's own hash, so its cost does not grow with the backlog

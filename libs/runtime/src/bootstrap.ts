@@ -1,16 +1,18 @@
 /**
- * Starting a Kairos process: validate configuration, open the ledger (creating the database and
- * applying migrations), check Redis, then start Nest with the requested roles. Anything that stops
- * start-up prints one line saying what is wrong and how to fix it, and the process exits 1.
+ * Starting a Kairos process: validate configuration, start the embedded Postgres when
+ * DATABASE_URL is unset, open the ledger (creating the database and applying migrations), open
+ * the transport (Redis, or the Postgres backend's schema), then start Nest with the requested
+ * roles. Anything that stops start-up prints one line saying what is wrong and how to fix it, and
+ * the process exits 1.
  */
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { Logger, Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ConfigError, loadConfig, redactUrl, type KairosConfig, type Role } from '@kairos/config';
-import { DEFAULT_NAMESPACE, NamespaceRepository, openLedger } from '@kairos/ledger';
-import { probeRedis, producerConnection } from '@kairos/queue';
+import { ConfigError, describeDatabase, loadConfig, type KairosConfig, type Role } from '@kairos/config';
+import { DEFAULT_NAMESPACE, NamespaceRepository, openLedger, startEmbeddedPostgres, type EmbeddedPostgres } from '@kairos/ledger';
+import { describeTransport, openTransport } from '@kairos/queue';
 import { CoreModule } from './core.module.js';
 import { HealthModule } from './health/health.module.js';
 import { accessLog } from './access-log.js';
@@ -44,28 +46,37 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   Logger.overrideLogger(kairosLogger);
   const logger = new Logger('Kairos');
   const tracing = startTracing(config, spec.name);
-  const { db, migrations } = await openLedger({
-    databaseUrl: config.databaseUrl,
-    poolSize: config.databasePoolSize,
-    applicationName: `kairos-${spec.name}`,
-    migrationsDir: config.migrationsDir ?? undefined,
-  });
-  if (migrations.applied.length > 0) logger.log(`applied migrations ${migrations.applied.join(', ')}`);
+  const embedded = config.embeddedPostgres ? await startEmbedded(config.embeddedPostgres, logger) : null;
+  let opened: Awaited<ReturnType<typeof openLedger>>;
   try {
-    await probeRedis(config.redisUrl);
+    opened = await openLedger({
+      databaseUrl: config.databaseUrl,
+      poolSize: config.databasePoolSize,
+      applicationName: `kairos-${spec.name}`,
+      migrationsDir: config.migrationsDir ?? undefined,
+    });
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  const { db, migrations } = opened;
+  if (migrations.applied.length > 0) logger.log(`applied migrations ${migrations.applied.join(', ')}`);
+  let transport: Awaited<ReturnType<typeof openTransport>>;
+  try {
+    transport = await openTransport(config.transport, config.queuePrefix);
   } catch (error) {
     await db.end();
+    await embedded?.stop();
     throw error;
   }
   const namespace = await new NamespaceRepository().getByName(db, DEFAULT_NAMESPACE);
-  const redis = producerConnection(config.redisUrl);
 
   @Module({})
   class KairosAppModule {}
   const root: DynamicModule = {
     module: KairosAppModule,
     imports: [
-      CoreModule.forRoot({ config, db, redis, defaultNamespaceId: namespace!.id }),
+      CoreModule.forRoot({ config, db, transport, embedded, defaultNamespaceId: namespace!.id }),
       HealthModule,
       MetricsModule,
       ...config.roles.map((role) => spec.modules[role]!),
@@ -88,8 +99,17 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   const address = app.getHttpServer().address() as AddressInfo;
   const host = config.api.host === '0.0.0.0' || config.api.host === '::' ? 'localhost' : config.api.host;
   const url = `http://${host}:${address.port}`;
-  logger.log(`roles ${config.roles.join(', ')} running against ${redactUrl(config.databaseUrl)} and ${redactUrl(config.redisUrl)}`);
+  logger.log(`roles ${config.roles.join(', ')} running on ${describeDatabase(config)} with the ${transport.description} transport`);
   return { app, config, url };
+}
+
+/** Starts the embedded Postgres, saying how long it took: a first start creates its data folder. */
+async function startEmbedded(options: NonNullable<KairosConfig['embeddedPostgres']>, logger: Logger): Promise<EmbeddedPostgres> {
+  const started = Date.now();
+  const server = await startEmbeddedPostgres(options);
+  const how = server.initialised ? `created ${options.dataDir} and started` : 'started';
+  logger.log(`embedded Postgres ${how} in ${Date.now() - started} ms on 127.0.0.1:${options.port} (set DATABASE_URL to use your own)`);
+  return server;
 }
 
 /**
@@ -101,13 +121,16 @@ function announce(name: string, config: KairosConfig, url: string): void {
   if (config.roles.includes('api')) {
     Object.assign(urls, { dashboard: `${url}/ui`, rest: `${url}/v1/schedules`, graphql: `${url}/graphql`, openapi: `${url}/docs`, bullBoard: `${url}/admin/queues` });
   }
-  Object.assign(urls, { health: `${url}/health/ready`, metrics: `${url}/metrics` });
+  Object.assign(urls, { health: `${url}/health/ready`, metrics: `${url}/metrics`, database: describeDatabase(config), transport: describeTransport(config.transport) });
   if (logsJson(config)) {
     // Printed at every LOG_LEVEL, like the table: supervisors and tests wait for it.
     new JsonLogger('log', config.roles.join(',')).log({ msg: `Kairos ${name} is up`, ...urls }, 'Kairos');
     return;
   }
-  const labels: Record<string, string> = { dashboard: 'Dashboard', rest: 'REST', graphql: 'GraphQL', openapi: 'OpenAPI', bullBoard: 'Bull Board', health: 'Health', metrics: 'Metrics' };
+  const labels: Record<string, string> = {
+    dashboard: 'Dashboard', rest: 'REST', graphql: 'GraphQL', openapi: 'OpenAPI', bullBoard: 'Bull Board', health: 'Health', metrics: 'Metrics',
+    database: 'Database', transport: 'Transport',
+  };
   const lines = [`Kairos ${name} is up.`, ...Object.entries(urls).map(([key, value]) => `  ${labels[key]!.padEnd(11)} ${value}`)];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

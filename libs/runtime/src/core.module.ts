@@ -1,10 +1,9 @@
 /**
  * The resources every role shares, opened once before Nest starts (so failures print one clear
- * line) and closed last on shutdown: the config, the Postgres pool, the repositories, the Redis
- * producer connection, the runs queues and their dispatcher.
+ * line) and closed last on shutdown: the config, the Postgres pool, the repositories, the
+ * transport, the runs queues and their dispatcher.
  */
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import type { KairosConfig } from '@kairos/config';
 import {
   ApiKeyRepository,
@@ -19,33 +18,41 @@ import {
   SlotWriter,
   WorkerRepository,
   type Db,
+  type EmbeddedPostgres,
 } from '@kairos/ledger';
 import { DEFAULT_QUEUE } from '@kairos/domain';
-import { RunDispatcher, RunQueues, type RunsQueue } from '@kairos/queue';
-import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG, REDIS_PRODUCER, RUNS_QUEUE_TOKEN } from './tokens.js';
+import { RunDispatcher, RunQueues, type RunsQueue, type Transport } from '@kairos/queue';
+import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG, RUNS_QUEUE_TOKEN, TRANSPORT } from './tokens.js';
 
 export interface CoreResources {
   config: KairosConfig;
   db: Db;
-  redis: Redis;
+  transport: Transport;
+  /** The server Kairos started itself (DATABASE_URL unset), stopped after everything else. */
+  embedded: EmbeddedPostgres | null;
   defaultNamespaceId: string;
 }
+
+/** The embedded server, if any, under its own token so shutdown can stop it last. */
+const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 
 @Global()
 @Module({})
 export class CoreModule implements OnApplicationShutdown {
   constructor(
     @Inject(DATABASE) private readonly db: Db,
-    @Inject(REDIS_PRODUCER) private readonly redis: Redis,
+    @Inject(TRANSPORT) private readonly transport: Transport,
     private readonly queues: RunQueues,
+    @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
   ) {}
 
   static forRoot(resources: CoreResources): DynamicModule {
     const providers = [
       { provide: KAIROS_CONFIG, useValue: resources.config },
       { provide: DATABASE, useValue: resources.db },
-      { provide: REDIS_PRODUCER, useValue: resources.redis },
+      { provide: TRANSPORT, useValue: resources.transport },
       { provide: DEFAULT_NAMESPACE_ID, useValue: resources.defaultNamespaceId },
+      { provide: EMBEDDED_POSTGRES, useValue: resources.embedded },
       { provide: ApiKeyRepository, useValue: new ApiKeyRepository() },
       { provide: LeaseRepository, useValue: new LeaseRepository() },
       { provide: OutboxRepository, useValue: new OutboxRepository() },
@@ -61,7 +68,7 @@ export class CoreModule implements OnApplicationShutdown {
         useFactory: (schedules: ScheduleRepository, runs: RunRepository) => new SlotWriter(schedules, runs),
       },
       { provide: WorkerRepository, useValue: new WorkerRepository() },
-      { provide: RunQueues, useValue: new RunQueues(resources.redis, resources.config.queuePrefix) },
+      { provide: RunQueues, useValue: new RunQueues(resources.transport) },
       { provide: RUNS_QUEUE_TOKEN, inject: [RunQueues], useFactory: (queues: RunQueues): RunsQueue => queues.get(DEFAULT_QUEUE) },
       {
         provide: RunDispatcher,
@@ -75,7 +82,8 @@ export class CoreModule implements OnApplicationShutdown {
   /** Runs after every role has stopped: nothing may use these connections any more. */
   async onApplicationShutdown(): Promise<void> {
     await this.queues.close();
-    this.redis.disconnect();
+    await this.transport.close();
     await this.db.end().catch(() => undefined);
+    await this.embedded?.stop();
   }
 }

@@ -4,7 +4,8 @@ import { RUNS_QUEUE } from '@kairos/queue';
 /** Injection tokens for the resources every Kairos process shares. */
 export const KAIROS_CONFIG = Symbol('KAIROS_CONFIG');
 export const DATABASE = Symbol('DATABASE');
-export const REDIS_PRODUCER = Symbol('REDIS_PRODUCER');
+/** The queues' transport (Redis or Postgres), opened once per process. */
+export const TRANSPORT = Symbol('TRANSPORT');
 /** The id of the namespace requests use when no API key names another. */
 export const DEFAULT_NAMESPACE_ID = Symbol('DEFAULT_NAMESPACE_ID');
 /** The default runs queue, under the token @nestjs/bullmq and Bull Board look it up by. */

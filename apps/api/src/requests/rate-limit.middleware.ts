@@ -1,16 +1,18 @@
 /**
  * KAIROS_RATE_LIMIT requests per second per caller: per API key (or browser session) when one is
- * sent, per client address otherwise. Counted in Redis in one-second windows on Redis's clock, so
- * every API replica shares the count; beyond it a request gets 429 RATE_LIMITED with Retry-After.
- * Health checks and metrics are never limited. If Redis cannot count, requests pass: the limit
- * protects the API, it must not take it down with Redis.
+ * sent, per client address otherwise. On the Redis transport it is counted in Redis in one-second
+ * windows on Redis's clock, so every API replica shares the count; on the Postgres transport each
+ * API process counts in its own memory (a write to the ledger per request would load the very
+ * database the limit protects), so N replicas let through N times the limit. Beyond it a request
+ * gets 429 RATE_LIMITED with Retry-After. Health checks and metrics are never limited. If Redis
+ * cannot count, requests pass: the limit protects the API, it must not take it down with Redis.
  */
 import { Inject, Injectable, Logger, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import type { Redis } from 'ioredis';
 import type { KairosConfig } from '@kairos/config';
 import { hashSecret, parseApiKey } from '@kairos/domain';
-import { KAIROS_CONFIG, REDIS_PRODUCER } from '@kairos/runtime';
+import type { Transport } from '@kairos/queue';
+import { KAIROS_CONFIG, TRANSPORT } from '@kairos/runtime';
 import { SESSION_COOKIE, cookieValue } from '../auth/session-cookies.js';
 
 const EXEMPT = /^\/(health|metrics)(\/|$|\?)/;
@@ -34,22 +36,48 @@ export function rateLimitSubject(request: Request): string {
   return `address:${request.socket.remoteAddress ?? 'unknown'}`;
 }
 
+/** A process's own counts, in one-second windows of its clock: [count, microseconds left in the second]. */
+export class LocalRateCounter {
+  private readonly counts = new Map<string, { second: number; n: number }>();
+
+  count(subject: string, now = Date.now()): [number, number] {
+    const second = Math.floor(now / 1_000);
+    const entry = this.counts.get(subject);
+    const n = entry?.second === second ? entry.n + 1 : 1;
+    if (!entry && this.counts.size >= LOCAL_SUBJECTS) this.sweep(second);
+    this.counts.set(subject, { second, n });
+    return [n, (1_000 - (now % 1_000)) * 1_000];
+  }
+
+  /** Forgets callers not seen this second, so the map holds only the current window's. */
+  private sweep(second: number): void {
+    for (const [subject, entry] of this.counts) if (entry.second !== second) this.counts.delete(subject);
+  }
+}
+
+/** Subjects kept before a sweep of stale ones. */
+const LOCAL_SUBJECTS = 10_000;
+
 @Injectable()
 export class RateLimitMiddleware implements NestMiddleware {
   private readonly logger = new Logger('RateLimit');
   private lastWarning = 0;
+  private readonly local = new LocalRateCounter();
 
   constructor(
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
-    @Inject(REDIS_PRODUCER) private readonly redis: Redis,
+    @Inject(TRANSPORT) private readonly transport: Transport,
   ) {}
 
   async use(request: Request, response: Response, next: NextFunction): Promise<void> {
     const limit = this.config.api.rateLimit;
     if (limit === 0 || EXEMPT.test(request.originalUrl)) return next();
+    const redis = this.transport.redis;
     let counted: [number, number];
     try {
-      counted = (await this.redis.eval(COUNT_SCRIPT, 1, `${this.config.queuePrefix}:rate:${rateLimitSubject(request)}`)) as [number, number];
+      counted = redis
+        ? ((await redis.eval(COUNT_SCRIPT, 1, `${this.config.queuePrefix}:rate:${rateLimitSubject(request)}`)) as [number, number])
+        : this.local.count(rateLimitSubject(request));
     } catch (error) {
       if (Date.now() - this.lastWarning > 60_000) {
         this.lastWarning = Date.now();

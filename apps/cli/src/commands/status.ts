@@ -1,5 +1,6 @@
-/** `kairos status`: who leads, recent sessions and outages, and what the ledger holds. */
-import type { KairosConfig } from '@kairos/config';
+/** `kairos status`: the database and transport in use, who leads, recent sessions and outages, and what the ledger holds. */
+import { describeDatabase, type KairosConfig } from '@kairos/config';
+import { describeTransport } from '@kairos/queue';
 import { LeaseRepository, ledgerSize, type Db } from '@kairos/ledger';
 import { formatDuration } from '@kairos/domain';
 import { iso, table, type Output } from '../output.js';
@@ -26,10 +27,14 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   const schedules = (await db.query(`SELECT status, count(*)::int AS n FROM schedules GROUP BY status ORDER BY status`)).rows;
   const runs = (await db.query(`SELECT state, count(*)::int AS n FROM runs GROUP BY state ORDER BY state`)).rows;
   const ledger = await ledgerSize(db);
+  const database = describeDatabase(config);
+  const transport = describeTransport(config.transport);
   if (json) {
-    out.line(JSON.stringify({ leader, sessions, outages, schedules, runs, ledger }, null, 2));
+    out.line(JSON.stringify({ database, transport, leader, sessions, outages, schedules, runs, ledger }, null, 2));
     return 0;
   }
+  out.line(`database   ${database}`);
+  out.line(`transport  ${transport}`);
   out.line(
     leader?.alive
       ? `leader     ${leader.holder} (epoch ${leader.epoch}, lease until ${iso(leader.expiresAt)})`

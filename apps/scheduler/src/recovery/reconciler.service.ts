@@ -1,7 +1,8 @@
 /**
  * The reconciler (leader only), the repair loop that makes "Postgres is the truth" exact: every
- * queued run that Postgres says Redis holds, and that is overdue, is checked against Redis and
- * re-enqueued when Redis lost it (a FLUSHALL, a failover without persistence). It also releases
+ * queued run that Postgres says the transport holds, and that is overdue, is checked against the
+ * transport and re-enqueued when it lost the job (a Redis FLUSHALL or failover without persistence,
+ * an emptied Postgres transport schema). It also releases
  * runs parked behind a schedule's active run when that release was missed.
  */
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
@@ -34,13 +35,13 @@ export class ReconcilerService implements OnModuleInit {
   /**
    * One page of overdue runs per pass, walking the whole overdue set across passes: a backlog the
    * workers have not reached yet is overdue too, and its jobs are live. The walk only hurries
-   * (next page at once) while pages keep turning up lost jobs, as after a Redis wipe.
+   * (next page at once) while pages keep turning up lost jobs, as after a transport wipe.
    */
   private async reconcile(term: LeadershipTerm): Promise<number> {
     const overdue = await this.runs.listOverdueEnqueued(this.db, this.config.scheduler.reconcileGraceMs, RECONCILE_BATCH, this.cursor);
     this.cursor = overdue.length === RECONCILE_BATCH ? overdue[overdue.length - 1]! : null;
     const repaired = await this.dispatcher.redeliver(overdue);
-    if (repaired.length > 0) this.logger.warn(`re-enqueued ${repaired.length} runs Redis had lost`);
+    if (repaired.length > 0) this.logger.warn(`re-enqueued ${repaired.length} runs the transport had lost`);
 
     for (const scheduleId of await this.runs.listStrandedParkedSchedules(this.db, RECONCILE_BATCH)) {
       await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, scheduleId, leaderActor('reconciler', term.holder)));

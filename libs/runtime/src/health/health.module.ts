@@ -1,11 +1,11 @@
-/** Terminus health checks, served by every process: liveness, and readiness of Postgres, Redis and the leader. */
+/** Terminus health checks, served by every process: liveness, and readiness of Postgres, the transport and the leader. */
 import { Controller, Get, Inject, Injectable, Module } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
-import type { Redis } from 'ioredis';
-import type { KairosConfig } from '@kairos/config';
+import type { Transport } from '@kairos/queue';
+import { describeDatabase, type KairosConfig } from '@kairos/config';
 import { LeaseRepository, SCHEDULER_LEASE, type Db } from '@kairos/ledger';
 import { PublicRoute } from '../public-route.js';
-import { DATABASE, KAIROS_CONFIG, REDIS_PRODUCER } from '../tokens.js';
+import { DATABASE, KAIROS_CONFIG, TRANSPORT } from '../tokens.js';
 
 @Injectable()
 export class LedgerHealth {
@@ -20,7 +20,7 @@ export class LedgerHealth {
     const check = this.indicators.check('postgres');
     try {
       await this.db.query('SELECT 1');
-      return check.up();
+      return check.up({ database: describeDatabase(this.config) });
     } catch (error) {
       return check.down({ message: (error as Error).message });
     }
@@ -42,19 +42,21 @@ export class LedgerHealth {
 }
 
 @Injectable()
-export class RedisHealth {
+export class TransportHealth {
   constructor(
     private readonly indicators: HealthIndicatorService,
-    @Inject(REDIS_PRODUCER) private readonly connection: Redis,
+    @Inject(TRANSPORT) private readonly transport: Transport,
   ) {}
 
-  async redis() {
-    const check = this.indicators.check('redis');
+  /** `redis` on Redis (as before the Postgres transport existed), `transport` on Postgres; each says where. */
+  async transportCheck() {
+    const check = this.indicators.check(this.transport.config.kind === 'redis' ? 'redis' : 'transport');
+    const transport = this.transport.description;
     try {
-      await this.connection.ping();
-      return check.up();
+      await this.transport.ping();
+      return check.up({ transport });
     } catch (error) {
-      return check.down({ message: (error as Error).message });
+      return check.down({ transport, message: (error as Error).message });
     }
   }
 }
@@ -65,7 +67,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly ledger: LedgerHealth,
-    private readonly transport: RedisHealth,
+    private readonly transport: TransportHealth,
   ) {}
 
   /** The process is up and its event loop answers. */
@@ -78,13 +80,13 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   ready() {
-    return this.health.check([() => this.ledger.postgres(), () => this.transport.redis(), () => this.ledger.leader()]);
+    return this.health.check([() => this.ledger.postgres(), () => this.transport.transportCheck(), () => this.ledger.leader()]);
   }
 }
 
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController],
-  providers: [LedgerHealth, RedisHealth],
+  providers: [LedgerHealth, TransportHealth],
 })
 export class HealthModule {}

@@ -1,7 +1,7 @@
 /**
  * The instruments Kairos exposes at /metrics, owned in one place so role code records a fact with
  * one call. Counters and the lateness histogram are pushed by the code that saw the event; the
- * gauges of runs by state and queue depth are read from Postgres and Redis when Prometheus scrapes.
+ * gauges of runs by state and queue depth are read from Postgres and the transport when Prometheus scrapes.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -13,7 +13,7 @@ import { DATABASE, RUNS_QUEUE_TOKEN } from '../tokens.js';
 /** The BullMQ job states reported as `kairos_queue_jobs{state}`. */
 export const QUEUE_JOB_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
 
-/** A scrape answers even when Postgres or Redis does not: a gauge whose source is slower than this is left out. */
+/** A scrape answers even when Postgres or the transport does not: a gauge whose source is slower than this is left out. */
 const SCRAPE_SOURCE_TIMEOUT_MS = 2_000;
 
 /** From "on time" to a minute late: past that, lateness is an outage, which the ledger records as one. */
@@ -96,7 +96,7 @@ export class KairosMetrics {
     });
     const queueJobs: Gauge<'state'> = new Gauge({
       name: 'kairos_queue_jobs',
-      help: 'Jobs in the BullMQ runs queue by state, read from Redis at scrape time (absent when Redis does not answer)',
+      help: 'Jobs in the BullMQ runs queue by state, read from the transport at scrape time (absent when it does not answer)',
       labelNames: ['state'],
       registers,
       collect: () => this.collectQueue(queueJobs),

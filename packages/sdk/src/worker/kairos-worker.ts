@@ -4,12 +4,10 @@
  * fencing epoch, batched heartbeats that carry cancellation, timeouts, retries and dead letters
  * under each run's policy, and the reaper's crash budget behind it.
  */
-import { Worker } from 'bullmq';
 import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from '@kairos/domain';
-import { loadConfig } from '@kairos/config';
+import { TRANSPORT_SCHEMA, loadConfig } from '@kairos/config';
 import { RunRecoveryRepository, createPool, type Db } from '@kairos/ledger';
-import type { Redis } from 'ioredis';
-import { RunDispatcher, RunQueues, consumerConnectionOptions, producerConnection, runsQueueName, type JobPayloads } from '@kairos/queue';
+import { RunDispatcher, RunQueues, openTransport, runsQueueName, type RunsWorker, type Transport } from '@kairos/queue';
 import { processIdentity } from '@kairos/runtime/process-identity';
 import { ExecutionLedger } from './execution-ledger.js';
 import type { KairosHandlerFunction } from './handler.js';
@@ -23,8 +21,11 @@ const MAX_STALLED_COUNT = 1_000_000;
 export interface KairosWorkerOptions {
   /** The Kairos ledger. Default: DATABASE_URL, else the server's default. */
   databaseUrl?: string;
-  /** The Redis the cluster's queues live in. Default: REDIS_URL, else the server's default. */
-  redisUrl?: string;
+  /**
+   * The Redis the cluster's queues live in. Default: REDIS_URL. Null (or REDIS_URL unset): the
+   * queues live in the ledger's database, as the server's Postgres transport keeps them.
+   */
+  redisUrl?: string | null;
   /** Prefix of every BullMQ key; must match the cluster's. Default: KAIROS_QUEUE_PREFIX, else `kairos`. */
   queuePrefix?: string;
   /** The queue this worker serves. Default `default`. */
@@ -68,7 +69,7 @@ export class KairosWorker {
   /** This worker's identity: its lease owner name and its id in the registry. Unique across restarts on one host. */
   readonly id = processIdentity().id;
   readonly queue: string;
-  private readonly settings: Required<Omit<KairosWorkerOptions, 'pool' | 'httpTarget' | 'observer' | 'handlers'>>;
+  private readonly settings: Required<Omit<KairosWorkerOptions, 'pool' | 'httpTarget' | 'observer' | 'handlers' | 'redisUrl'>> & { redisUrl: string | null };
   private readonly handlers: Map<string, KairosHandlerFunction>;
   private state: 'new' | 'started' | 'stopped' = 'new';
   private resources: {
@@ -76,9 +77,9 @@ export class KairosWorker {
     ownPool: boolean;
     ledger: ExecutionLedger;
     leases: LeaseKeeper;
-    redis: Redis;
+    transport: Transport;
     queues: RunQueues;
-    worker: Worker<JobPayloads['run'], unknown, 'run'>;
+    worker: RunsWorker;
   } | null = null;
 
   constructor(private readonly options: KairosWorkerOptions) {
@@ -94,7 +95,7 @@ export class KairosWorker {
     if (this.handlers.size === 0 && !options.httpTarget) throw new KairosWorkerError('a worker needs at least one handler');
     this.settings = {
       databaseUrl: options.databaseUrl ?? config.databaseUrl,
-      redisUrl: options.redisUrl ?? config.redisUrl,
+      redisUrl: options.redisUrl === undefined ? (config.transport.kind === 'redis' ? config.transport.url : null) : options.redisUrl,
       queuePrefix: options.queuePrefix ?? config.queuePrefix,
       queue: this.queue,
       concurrency: options.concurrency ?? config.worker.concurrency,
@@ -114,8 +115,13 @@ export class KairosWorker {
     const ownPool = this.options.pool === undefined;
     const pool = this.options.pool ?? createPool({ connectionString: s.databaseUrl, max: 4, applicationName: 'kairos-worker' });
     const ledger = new ExecutionLedger(pool, s.databaseUrl, this.id, s.leaseTtlMs);
+    let transport: Transport;
     try {
       await ledger.register({ queue: this.queue, handlers: [...this.handlers.keys()], version: s.version });
+      transport = await openTransport(
+        s.redisUrl ? { kind: 'redis', url: s.redisUrl } : { kind: 'postgres', url: s.databaseUrl, schema: TRANSPORT_SCHEMA },
+        s.queuePrefix,
+      );
     } catch (error) {
       await ledger.close();
       if (ownPool) await pool.end().catch(() => undefined);
@@ -123,8 +129,7 @@ export class KairosWorker {
       throw error;
     }
     const leases = new LeaseKeeper(ledger, s.leaseTtlMs, s.logger);
-    const redis = producerConnection(s.redisUrl);
-    const queues = new RunQueues(redis, s.queuePrefix);
+    const queues = new RunQueues(transport);
     const dispatcher = new RunDispatcher(queues, pool, new RunRecoveryRepository());
     const executor = new RunExecutor(
       ledger,
@@ -136,9 +141,7 @@ export class KairosWorker {
       s.reaperSkewMs,
     );
     leases.start();
-    const worker = new Worker<JobPayloads['run'], unknown, 'run'>(runsQueueName(this.queue), (job, token) => executor.process(job, token!), {
-      connection: consumerConnectionOptions(s.redisUrl),
-      prefix: s.queuePrefix,
+    const worker = transport.worker(runsQueueName(this.queue), (job, token) => executor.process(job, token!), {
       concurrency: s.concurrency,
       maxStalledCount: MAX_STALLED_COUNT,
       // The transport's lock follows the ledger's lease: a worker that froze or died loses its job
@@ -148,7 +151,7 @@ export class KairosWorker {
     });
     worker.on('error', (error) => s.logger.warn(`queue connection: ${error.message}`));
     worker.on('failed', (job, error) => s.logger.error(`job ${job?.id} failed: ${error.message}`));
-    this.resources = { pool, ownPool, ledger, leases, redis, queues, worker };
+    this.resources = { pool, ownPool, ledger, leases, transport, queues, worker };
   }
 
   /**
@@ -172,7 +175,7 @@ export class KairosWorker {
     await r.leases.stop();
     await r.ledger.close();
     await r.queues.close();
-    r.redis.disconnect();
+    await r.transport.close();
     if (r.ownPool) await r.pool.end().catch(() => undefined);
   }
 }

@@ -1,19 +1,19 @@
 /**
- * Postgres is the truth, Redis only the transport: a run committed but never handed to Redis, a
- * run whose job Redis lost, and everything after a wipe of Kairos's Redis keys all still execute.
+ * Postgres is the truth, the transport only carries: a run committed but never handed to the
+ * transport, a run whose job it lost, and everything after a wipe of the transport (Kairos's Redis
+ * keys, or every table of the Postgres transport's schema emptied) all still execute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, type JsonValue } from '../../libs/domain/src/index.js';
 import { RunRepository, inTransaction, manualRun } from '../../libs/ledger/src/index.js';
-import { deleteKeysWithPrefix, type RunsQueue } from '../../libs/queue/src/index.js';
+import type { RunsQueue } from '../../libs/queue/src/index.js';
 import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { REDIS_URL } from '../support/services.js';
-import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, runsQueue, startInProcess, testEnvironment, waitFor, wipeTransport, TEST_TRANSPORT, type TestEnvironment } from '../support/kairos.js';
 
-/** A due time no test reaches: the run's job stays delayed in Redis until the test makes the run due. */
+/** A due time no test reaches: the run's job stays delayed in the transport until the test makes the run due. */
 const FAR_AHEAD = '2999-01-01T00:00:00Z';
 
-describe('losing Redis loses nothing', () => {
+describe(`losing the transport (${TEST_TRANSPORT}) loses nothing`, () => {
   let t: TestEnvironment;
   let kairos: StartedKairos;
   let queue: RunsQueue;
@@ -21,7 +21,7 @@ describe('losing Redis loses nothing', () => {
   beforeAll(async () => {
     t = await testEnvironment();
     kairos = await startInProcess(t.env());
-    queue = runsQueue(t);
+    queue = await runsQueue(t);
   });
 
   afterAll(async () => {
@@ -68,7 +68,7 @@ describe('losing Redis loses nothing', () => {
     expect((await t.db.query(`SELECT count(*)::int AS n FROM run_events WHERE run_id = $1 AND kind = 'claimed'`, [id])).rows[0].n).toBe(1);
   });
 
-  it('executes a run whose dispatch Redis refused (left unenqueued for the relay)', async () => {
+  it('executes a run whose dispatch the transport refused (left unenqueued for the relay)', async () => {
     const id = await committedRun({ refused: true });
     await t.db.query(`UPDATE runs SET enqueued_at = NULL WHERE id = $1`, [id]);
     await succeeded(id);
@@ -87,17 +87,17 @@ describe('losing Redis loses nothing', () => {
     expect((await client.get(`/v1/runs/${id}`)).body.result).toEqual({ lost: true });
   });
 
-  it('keeps firing schedules and executes queued runs after all of its Redis keys are wiped', async () => {
+  it('keeps firing schedules and executes queued runs after the transport is wiped', async () => {
     const client = api(kairos.url);
     const schedule = (await client.post('/v1/schedules', { every: '1s', target: { type: 'handler', name: 'noop' } })).body;
     const delayed = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: FAR_AHEAD })).body;
-    // Wipe once the schedule is firing, while the run's job still waits in Redis for its time.
+    // Wipe once the schedule is firing, while the run's job still waits in the transport for its time.
     await waitFor(async () => {
       const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM ticks WHERE schedule_id = $1 AND outcome = 'triggered'`, [schedule.id]);
       return rows[0].n >= 1 ? true : undefined;
     }, 'the schedule to fire');
     expect(await queue.getJobState(delayed.id)).toBe('delayed');
-    await deleteKeysWithPrefix(REDIS_URL, t.redisPrefix);
+    await wipeTransport(t);
     const wipedAt = new Date();
     expect(await queue.getJobState(delayed.id)).toBe('unknown');
     expect(await stateOf(delayed.id)).toBe('queued');

@@ -1,0 +1,144 @@
+/**
+ * The one place that opens BullMQ queues, workers and connections. Kairos runs its queues either on
+ * Redis (REDIS_URL set) or on BullMQ's PostgreSQL backend in the ledger's own database, in a schema
+ * of its own (REDIS_URL unset). Everything above this file sees the same Queue and Worker classes,
+ * so every guarantee is written once: the ledger stays the truth and a lost job is re-created.
+ */
+import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
+import pg from 'pg';
+import type { Redis } from 'ioredis';
+import type { TransportConfig } from '@kairos/config';
+import type { JobPayloads } from './jobs.js';
+import { TransportUnavailableError, consumerConnectionOptions, probeRedis, producerConnection } from './redis.js';
+
+export type RunsQueue = Queue<JobPayloads['run'], unknown, 'run'>;
+export type RunsWorker = Worker<JobPayloads['run'], unknown, 'run'>;
+export type RunsProcessor = Processor<JobPayloads['run'], unknown, 'run'>;
+
+export interface RunsWorkerOptions {
+  concurrency: number;
+  maxStalledCount: number;
+  lockDuration: number;
+  stalledInterval: number;
+}
+
+export interface Transport {
+  readonly config: TransportConfig;
+  /** One line for banners and health: where the queues live, without secrets. */
+  readonly description: string;
+  /** The producer connection, for what only Redis offers (the event stream, shared rate counts); null on Postgres. */
+  readonly redis: Redis | null;
+  /** A producer handle on BullMQ queue `name`; the caller closes it. */
+  queue(name: string): RunsQueue;
+  /** A consumer of BullMQ queue `name`; the caller closes it. */
+  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions): RunsWorker;
+  /** Fails when the transport cannot be reached right now (health). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where the transport lives, in words: `redis 127.0.0.1:6379` or `postgres (schema kairos_transport)`. */
+export function describeTransport(config: TransportConfig): string {
+  if (config.kind === 'postgres') return `postgres (schema ${config.schema} of the ledger's database)`;
+  const url = new URL(config.url);
+  return `redis ${url.hostname}:${url.port || 6379}`;
+}
+
+/**
+ * Opens the transport `config` describes: Redis is probed (one clear line when it does not answer),
+ * the PostgreSQL backend's schema is created or migrated. `queuePrefix` namespaces Redis keys; on
+ * PostgreSQL the schema does that.
+ */
+export async function openTransport(config: TransportConfig, queuePrefix: string): Promise<Transport> {
+  if (config.kind === 'redis') {
+    await probeRedis(config.url);
+    return new RedisTransport(config, queuePrefix);
+  }
+  await migratePostgresTransport(config.url, config.schema);
+  return new PostgresTransport(config);
+}
+
+class RedisTransport implements Transport {
+  readonly description: string;
+  readonly redis: Redis;
+
+  constructor(
+    readonly config: Extract<TransportConfig, { kind: 'redis' }>,
+    private readonly prefix: string,
+  ) {
+    this.description = describeTransport(config);
+    this.redis = producerConnection(config.url);
+  }
+
+  queue(name: string): RunsQueue {
+    return new Queue(name, { connection: this.redis, prefix: this.prefix }) as RunsQueue;
+  }
+
+  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions): RunsWorker {
+    return new Worker(name, processor, { connection: consumerConnectionOptions(this.config.url), prefix: this.prefix, ...options }) as RunsWorker;
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+/** Connections per producer queue: adds and lookups are short statements. */
+const PRODUCER_POOL = 3;
+/**
+ * Connections per worker besides its LISTEN connection: every job in flight fetches, renews its
+ * lock and completes with statements of its own, so the pool grows with the concurrency (a
+ * quarter of it, 4 to 16: enough to keep 128 jobs in flight without starving the ledger's server).
+ */
+const consumerPool = (concurrency: number): number => Math.min(16, Math.max(4, Math.ceil(concurrency / 4)));
+
+class PostgresTransport implements Transport {
+  readonly description: string;
+  readonly redis = null;
+  /** A single connection for the health check, so it does not wait behind queue traffic. */
+  private readonly probe: pg.Pool;
+
+  constructor(readonly config: Extract<TransportConfig, { kind: 'postgres' }>) {
+    this.description = describeTransport(config);
+    this.probe = new pg.Pool({ connectionString: config.url, max: 1, connectionTimeoutMillis: 5_000, application_name: 'kairos-transport' });
+    this.probe.on('error', () => undefined);
+  }
+
+  queue(name: string): RunsQueue {
+    return new Queue(name, { connection: this.connection(PRODUCER_POOL) }, createPostgresBackend) as unknown as RunsQueue;
+  }
+
+  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions): RunsWorker {
+    return new Worker(name, processor, { connection: this.connection(consumerPool(options.concurrency)), ...options }, createPostgresBackend) as unknown as RunsWorker;
+  }
+
+  async ping(): Promise<void> {
+    await this.probe.query(`SELECT 1 FROM ${pg.escapeIdentifier(this.config.schema)}.migration LIMIT 1`);
+  }
+
+  async close(): Promise<void> {
+    await this.probe.end().catch(() => undefined);
+  }
+
+  /** A pool of its own per queue or worker: BullMQ pins the schema on the connections it makes itself. */
+  private connection(max: number) {
+    return { connectionString: this.config.url, schema: this.config.schema, max, application_name: 'kairos-transport' };
+  }
+}
+
+/** Creates or upgrades the PostgreSQL backend's schema (BullMQ serialises concurrent callers with an advisory lock). */
+export async function migratePostgresTransport(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    await runMigrations(client, schema);
+  } catch (error) {
+    throw new TransportUnavailableError(`cannot prepare the Postgres transport (schema ${schema}): ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
