@@ -20,3 +20,4 @@ export * from './instants.js';
 export * from './special-addresses.js';
 export * from './json-depth.js';
 export * from './request-hash.js';
+export * from './partitions.js';
