@@ -19,9 +19,15 @@ export interface OpenedLedger {
   migrations: MigrationResult;
 }
 
-export async function openLedger(options: { databaseUrl: string; poolSize: number; applicationName: string; migrationsDir?: string }): Promise<OpenedLedger> {
+export async function openLedger(options: {
+  databaseUrl: string;
+  poolSize: number;
+  applicationName: string;
+  migrationsDir?: string;
+  settings?: Record<string, string>;
+}): Promise<OpenedLedger> {
   await ensureDatabase(options.databaseUrl);
-  const db = createPool({ connectionString: options.databaseUrl, max: options.poolSize, applicationName: options.applicationName });
+  const db = createPool({ connectionString: options.databaseUrl, max: options.poolSize, applicationName: options.applicationName, settings: options.settings });
   try {
     const client = await db.connect();
     try {
