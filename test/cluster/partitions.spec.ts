@@ -163,12 +163,17 @@ describe('scheduler partitions', () => {
   }, 360_000);
 
   it('a frozen owner loses its partitions when their leases expire, and writes nothing after it thaws', async () => {
-    const ttlMs = 2_000;
+    const ttlMs = 3_000;
     for (const child of children) child.process.kill('SIGKILL');
     await Promise.all(children.map((c) => c.exited));
     const pair = [spawnScheduler(`${ttlMs}ms`), spawnScheduler(`${ttlMs}ms`)];
     await Promise.all(pair.map((c) => c.ready));
-    await waitFor(async () => ((await owned(pair[0]!)).length === 8 && (await owned(pair[1]!)).length === 8 ? true : undefined), 'eight each', 30_000);
+    await waitFor(async () => ((await owned(pair[0]!)).length === 8 && (await owned(pair[1]!)).length === 8 ? true : undefined), 'eight each', 60_000).catch(
+      (error: Error) => {
+        for (const child of pair) console.error(child.output().slice(-4_000));
+        throw error;
+      },
+    );
     const ids = await createEverySecond('frozen', 16);
     await sleep(3_000);
     const [frozen, other] = pair as [KairosChild, KairosChild];
@@ -184,7 +189,7 @@ describe('scheduler partitions', () => {
 
     frozen.process.kill('SIGCONT');
     // Thawed, it finds its epochs stale, then rejoins and gets its share back.
-    await waitFor(async () => ((await owned(frozen)).length === 8 ? true : undefined), 'the thawed scheduler to get its share back', 30_000);
+    await waitFor(async () => ((await owned(frozen)).length === 8 ? true : undefined), 'the thawed scheduler to get its share back', 60_000);
     expect(frozen.output()).toMatch(/gave up partitions/);
     await sleep(3_000);
     const until = (await t.db.query(`SELECT now() - interval '1500 milliseconds' AS at`)).rows[0].at as Date;

@@ -19,15 +19,9 @@ export interface OpenedLedger {
   migrations: MigrationResult;
 }
 
-export async function openLedger(options: {
-  databaseUrl: string;
-  poolSize: number;
-  applicationName: string;
-  migrationsDir?: string;
-  settings?: Record<string, string>;
-}): Promise<OpenedLedger> {
+export async function openLedger(options: { databaseUrl: string; poolSize: number; applicationName: string; migrationsDir?: string }): Promise<OpenedLedger> {
   await ensureDatabase(options.databaseUrl);
-  const db = createPool({ connectionString: options.databaseUrl, max: options.poolSize, applicationName: options.applicationName, settings: options.settings });
+  const db = createPool({ connectionString: options.databaseUrl, max: options.poolSize, applicationName: options.applicationName });
   try {
     const client = await db.connect();
     try {

@@ -46,11 +46,6 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
     poolSize: config.databasePoolSize,
     applicationName: `kairos-${spec.name}`,
     migrationsDir: config.migrationsDir ?? undefined,
-    // A frozen scheduler (SIGSTOP) caught inside a transaction would keep its lease rows share-locked
-    // and block the takeover its expiry allows: Postgres ends such a session well within the TTL.
-    settings: config.roles.includes('scheduler')
-      ? { idle_in_transaction_session_timeout: String(Math.max(1_000, Math.floor(config.scheduler.leaderTtlMs / 2))) }
-      : undefined,
   });
   if (migrations.applied.length > 0) logger.log(`applied migrations ${migrations.applied.join(', ')}`);
   try {

@@ -88,7 +88,8 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
     const { scheduler } = this.config;
     const { holder } = ownership;
     const { result, dispatch, written } = await inTransaction(this.db, async (tx) => {
-      const held = await this.leases.assertHeld(tx, holder, ownership.claims);
+      // Half the TTL: a tick frozen mid-transaction gives its partitions' rows back before their leases expire.
+      const held = await this.leases.assertHeld(tx, holder, ownership.claims, Math.max(500, Math.floor(scheduler.leaderTtlMs / 2)));
       if (held.length < ownership.claims.length) {
         const still = new Set(held.map((h) => h.partition));
         this.partitions.lost(ownership.claims.map((c) => c.partition).filter((p) => !still.has(p)));

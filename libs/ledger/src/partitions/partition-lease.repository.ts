@@ -160,9 +160,13 @@ export class PartitionLeaseRepository {
   /**
    * The subset of `claims` that `holder` still holds, proven inside the caller's transaction: the
    * rows are share-locked until commit, so none can change hands while the transaction writes.
+   * Postgres ends the transaction if it waits between statements longer than `idleLimitMs`: a
+   * holder frozen inside it (SIGSTOP) would otherwise keep the rows locked, and the takeover its
+   * expired leases allow waiting, for as long as it stays frozen.
    */
-  async assertHeld(tx: Tx, holder: string, claims: readonly PartitionClaim[]): Promise<PartitionHeld[]> {
+  async assertHeld(tx: Tx, holder: string, claims: readonly PartitionClaim[], idleLimitMs: number): Promise<PartitionHeld[]> {
     if (claims.length === 0) return [];
+    await tx.query(`SELECT set_config('idle_in_transaction_session_timeout', $1, true)`, [String(idleLimitMs)]);
     const { rows } = await tx.query<PartitionHeld>(
       `SELECT l.partition, l.covered_since AS "coveredSince"
        FROM partition_leases l JOIN unnest($2::int[], $3::bigint[]) AS c(partition, epoch)
