@@ -1,8 +1,8 @@
 /**
  * Partition ownership: every scheduler, leader or not, owns a fair share of the tick partitions
- * through their leases (see PartitionLeaseRepository) and ticks only those. Each pass announces
- * this scheduler as a member, renews its leases every third of the TTL (one statement for all),
- * reads the live members and every partition's lease, and follows the shared plan: it gives up the
+ * through their leases (see PartitionLeaseRepository) and ticks only those. Every third of the TTL
+ * it announces itself as a member, reads the live members and renews its leases (one statement for
+ * all); every pass reads every partition's lease and follows the shared plan: it gives up the
  * partitions that now belong to another member (one joined) and takes those meant for it that have
  * no live owner (free, expired, or held by a process whose presence lock is free, i.e. dead). A dead
  * owner's partitions are therefore taken within about a probe interval of Postgres ending its
@@ -34,6 +34,8 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
   private validUntil = 0;
   private lastRenewal = 0;
   private lastHeartbeat = Number.NEGATIVE_INFINITY;
+  /** The live members as last read (with each heartbeat); a member found gone since is left out. */
+  private members: string[] = [];
   private readonly loop: Loop;
   private readonly tasks: Loop[] = [];
 
@@ -111,6 +113,7 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
     }
     if (performance.now() - this.lastHeartbeat >= this.renewIntervalMs()) {
       await this.leases.heartbeat(this.db, { holder: self, hostname: this.leadership.identity.hostname, pid: this.leadership.identity.pid });
+      this.members = await this.leases.liveMembers(this.db, self, ttl);
       this.lastHeartbeat = performance.now();
     }
     if (this.owned.size > 0 && performance.now() - this.lastRenewal >= this.renewIntervalMs()) {
@@ -123,8 +126,11 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
       this.lastRenewal = startedAt;
     }
 
-    const members = await this.leases.liveMembers(this.db, self, ttl);
+    // Every probe reads the leases; the members only with each heartbeat, but an owner found gone
+    // (its presence lock free) stops counting at once, so its share is planned for the others.
     const leases = await this.leases.observe(this.db, self);
+    const gone = new Set(leases.filter((l) => l.holderGone).map((l) => l.holder));
+    const members = this.members.filter((m) => !gone.has(m));
     const owners = leases.map((l) => (l.alive && !l.holderGone ? l.holder : null));
     // A live lease of ours that this process no longer counts on (it presumed it lost): give it back.
     const stray = leases.filter((l) => owners[l.partition] === self && !this.owned.has(l.partition));
