@@ -125,6 +125,8 @@ describe('Prometheus metrics', () => {
       expect(valueOf(samples, 'kairos_queue_jobs', { state }), `kairos_queue_jobs{state="${state}"}`).toBe(0);
     }
     expect(valueOf(samples, 'kairos_leader')).toBe(1);
+    // The only scheduler owns every tick partition.
+    expect(valueOf(samples, 'kairos_owned_partitions')).toBe(16);
 
     // prom-client's process metrics, under the kairos_ prefix only.
     expect(valueOf(samples, 'kairos_process_cpu_user_seconds_total')).toBeGreaterThan(0);
@@ -138,6 +140,7 @@ describe('Prometheus metrics', () => {
 
     // kairos_leader exists only where the scheduler role runs: count() of it is the number of schedulers.
     expect(samples.some((s) => s.name === 'kairos_leader')).toBe(false);
+    expect(samples.some((s) => s.name === 'kairos_owned_partitions')).toBe(false);
     // Its own counters: the fires and verdicts of the other app in this process are not here.
     expect(valueOf(samples, 'kairos_slots_fired_total', { outcome: 'triggered' })).toBe(0);
     expect(samples.some((s) => s.name === 'kairos_run_verdicts_total')).toBe(false);

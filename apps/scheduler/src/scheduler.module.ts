@@ -1,6 +1,8 @@
-/** The scheduler role: leader election, and the loops only the leader runs. */
+/** The scheduler role: leader election and the loops only the leader runs; partition ownership and the tick every scheduler runs. */
 import { Module } from '@nestjs/common';
+import { PartitionLeaseRepository } from '@kairos/ledger';
 import { LeadershipService } from './leadership/leadership.service.js';
+import { PartitionService } from './partitions/partition.service.js';
 import { ReaperService } from './reaper/reaper.service.js';
 import { ReconcilerService } from './recovery/reconciler.service.js';
 import { OutboxPublisher } from './relay/outbox-publisher.service.js';
@@ -9,7 +11,17 @@ import { RetentionService } from './retention/retention.service.js';
 import { TickService } from './tick/tick.service.js';
 
 @Module({
-  providers: [LeadershipService, TickService, RelayService, ReaperService, ReconcilerService, OutboxPublisher, RetentionService],
-  exports: [LeadershipService, TickService],
+  providers: [
+    LeadershipService,
+    PartitionService,
+    { provide: PartitionLeaseRepository, useValue: new PartitionLeaseRepository() },
+    TickService,
+    RelayService,
+    ReaperService,
+    ReconcilerService,
+    OutboxPublisher,
+    RetentionService,
+  ],
+  exports: [LeadershipService, PartitionService, TickService],
 })
 export class SchedulerModule {}

@@ -21,3 +21,4 @@ export * from './special-addresses.js';
 export * from './json-depth.js';
 export * from './request-hash.js';
 export * from './traceparent.js';
+export * from './partitions.js';

@@ -36,6 +36,14 @@ export function createPool(options: PoolOptions): Db {
  */
 export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  // Postgres may end the session while the transaction waits between statements (an idle timeout,
+  // a terminated backend): the client reports it here rather than crash the process, its next
+  // statement fails, and the connection is discarded instead of going back to the pool.
+  let broken: Error | undefined;
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -45,7 +53,8 @@ export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Pr
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(broken);
   }
 }
 

@@ -25,3 +25,4 @@ export * from './keys/login-session.repository.js';
 export * from './retention/ledger-size.js';
 export * from './retention/retention.repository.js';
 export * from './workers/worker.repository.js';
+export * from './partitions/partition-lease.repository.js';

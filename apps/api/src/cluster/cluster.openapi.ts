@@ -36,9 +36,9 @@ export const CLUSTER_PATHS: Record<string, PathItemObject> = {
     }),
   },
   '/v1/cluster': {
-    get: read('getCluster', 'The leader lease, live scheduler sessions, run counts of the namespace, queue depths and recent outages', {
+    get: read('getCluster', 'The leader lease, live scheduler sessions, the schedulers and their partitions, run counts of the namespace, queue depths and recent outages', {
       type: 'object',
-      required: ['leader', 'sessions', 'runs', 'queue', 'outages'],
+      required: ['leader', 'sessions', 'schedulers', 'partitions', 'runs', 'queue', 'outages'],
       additionalProperties: false,
       properties: {
         leader: {
@@ -61,16 +61,56 @@ export const CLUSTER_PATHS: Record<string, PathItemObject> = {
             properties: { holder: { type: 'string' }, startedAt: instant, lastSeenAt: instant },
           },
         },
+        schedulers: {
+          type: 'array',
+          description: 'The scheduler processes sharing the tick, oldest first, with the partitions each owns now.',
+          items: {
+            type: 'object',
+            required: ['holder', 'hostname', 'pid', 'startedAt', 'lastSeenAt', 'live', 'partitions'],
+            additionalProperties: false,
+            properties: {
+              holder: { type: 'string' },
+              hostname: { type: 'string' },
+              pid: { type: 'integer' },
+              startedAt: instant,
+              lastSeenAt: instant,
+              live: { type: 'boolean', description: 'Its heartbeat is fresher than the lease TTL.' },
+              partitions: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 15 } },
+            },
+          },
+        },
+        partitions: {
+          type: 'array',
+          description: 'Every tick partition (schedules fall into 16 by a hash of their id) and its lease.',
+          items: {
+            type: 'object',
+            required: ['partition', 'holder', 'epoch', 'expiresAt', 'live', 'coveredSince'],
+            additionalProperties: false,
+            properties: {
+              partition: { type: 'integer', minimum: 0, maximum: 15 },
+              holder: { type: ['string', 'null'], description: 'Null for a partition never owned.' },
+              epoch: { type: 'integer', minimum: 0 },
+              expiresAt: instant,
+              live: { type: 'boolean' },
+              coveredSince: { ...instant, description: 'Since when it has been owned without a gap: slots due before this fell into an outage.' },
+            },
+          },
+        },
         runs: { ...counts, description: 'Runs of the namespace by state.' },
         queue: { ...counts, description: 'BullMQ jobs by state (waiting, active, delayed, failed, prioritized).' },
         outages: {
           type: 'array',
-          description: 'The ten most recent spans without a leader, newest first.',
+          description: 'The ten most recent spans without a leader, or without an owner of one partition, newest first.',
           items: {
             type: 'object',
-            required: ['startedAt', 'endedAt', 'reasonCode'],
+            required: ['startedAt', 'endedAt', 'reasonCode', 'partition'],
             additionalProperties: false,
-            properties: { startedAt: instant, endedAt: instant, reasonCode: { type: 'string' } },
+            properties: {
+              startedAt: instant,
+              endedAt: instant,
+              reasonCode: { type: 'string' },
+              partition: { type: ['integer', 'null'], minimum: 0, maximum: 15, description: 'Null for a span without a leader.' },
+            },
           },
         },
       },

@@ -1,4 +1,4 @@
-/** `kairos status`: the database and transport in use, who leads, recent sessions and outages, and what the ledger holds. */
+/** `kairos status`: the database and transport in use, who leads, which scheduler owns which partitions, recent sessions and outages, and what the ledger holds. */
 import { describeDatabase, type KairosConfig } from '@kairos/config';
 import { describeTransport } from '@kairos/queue';
 import { LeaseRepository, ledgerSize, type Db } from '@kairos/ledger';
@@ -23,14 +23,25 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
       `SELECT holder, started_at, heartbeat_at, stopped_at, stop_reason FROM scheduler_sessions ORDER BY started_at DESC LIMIT 5`,
     )
   ).rows;
-  const outages = (await db.query(`SELECT started_at, ended_at, reason_code FROM outages ORDER BY started_at DESC LIMIT 5`)).rows;
+  const outages = (await db.query(`SELECT started_at, ended_at, reason_code, partition FROM outages ORDER BY started_at DESC LIMIT 5`)).rows;
+  // Each member with the partitions whose live leases it holds; a frozen member's heartbeat goes stale.
+  const schedulers = (
+    await db.query(
+      `SELECT m.holder, m.started_at, m.heartbeat_at, m.heartbeat_at > now() - $1 * interval '1 millisecond' AS live,
+              coalesce(array_agg(l.partition ORDER BY l.partition) FILTER (WHERE l.partition IS NOT NULL), '{}') AS partitions
+       FROM scheduler_members m LEFT JOIN partition_leases l ON l.holder = m.holder AND l.expires_at > now()
+       GROUP BY m.holder ORDER BY m.started_at, m.holder`,
+      [config.scheduler.leaderTtlMs],
+    )
+  ).rows;
+  const unowned = (await db.query(`SELECT array_agg(partition ORDER BY partition) AS p FROM partition_leases WHERE expires_at <= now()`)).rows[0].p ?? [];
   const schedules = (await db.query(`SELECT status, count(*)::int AS n FROM schedules GROUP BY status ORDER BY status`)).rows;
   const runs = (await db.query(`SELECT state, count(*)::int AS n FROM runs GROUP BY state ORDER BY state`)).rows;
   const ledger = await ledgerSize(db);
   const database = describeDatabase(config);
   const transport = describeTransport(config.transport);
   if (json) {
-    out.line(JSON.stringify({ database, transport, leader, sessions, outages, schedules, runs, ledger }, null, 2));
+    out.line(JSON.stringify({ database, transport, leader, schedulers, unownedPartitions: unowned, sessions, outages, schedules, runs, ledger }, null, 2));
     return 0;
   }
   out.line(`database   ${database}`);
@@ -42,11 +53,17 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   );
   out.line(`schedules  ${schedules.map((r) => `${r.status} ${r.n}`).join(', ') || 'none'}`);
   out.line(`runs       ${runs.map((r) => `${r.state} ${r.n}`).join(', ') || 'none'}`);
+  out.line(`\nschedulers (tick partitions${unowned.length > 0 ? `; without an owner: ${unowned.join(', ')}` : ''})`);
+  out.line(
+    schedulers.length === 0
+      ? 'none running'
+      : table(['holder', 'started', 'last heartbeat', 'partitions'], schedulers.map((m) => [m.holder, iso(m.started_at), iso(m.heartbeat_at) + (m.live ? '' : ' (stale)'), m.partitions.join(',') || '-'])),
+  );
   out.line('\nsessions');
   out.line(table(['holder', 'started', 'last heartbeat', 'stopped', 'how'], sessions.map((s) => [s.holder, iso(s.started_at), iso(s.heartbeat_at), iso(s.stopped_at), s.stop_reason ?? 'running'])));
   out.line(`\nledger     ${formatBytes(ledger.databaseBytes)} on disk; rows are Postgres' estimates (retention ${formatDuration(config.retention.retentionMs)})`);
   out.line(table(['table', 'rows', 'size'], ledger.tables.map((t) => [t.table, String(t.rows), formatBytes(t.bytes)])));
   out.line('\noutages');
-  out.line(outages.length === 0 ? 'none recorded' : table(['from', 'to', 'reason'], outages.map((o) => [iso(o.started_at), iso(o.ended_at), o.reason_code])));
+  out.line(outages.length === 0 ? 'none recorded' : table(['from', 'to', 'reason', 'partition'], outages.map((o) => [iso(o.started_at), iso(o.ended_at), o.reason_code, String(o.partition ?? 'all')])));
   return 0;
 }

@@ -38,7 +38,7 @@ export interface LeaderTask {
 @Injectable()
 export class LeadershipService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Leadership');
-  private readonly identity = processIdentity();
+  readonly identity = processIdentity();
   readonly holder = this.identity.id;
   private currentTerm: LeadershipTerm | null = null;
   /** Local monotonic deadline after which an unrenewed lease must be presumed lost. */
@@ -68,6 +68,14 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
   term(): LeadershipTerm | null {
     if (this.currentTerm && performance.now() > this.validUntil) this.stepDown('lease renewals failed past its expiry');
     return this.currentTerm;
+  }
+
+  /**
+   * Whether this process holds its presence lock: the proof of life every lease it holds (the
+   * scheduler lease, partition leases) rests on. Taken by the leadership loop's first pass.
+   */
+  presenceHeld(): boolean {
+    return this.presence.isHeld();
   }
 
   /**

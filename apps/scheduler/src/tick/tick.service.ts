@@ -1,18 +1,18 @@
 /**
- * The tick: where a schedule's due slots become runs. The leader claims due schedules with
- * FOR UPDATE SKIP LOCKED and, in one transaction that also proves it still holds the lease at its
- * epoch, writes the ticks, the runs and the advanced cursors. Only after the commit are the new
- * runs handed to Redis (the relay heals a crash in between).
+ * The tick: where a schedule's due slots become runs. Every scheduler ticks the partitions it owns
+ * (see PartitionService): it claims their due schedules with FOR UPDATE SKIP LOCKED and, in one
+ * transaction that also proves it still holds each partition's lease at its epoch, writes the
+ * ticks, the runs and the advanced cursors. Only after the commit are the new runs handed to Redis
+ * (the relay heals a crash in between).
  */
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { KairosConfig } from '@kairos/config';
 import { planSlots } from '@kairos/domain';
 import {
-  LeaseRepository,
   OutboxRepository,
+  PartitionLeaseRepository,
   RunRepository,
-  SCHEDULER_LEASE,
   SCHEDULES_CHANNEL,
   ScheduleRepository,
   SlotWriter,
@@ -26,7 +26,8 @@ import {
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE, KAIROS_CONFIG, KairosMetrics, TICK_SPAN, inSpan, leaderActor } from '@kairos/runtime';
-import { LeadershipService, type LeaderTask, type LeadershipTerm } from '../leadership/leadership.service.js';
+import type { LeaderTask } from '../leadership/leadership.service.js';
+import { PartitionService, type PartitionOwnership } from '../partitions/partition.service.js';
 
 export interface TickResult {
   schedules: number;
@@ -46,8 +47,8 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
-    private readonly leadership: LeadershipService,
-    private readonly leases: LeaseRepository,
+    private readonly partitions: PartitionService,
+    private readonly leases: PartitionLeaseRepository,
     private readonly schedules: ScheduleRepository,
     private readonly runs: RunRepository,
     private readonly slots: SlotWriter,
@@ -57,7 +58,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
   ) {}
 
   onModuleInit(): void {
-    this.task = this.leadership.whileLeading('Tick', this.config.scheduler.tickMaxIdleMs, (term) => this.pass(term));
+    this.task = this.partitions.whileOwning('Tick', this.config.scheduler.tickMaxIdleMs, (ownership) => this.pass(ownership));
   }
 
   onApplicationBootstrap(): void {
@@ -70,32 +71,41 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
   }
 
   /** One pass: tick while batches come back full, then sleep until the next slot is due (bounded). */
-  private async pass(term: LeadershipTerm): Promise<number> {
+  private async pass(ownership: PartitionOwnership): Promise<number> {
     const maxIdle = this.config.scheduler.tickMaxIdleMs;
-    const result = await this.tickOnce(term);
+    const result = await this.tickOnce(ownership);
     if (result.more) return 0;
-    const dueInMs = await this.schedules.msUntilNextDue(this.db);
+    const dueInMs = await this.schedules.msUntilNextDue(this.db, ownership.claims.map((c) => c.partition));
     if (dueInMs === null) return maxIdle;
     return Math.min(maxIdle, Math.max(0, dueInMs - this.config.scheduler.lookaheadMs));
   }
 
   /**
-   * Evaluates one batch of due schedules under `term`, in a `kairos.tick` span that the runs it
-   * writes record as their trace. Throws LeaseLostError if the term ended.
+   * Evaluates one batch of due schedules of the partitions in `ownership`, of those whose leases are
+   * still held at their epochs (the others are reported lost and left alone), in a `kairos.tick`
+   * span that the runs it writes record as their trace.
    */
-  tickOnce(term: LeadershipTerm): Promise<TickResult> {
-    return inSpan(TICK_SPAN, { attributes: { 'kairos.leader.epoch': term.epoch } }, async (span) => {
-      const result = await this.tickBatch(term);
+  tickOnce(ownership: PartitionOwnership): Promise<TickResult> {
+    return inSpan(TICK_SPAN, { attributes: { 'kairos.tick.partitions': ownership.claims.length } }, async (span) => {
+      const result = await this.tickBatch(ownership);
       span.setAttributes({ 'kairos.tick.schedules': result.schedules, 'kairos.tick.ticks': result.ticks, 'kairos.tick.runs': result.runs });
       return result;
     });
   }
 
-  private async tickBatch(term: LeadershipTerm): Promise<TickResult> {
+  private async tickBatch(ownership: PartitionOwnership): Promise<TickResult> {
     const { scheduler } = this.config;
+    const { holder } = ownership;
     const { result, dispatch, written } = await inTransaction(this.db, async (tx) => {
-      await this.leases.assertHeld(tx, SCHEDULER_LEASE, term.holder, term.epoch);
-      const { rows, dbNow } = await this.schedules.claimDue(tx, scheduler.tickBatchSize, scheduler.lookaheadMs);
+      // Half the TTL: a tick frozen mid-transaction gives its partitions' rows back before their leases expire.
+      const held = await this.leases.assertHeld(tx, holder, ownership.claims, Math.max(500, Math.floor(scheduler.leaderTtlMs / 2)));
+      if (held.length < ownership.claims.length) {
+        const still = new Set(held.map((h) => h.partition));
+        this.partitions.lost(ownership.claims.map((c) => c.partition).filter((p) => !still.has(p)));
+      }
+      // Slots of a partition that fell due before its current run of ownership began are decided by catch-up.
+      const coveredSince = new Map(held.map((h) => [h.partition, h.coveredSince.getTime()]));
+      const { rows, dbNow, full } = await this.schedules.claimDue(tx, [...coveredSince.keys()], scheduler.tickBatchSize, scheduler.lookaheadMs);
       const active = await this.runs.activeBySchedule(tx, rows.map((r) => r.id));
       const made: Materialized[] = [];
       const cursors: CursorAdvance[] = [];
@@ -107,7 +117,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
           cursorMs: row.nextFireAt!.getTime(),
           nowMs: dbNow.getTime() + scheduler.lookaheadMs,
           catchupBoundaryMs: Math.max(
-            term.acquiredAt.getTime(),
+            coveredSince.get(row.tickPartition)!,
             row.createdAt.getTime(),
             row.resumedAt?.getTime() ?? 0,
           ),
@@ -119,7 +129,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
           tickOrigin: 'schedule',
           runOrigin: 'schedule',
           overlap: row.overlap,
-          actor: leaderActor('scheduler', term.holder),
+          actor: leaderActor('scheduler', holder),
           remainingRuns: row.maxRuns === null ? null : Math.max(0, row.maxRuns - row.fireCount),
         });
         made.push(slots);
@@ -139,10 +149,10 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
       const completed = new Set(cursors.filter((c) => c.completed).map((c) => c.id));
       await this.outbox.append(
         tx,
-        rows.filter((r) => completed.has(r.id)).map((r) => scheduleEvent('schedule.completed', { ...r, status: 'completed', nextFireAt: null }, leaderActor('scheduler', term.holder))),
+        rows.filter((r) => completed.has(r.id)).map((r) => scheduleEvent('schedule.completed', { ...r, status: 'completed', nextFireAt: null }, leaderActor('scheduler', holder))),
       );
       return {
-        result: { schedules: rows.length, ticks: written.ticks.length, runs: written.runs.length, more: rows.length === scheduler.tickBatchSize },
+        result: { schedules: rows.length, ticks: written.ticks.length, runs: written.runs.length, more: full },
         dispatch: written.dispatch,
         written: written.ticks,
       };

@@ -13,7 +13,7 @@ import pg from 'pg';
 import type { Queryable } from '../database.js';
 
 /** First half of every presence lock key (the two-int4 key space, apart from the migration lock). */
-const PRESENCE_LOCK_CLASS = 0x4b41_4952; // "KAIR"
+export const PRESENCE_LOCK_CLASS = 0x4b41_4952; // "KAIR"
 
 export interface LeaseObservation {
   holder: string;

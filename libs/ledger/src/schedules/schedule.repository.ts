@@ -193,25 +193,39 @@ export class ScheduleRepository {
   }
 
   /**
-   * Locks and returns up to `limit` active schedules due by now + lookahead, skipping rows another
-   * transaction holds. `dbNow` is the database clock every slot decision is made against.
+   * Locks and returns active schedules of the given partitions due by now + lookahead, skipping rows
+   * another transaction holds: up to `limit` in all, shared evenly between the partitions, each
+   * partition read in slot order from its own index range. `full` says a partition had more due
+   * than its share. `dbNow` is the database clock every slot decision is made against.
    */
-  async claimDue(tx: Tx, limit: number, lookaheadMs: number): Promise<{ rows: ScheduleRow[]; dbNow: Date }> {
-    const { rows } = await tx.query<ScheduleRow & { dbNow: Date }>(
-      `SELECT ${SCHEDULE_COLUMNS}, now() AS "dbNow" FROM schedules s
-       WHERE s.status = 'active' AND s.next_fire_at <= now() + $1 * interval '1 millisecond'
-       ORDER BY s.next_fire_at LIMIT $2
-       FOR NO KEY UPDATE SKIP LOCKED`,
-      [lookaheadMs, limit],
+  async claimDue(
+    tx: Tx,
+    partitions: readonly number[],
+    limit: number,
+    lookaheadMs: number,
+  ): Promise<{ rows: (ScheduleRow & { tickPartition: number })[]; dbNow: Date; full: boolean }> {
+    const share = Math.max(1, Math.ceil(limit / Math.max(1, partitions.length)));
+    const { rows } = await tx.query<ScheduleRow & { tickPartition: number; dbNow: Date }>(
+      `SELECT due.*, now() AS "dbNow" FROM unnest($3::smallint[]) AS p(partition)
+       CROSS JOIN LATERAL (
+         SELECT ${SCHEDULE_COLUMNS}, s.tick_partition AS "tickPartition" FROM schedules s
+         WHERE s.tick_partition = p.partition AND s.status = 'active' AND s.next_fire_at <= now() + $1 * interval '1 millisecond'
+         ORDER BY s.next_fire_at LIMIT $2
+         FOR NO KEY UPDATE OF s SKIP LOCKED) due`,
+      [lookaheadMs, share, partitions],
     );
+    const perPartition = new Map<number, number>();
+    for (const r of rows) perPartition.set(r.tickPartition, (perPartition.get(r.tickPartition) ?? 0) + 1);
     const dbNow = rows[0]?.dbNow ?? (await tx.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
-    return { rows, dbNow };
+    return { rows, dbNow, full: [...perPartition.values()].some((n) => n === share) };
   }
 
-  /** The earliest next_fire_at among active schedules: how long the tick may sleep. */
-  async msUntilNextDue(db: Queryable): Promise<number | null> {
+  /** The earliest next_fire_at among the active schedules of the given partitions: how long the tick may sleep. */
+  async msUntilNextDue(db: Queryable, partitions: readonly number[]): Promise<number | null> {
     const { rows } = await db.query<{ ms: number | null }>(
-      `SELECT (extract(epoch FROM min(next_fire_at) - now()) * 1000)::float8 AS ms FROM schedules WHERE status = 'active'`,
+      `SELECT (extract(epoch FROM min(first.at) - now()) * 1000)::float8 AS ms FROM unnest($1::smallint[]) AS p(partition)
+       CROSS JOIN LATERAL (SELECT min(next_fire_at) AS at FROM schedules WHERE tick_partition = p.partition AND status = 'active') first`,
+      [partitions],
     );
     return rows[0]?.ms ?? null;
   }

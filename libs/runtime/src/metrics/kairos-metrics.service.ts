@@ -139,6 +139,16 @@ export class KairosMetrics {
     });
   }
 
+  /** Registers `kairos_owned_partitions`: how many tick partitions this scheduler owns, asked at scrape time. */
+  reportPartitions(owned: () => number): void {
+    const gauge: Gauge = new Gauge({
+      name: 'kairos_owned_partitions',
+      help: 'Tick partitions this scheduler owns through their leases',
+      registers: [this.registry],
+      collect: () => gauge.set(owned()),
+    });
+  }
+
   private async collectRuns(gauge: Gauge<'state'>): Promise<void> {
     gauge.reset();
     const { rows } = await withTimeout(
