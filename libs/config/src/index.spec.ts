@@ -25,8 +25,8 @@ describe('loadConfig', () => {
       scheduler: {
         leaderTtlMs: 10_000,
         tickMaxIdleMs: 1_000,
-        tickBatchSize: 500,
-        lookaheadMs: 0,
+        tickBatchSize: 2_000,
+        lookaheadMs: 15_000,
         relayIntervalMs: 1_000,
         reconcileIntervalMs: 5_000,
         reconcileGraceMs: 10_000,

@@ -2,12 +2,14 @@
  * The tick: where a schedule's due slots become runs. The leader claims due schedules with
  * FOR UPDATE SKIP LOCKED and, in one transaction that also proves it still holds the lease at its
  * epoch, writes the ticks, the runs and the advanced cursors. Only after the commit are the new
- * runs handed to Redis (the relay heals a crash in between).
+ * runs handed to Redis (the relay heals a crash in between). Slots due within the lookahead are
+ * written ahead and handed over as delayed jobs, so a herd is in Redis before its instant; while
+ * one batch is handed over, the next one is written.
  */
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { KairosConfig } from '@kairos/config';
-import { planSlots } from '@kairos/domain';
+import { planWithLookahead } from '@kairos/domain';
 import {
   LeaseRepository,
   OutboxRepository,
@@ -22,6 +24,7 @@ import {
   specOf,
   type CursorAdvance,
   type Db,
+  type DispatchItem,
   type Materialized,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
@@ -42,6 +45,8 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
   private task: LeaderTask | null = null;
   private listener: pg.Client | null = null;
   private stopping = false;
+  /** The hand-over to Redis of the last batch written, which the next batch's writing overlaps. */
+  private handingOver: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -69,18 +74,34 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
     await this.listener?.end().catch(() => undefined);
   }
 
-  /** One pass: tick while batches come back full, then sleep until the next slot is due (bounded). */
+  /**
+   * One pass: write a batch and hand it to Redis while the next pass writes the next batch (one
+   * hand-over in flight at a time); once a batch comes back short, wait for the hand-over and sleep
+   * until the next slot enters the lookahead (bounded).
+   */
   private async pass(term: LeadershipTerm): Promise<number> {
     const maxIdle = this.config.scheduler.tickMaxIdleMs;
-    const result = await this.tickOnce(term);
+    const lookahead = this.config.scheduler.lookaheadMs;
+    const { result, dispatch } = await this.writeBatch(term);
+    this.handingOver = this.handingOver.then(() => this.handOver(dispatch));
     if (result.more) return 0;
+    await this.handingOver;
     const dueInMs = await this.schedules.msUntilNextDue(this.db);
     if (dueInMs === null) return maxIdle;
-    return Math.min(maxIdle, Math.max(0, dueInMs - this.config.scheduler.lookaheadMs));
+    // Nothing was claimable although a slot is within the lookahead: its schedule waits for an
+    // active run (see claimDue), so the next chance is the slot's own instant.
+    const wakeInMs = result.schedules === 0 && dueInMs <= lookahead ? dueInMs : dueInMs - lookahead;
+    return Math.min(maxIdle, Math.max(0, wakeInMs));
   }
 
-  /** Evaluates one batch of due schedules under `term`. Throws LeaseLostError if the term ended. */
-  async tickOnce(term: LeadershipTerm): Promise<TickResult> {
+  private async handOver(dispatch: readonly DispatchItem[]): Promise<void> {
+    // Redis refusing is left to the relay by the dispatcher; this is the ledger failing to record
+    // that, which the reconciler heals (it finds the runs overdue without a job).
+    await this.dispatcher.dispatch(dispatch).catch((error: Error) => this.logger.warn(`handing runs to Redis failed: ${error.message}`));
+  }
+
+  /** Writes one batch of due schedules' slots in one transaction under `term`. Throws LeaseLostError if the term ended. */
+  private async writeBatch(term: LeadershipTerm): Promise<{ result: TickResult; dispatch: DispatchItem[] }> {
     const { scheduler } = this.config;
     const { result, dispatch, written } = await inTransaction(this.db, async (tx) => {
       await this.leases.assertHeld(tx, SCHEDULER_LEASE, term.holder, term.epoch);
@@ -89,22 +110,26 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
       const made: Materialized[] = [];
       const cursors: CursorAdvance[] = [];
       for (const row of rows) {
-        const plan = planSlots({
-          scheduleId: row.id,
-          spec: specOf(row),
-          anchorMs: row.createdAt.getTime(),
-          cursorMs: row.nextFireAt!.getTime(),
-          nowMs: dbNow.getTime() + scheduler.lookaheadMs,
-          catchupBoundaryMs: Math.max(
-            term.acquiredAt.getTime(),
-            row.createdAt.getTime(),
-            row.resumedAt?.getTime() ?? 0,
-          ),
-        });
+        const activeRuns = active.get(row.id) ?? [];
+        const plan = planWithLookahead(
+          {
+            scheduleId: row.id,
+            spec: specOf(row),
+            anchorMs: row.createdAt.getTime(),
+            cursorMs: row.nextFireAt!.getTime(),
+            nowMs: dbNow.getTime(),
+            catchupBoundaryMs: Math.max(
+              term.acquiredAt.getTime(),
+              row.createdAt.getTime(),
+              row.resumedAt?.getTime() ?? 0,
+            ),
+          },
+          { lookaheadMs: scheduler.lookaheadMs, overlapAllows: row.overlap === 'allow', hasActive: activeRuns.length > 0 },
+        );
         const slots = materializeSlots({
           row,
           slots: plan.slots,
-          active: active.get(row.id) ?? [],
+          active: activeRuns,
           tickOrigin: 'schedule',
           runOrigin: 'schedule',
           overlap: row.overlap,
@@ -137,8 +162,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
       };
     });
     this.metrics.slotsFired(written);
-    await this.dispatcher.dispatch(dispatch);
-    return result;
+    return { result, dispatch };
   }
 
   /** LISTEN for schedule changes on a dedicated connection; reconnects after errors. */

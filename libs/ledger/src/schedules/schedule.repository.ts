@@ -194,12 +194,16 @@ export class ScheduleRepository {
 
   /**
    * Locks and returns up to `limit` active schedules due by now + lookahead, skipping rows another
-   * transaction holds. `dbNow` is the database clock every slot decision is made against.
+   * transaction holds. A schedule whose overlap policy is not `allow` and that still has an active
+   * run is taken only once it is due: its next slot cannot be decided ahead (see
+   * planWithLookahead). `dbNow` is the database clock every slot decision is made against.
    */
   async claimDue(tx: Tx, limit: number, lookaheadMs: number): Promise<{ rows: ScheduleRow[]; dbNow: Date }> {
     const { rows } = await tx.query<ScheduleRow & { dbNow: Date }>(
       `SELECT ${SCHEDULE_COLUMNS}, now() AS "dbNow" FROM schedules s
        WHERE s.status = 'active' AND s.next_fire_at <= now() + $1 * interval '1 millisecond'
+         AND (s.next_fire_at <= now() OR s.overlap = 'allow'
+              OR NOT EXISTS (SELECT 1 FROM runs r WHERE r.schedule_id = s.id AND r.state IN ('queued', 'running')))
        ORDER BY s.next_fire_at LIMIT $2
        FOR NO KEY UPDATE SKIP LOCKED`,
       [lookaheadMs, limit],
@@ -241,6 +245,30 @@ export class ScheduleRepository {
     );
     const written = new Set(rows.map((r) => r.key));
     return ticks.filter((t) => written.has(tickKey(t)));
+  }
+
+  /**
+   * Forgets the slots of the given (cancelled) runs made ahead: their ticks are deleted and the
+   * cursor, fire count and last fire move back, reopening a schedule their runs had completed.
+   */
+  async giveBackSlots(tx: Tx, scheduleId: string, runIds: readonly string[]): Promise<void> {
+    await tx.query(
+      `WITH gone AS (
+         DELETE FROM ticks WHERE schedule_id = $1 AND run_id = ANY($2::uuid[]) RETURNING scheduled_for
+       ), back AS (SELECT min(scheduled_for) AS first, count(*)::int AS n FROM gone)
+       UPDATE schedules s SET
+         next_fire_at = CASE WHEN s.next_fire_at IS NULL OR s.next_fire_at > back.first THEN back.first ELSE s.next_fire_at END,
+         fire_count   = greatest(0, s.fire_count - back.n),
+         last_fire_at = CASE WHEN s.last_fire_at >= back.first
+                          THEN (SELECT max(t.scheduled_for) FROM ticks t
+                                WHERE t.schedule_id = s.id AND t.origin = 'schedule' AND t.run_id IS NOT NULL AND t.scheduled_for < back.first)
+                          ELSE s.last_fire_at END,
+         status       = CASE WHEN s.status = 'completed' THEN 'active' ELSE s.status END,
+         completed_at = CASE WHEN s.status = 'completed' THEN NULL ELSE s.completed_at END,
+         updated_at   = now()
+       FROM back WHERE s.id = $1 AND back.n > 0`,
+      [scheduleId, runIds],
+    );
   }
 
   async advanceCursors(tx: Tx, updates: readonly CursorAdvance[]): Promise<void> {
