@@ -5,23 +5,23 @@
  *               (raw BullMQ: add, process noop, complete)
  *   lateness    actual start minus slot, p50/p99, for 2,000 one-shot timers spread over 10 s
  *               (raw BullMQ: 2,000 delayed jobs, processing start minus due time)
+ *   herd        B of N pending schedules due at one instant (see herd.ts)
  * and the ratios Kairos/BullMQ. Throughput is also measured for a user's worker (the SDK's
  * KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the built-in
- * one. Each phase gets a fresh database and Redis prefix.
+ * one. Each phase gets a fresh database and Redis prefix. `npm run bench -- herd` (or
+ * `throughput`, `lateness`) runs only the scenarios named.
  */
 import { Queue, Worker } from 'bullmq';
-import pg from 'pg';
 import { Registry } from 'prom-client';
 import { newId, parseScheduleCreate, queueOf, specHash } from '@kairos/domain';
 import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
-import { deleteKeysWithPrefix } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/runtime';
 import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
+import { herdScenario } from './herd.js';
+import { REDIS_URL, fmt, median, percentile, printTable, sandbox, until, type Sandbox } from './sandbox.js';
 
-const ADMIN_URL = process.env.KAIROS_BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUNS = Number(process.env.KAIROS_BENCH_RUNS ?? 20_000);
 /** Throughput is measured in this many alternating rounds (BullMQ, Kairos, BullMQ, ...); medians are reported. */
 const ROUNDS = Number(process.env.KAIROS_BENCH_ROUNDS ?? 3);
@@ -34,40 +34,6 @@ const SPREAD_MS = 10_000;
  */
 const CONCURRENCY = Number(process.env.KAIROS_BENCH_CONCURRENCY ?? 128);
 const RETRY = { maxAttempts: 1, backoff: { type: 'fixed' as const, baseMs: 1_000, maxMs: 1_000, jitter: 0 } };
-
-interface Sandbox {
-  url: string;
-  prefix: string;
-  db: pg.Pool;
-  drop(): Promise<void>;
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  await client.query(sql);
-  await client.end();
-}
-
-async function sandbox(label: string): Promise<Sandbox> {
-  const name = `kairos_bench_${label}_${Date.now().toString(36)}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = new pg.Pool({ connectionString: url.toString(), max: 4 });
-  // DROP DATABASE ... WITH (FORCE) may still find a connection the pool is closing.
-  db.on('error', () => undefined);
-  return {
-    url: url.toString(),
-    prefix: `kb-${name}`,
-    db,
-    drop: async () => {
-      await db.end();
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await deleteKeysWithPrefix(REDIS_URL, `kb-${name}`);
-    },
-  };
-}
 
 function kairos(box: Sandbox, roles: ('scheduler' | 'worker')[] = ['scheduler', 'worker']): Promise<StartedKairos> {
   return startKairos(
@@ -83,16 +49,6 @@ function kairos(box: Sandbox, roles: ('scheduler' | 'worker')[] = ['scheduler', 
       LOG_LEVEL: 'warn',
     },
   );
-}
-
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function rawThroughput(): Promise<number> {
@@ -230,36 +186,47 @@ async function kairosLateness(): Promise<number[]> {
   return rows.map((r) => r.ms);
 }
 
-const fmt = (n: number, digits = 0): string => n.toFixed(digits);
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-// Alternate the two so that a noisy moment of the machine does not land on one side only.
-const rawTps: number[] = [];
-const kairosTps: number[] = [];
-const sdkTps: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  rawTps.push(await rawThroughput());
-  kairosTps.push(await kairosThroughput());
-  sdkTps.push(await kairosThroughput(true));
+/** Throughput (alternating rounds) and lateness of 2,000 timers, next to raw BullMQ. */
+async function steadyScenarios(which: Set<string>): Promise<void> {
+  const rows = [['', 'raw BullMQ', 'Kairos', 'Kairos / BullMQ']];
+  if (which.has('throughput')) {
+    // Alternate the two so that a noisy moment of the machine does not land on one side only.
+    const rawTps: number[] = [];
+    const kairosTps: number[] = [];
+    const sdkTps: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      rawTps.push(await rawThroughput());
+      kairosTps.push(await kairosThroughput());
+      sdkTps.push(await kairosThroughput(true));
+    }
+    rows.push(
+      [`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, fmt(median(rawTps)), fmt(median(kairosTps)), fmt(median(kairosTps.map((k, i) => k / rawTps[i]!)), 2)],
+      ['throughput, a user worker (SDK KairosWorker, own queue)', fmt(median(rawTps)), fmt(median(sdkTps)), fmt(median(sdkTps.map((k, i) => k / rawTps[i]!)), 2)],
+    );
+    process.stdout.write(
+      `throughput rounds: BullMQ ${rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${sdkTps.map((v) => fmt(v)).join(', ')}\n`,
+    );
+  }
+  if (which.has('lateness')) {
+    const rawLate = await rawLateness();
+    const kairosLate = await kairosLateness();
+    rows.push(
+      [`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, fmt(percentile(rawLate, 50), 1), fmt(percentile(kairosLate, 50), 1), fmt(percentile(kairosLate, 50) / Math.max(1, percentile(rawLate, 50)), 2)],
+      ['lateness p99 (ms)', fmt(percentile(rawLate, 99), 1), fmt(percentile(kairosLate, 99), 1), fmt(percentile(kairosLate, 99) / Math.max(1, percentile(rawLate, 99)), 2)],
+    );
+  }
+  printTable(rows);
+  process.stdout.write(`concurrency ${CONCURRENCY}, node ${process.version}, targets: throughput >= 0.5x BullMQ, lateness p99 <= 150 ms\n`);
 }
-const rawTp = median(rawTps);
-const kairosTp = median(kairosTps);
-const sdkTp = median(sdkTps);
-const rawLate = await rawLateness();
-const kairosLate = await kairosLateness();
 
-const rows = [
-  ['', 'raw BullMQ', 'Kairos', 'Kairos / BullMQ'],
-  [`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, fmt(rawTp), fmt(kairosTp), fmt(median(kairosTps.map((k, i) => k / rawTps[i]!)), 2)],
-  ['throughput, a user worker (SDK KairosWorker, own queue)', fmt(rawTp), fmt(sdkTp), fmt(median(sdkTps.map((k, i) => k / rawTps[i]!)), 2)],
-  [`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, fmt(percentile(rawLate, 50), 1), fmt(percentile(kairosLate, 50), 1), fmt(percentile(kairosLate, 50) / Math.max(1, percentile(rawLate, 50)), 2)],
-  ['lateness p99 (ms)', fmt(percentile(rawLate, 99), 1), fmt(percentile(kairosLate, 99), 1), fmt(percentile(kairosLate, 99) / Math.max(1, percentile(rawLate, 99)), 2)],
-];
-const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-process.stdout.write(`\n${rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n')}\n\n`);
-process.stdout.write(
-  `throughput rounds: BullMQ ${rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${sdkTps.map((v) => fmt(v)).join(', ')}\n`,
-);
-process.stdout.write(`concurrency ${CONCURRENCY}, node ${process.version}, targets: throughput >= 0.5x BullMQ, lateness p99 <= 150 ms\n`);
+const SCENARIOS = ['throughput', 'lateness', 'herd'];
+const asked = process.argv.slice(2);
+const unknown = asked.filter((a) => !SCENARIOS.includes(a));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown scenario ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')} (none: all)\n`);
+  process.exit(2);
+}
+const which = new Set(asked.length > 0 ? asked : SCENARIOS);
+if (which.has('throughput') || which.has('lateness')) await steadyScenarios(which);
+if (which.has('herd')) await herdScenario();
 process.exit(0);

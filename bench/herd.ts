@@ -1,0 +1,294 @@
+/**
+ * The herd: N pending schedules (a third each one-shot `at`, `every` and daily crons in several
+ * zones), B of them due at one instant T0 and the rest spread over the next day. Kairos runs from
+ * the built `dist/` as child processes, in the `npm start` shape (all roles in one process) and
+ * with the roles apart (one scheduler, two workers), at its default configuration; raw BullMQ
+ * does the same with B delayed jobs at concurrency 16. Reported: the time from T0 until all B
+ * runs started, start lateness p50/p99, runs/s, how many runs were in the ledger before T0, each
+ * Kairos process's RSS when ready and at its peak, and the tick's due-scan query at size N.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Queue, Worker } from 'bullmq';
+import pg from 'pg';
+import { firstFireAt, parseScheduleCreate, type ScheduleSpec } from '@kairos/domain';
+import { ScheduleRepository, defaultMigrationsDir, inTransaction, migrate, readMigrations } from '@kairos/ledger';
+import { REDIS_URL, fmt, percentile, printTable, sandbox, sleep, until, type Sandbox } from './sandbox.js';
+
+const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
+const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
+const RAW_CONCURRENCY = 16;
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Asia/Tokyo', 'Australia/Sydney', 'America/Los_Angeles'];
+const HOUR = 3_600_000;
+/** Distinct daily crons among the spread schedules. */
+const SPREAD_CRONS = 2_000;
+
+interface Herd {
+  allStartedMs: number;
+  p50: number;
+  p99: number;
+  runsPerSecond: number;
+  /** Share of the herd's runs written to the ledger before T0. */
+  madeAhead: number;
+  rss: { name: string; readyMb: number; peakMb: number }[];
+}
+
+/** A schedule spec as POST /v1/schedules would store it. */
+const specOf = (body: Record<string, unknown>): ScheduleSpec =>
+  parseScheduleCreate({ target: { type: 'handler', name: 'noop' }, retry: { maxAttempts: 1 }, ...body }, Date.now()).spec;
+
+/**
+ * Inserts schedules `from..to` (by number) with one statement: one in three each kind. `herdAt`
+ * makes them all due at that instant; without it, they fall due at random over the next day.
+ */
+async function insertSchedules(db: pg.Pool | pg.PoolClient, from: number, to: number, herdAt: number | null): Promise<void> {
+  const template = specOf({ in: '1h' });
+  const nowMs = Date.now();
+  const crons = herdAt === null ? spreadCrons(nowMs) : herdCrons(herdAt);
+  await db.query(
+    `INSERT INTO schedules (kind, cron, every_ms, at, timezone, dst_gap, dst_overlap, catchup_mode, overlap, target, retry, timeout_ms,
+                            id, namespace_id, name, spec_hash, status, next_fire_at, created_at)
+     SELECT k.kind, k.cron, k.every_ms, k.at, k.tz, $1, $2, $3, $4, $5::jsonb, $6::jsonb, $7,
+            gen_random_uuid(), (SELECT id FROM namespaces WHERE name = 'default'), $8 || g, 'bench', 'active', k.next, k.created
+     FROM generate_series($9::int, $10::int) g
+     CROSS JOIN LATERAL (SELECT random() AS r, 1 + (g / 3) % cardinality($12::text[]) AS c) x
+     CROSS JOIN LATERAL (
+       SELECT CASE g % 3 WHEN 0 THEN 'at' WHEN 1 THEN 'every' ELSE 'cron' END AS kind,
+              CASE WHEN g % 3 = 2 THEN ($12::text[])[x.c] END AS cron,
+              CASE WHEN g % 3 = 1 THEN e.every_ms END AS every_ms,
+              CASE WHEN g % 3 = 0 THEN a.at END AS at,
+              CASE WHEN g % 3 = 2 THEN ($13::text[])[x.c] ELSE 'UTC' END AS tz,
+              CASE g % 3 WHEN 0 THEN a.at WHEN 1 THEN e.created + e.every_ms * interval '1 millisecond' ELSE ($14::timestamptz[])[x.c] END AS next,
+              CASE WHEN g % 3 = 1 THEN e.created ELSE now() END AS created
+       FROM (SELECT coalesce($11::timestamptz, now() + (60 + x.r * 86000) * interval '1 second') AS at) a,
+            (SELECT CASE WHEN $11::timestamptz IS NULL THEN ${HOUR} * (1 + (g / 3) % 6) ELSE ${HOUR} END::bigint AS every_ms) e0,
+            LATERAL (SELECT e0.every_ms,
+                            coalesce($11::timestamptz - interval '1 hour', now() - x.r * e0.every_ms * interval '1 millisecond') AS created) e
+     ) k`,
+    [
+      template.dst.gap,
+      template.dst.overlap,
+      template.catchup.mode,
+      template.overlap,
+      JSON.stringify(template.target),
+      JSON.stringify(template.retry),
+      template.timeoutMs,
+      herdAt === null ? 'spread-' : 'herd-',
+      from,
+      to,
+      herdAt === null ? null : new Date(herdAt),
+      crons.map((c) => c.cron),
+      crons.map((c) => c.timezone),
+      crons.map((c) => new Date(c.next)),
+    ],
+  );
+}
+
+/** Daily crons at random wall times in each zone, with their next fire. */
+function spreadCrons(nowMs: number): { cron: string; timezone: string; next: number }[] {
+  return Array.from({ length: SPREAD_CRONS }, (_, i) => {
+    const cron = `${(i * 7) % 60} ${(i * 5) % 24} * * *`;
+    const timezone = ZONES[i % ZONES.length]!;
+    return { cron, timezone, next: firstFireAt(specOf({ cron, timezone }), nowMs)! };
+  });
+}
+
+/** One daily cron per zone whose wall time there is `at` (`0 9 * * *` in each user's zone). */
+function herdCrons(at: number): { cron: string; timezone: string; next: number }[] {
+  return ZONES.map((timezone) => {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: 'numeric', minute: 'numeric', hourCycle: 'h23' }).formatToParts(at).map((p) => [p.type, p.value]),
+    );
+    const cron = `${Number(parts.minute)} ${Number(parts.hour)} * * *`;
+    const next = firstFireAt(specOf({ cron, timezone }), at - 1);
+    if (next !== at) throw new Error(`bench: ${cron} in ${timezone} next fires at ${next}, not at the herd's instant ${at}`);
+    return { cron, timezone, next };
+  });
+}
+
+/** Fills `template` (migrated) with the N - B spread schedules; returns the seconds it took. */
+async function seedTemplate(template: Sandbox): Promise<number> {
+  const started = performance.now();
+  const client = await template.db.connect();
+  try {
+    await migrate(client, readMigrations(defaultMigrationsDir()));
+    const chunk = 200_000;
+    for (let from = 1; from <= N - B; from += chunk) await insertSchedules(client, from, Math.min(N - B, from + chunk - 1), null);
+    await client.query('VACUUM ANALYZE schedules');
+  } finally {
+    client.release();
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** The tick's due scan (claimDue, in a transaction rolled back) and its sleep query, timed at size N. */
+async function dueScan(db: pg.Pool): Promise<{ claim: number[]; nextDue: number[] }> {
+  const schedules = new ScheduleRepository();
+  const claim: number[] = [];
+  const nextDue: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    await inTransaction(db, async (tx) => {
+      const t0 = performance.now();
+      await schedules.claimDue(tx, 2_000, 15_000);
+      claim.push(performance.now() - t0);
+      throw new RollBack();
+    }).catch((error: unknown) => {
+      if (!(error instanceof RollBack)) throw error;
+    });
+    const t1 = performance.now();
+    await schedules.msUntilNextDue(db);
+    nextDue.push(performance.now() - t1);
+  }
+  return { claim: claim.sort((a, b) => a - b), nextDue: nextDue.sort((a, b) => a - b) };
+}
+
+class RollBack extends Error {}
+
+interface Child {
+  name: string;
+  process: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+function start(name: string, app: 'kairos' | 'scheduler' | 'worker', box: Sandbox): Child {
+  const child = spawn(process.execPath, [`dist/apps/${app}/src/main.js`], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: box.url, REDIS_URL, KAIROS_QUEUE_PREFIX: box.prefix, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/"health":"http/.test(output) || /Health\s+http/.test(output)) resolve();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`bench: ${name} exited with ${code} before it was up:\n${output}`)));
+  });
+  ready.catch(() => undefined);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { name, process: child, ready, exited };
+}
+
+/** VmRSS (now) or VmHWM (peak) of a process, in MB. */
+function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** The herd's rows among runs or ticks (a spread cron may fall on the herd's instant too). */
+const OF_HERD = `schedule_id IN (SELECT id FROM schedules WHERE name LIKE 'herd-%')`;
+
+async function kairosHerd(template: string, shape: 'one' | 'apart'): Promise<Herd> {
+  const box = await sandbox(`herd_${shape}`, template);
+  const children =
+    shape === 'one'
+      ? [start('kairos (all roles)', 'kairos', box)]
+      : [start('scheduler', 'scheduler', box), start('worker 1', 'worker', box), start('worker 2', 'worker', box)];
+  try {
+    await Promise.all(children.map((c) => c.ready));
+    const readyMb = children.map((c) => memoryMb(c.process.pid!, 'VmRSS'));
+    // T0: a whole minute (the crons' granularity) leaving room for the lookahead before it.
+    const t0 = Math.ceil((Date.now() + 25_000) / 60_000) * 60_000;
+    await insertSchedules(box.db, N - B + 1, N, t0);
+    await box.db.query(`SELECT pg_notify('kairos_schedules', '')`);
+    const started = async () =>
+      (await box.db.query(`SELECT count(*)::int AS n FROM runs WHERE scheduled_for = $1 AND started_at IS NOT NULL AND ${OF_HERD}`, [new Date(t0)])).rows[0].n as number;
+    await sleep(Math.max(0, t0 - Date.now()));
+    await until(async () => (await started()) >= B, 300_000, 'the herd to start', 500);
+    const peakMb = children.map((c) => memoryMb(c.process.pid!, 'VmHWM'));
+    const { rows } = await box.db.query<{ late: number; ahead: boolean }>(
+      `SELECT (extract(epoch FROM started_at - scheduled_for) * 1000)::float8 AS late, created_at < scheduled_for AS ahead
+       FROM runs WHERE scheduled_for = $1 AND ${OF_HERD} ORDER BY 1`,
+      [new Date(t0)],
+    );
+    const ticks = (await box.db.query(`SELECT count(*)::int AS n, count(DISTINCT schedule_id)::int AS d FROM ticks WHERE scheduled_for = $1 AND ${OF_HERD}`, [new Date(t0)])).rows[0];
+    if (rows.length !== B || ticks.n !== B || ticks.d !== B) throw new Error(`bench: the herd made ${rows.length} runs and ${ticks.n} ticks (${ticks.d} schedules) for ${B} slots`);
+    const late = rows.map((r) => r.late);
+    const allStartedMs = late.at(-1)!;
+    return {
+      allStartedMs,
+      p50: percentile(late, 50),
+      p99: percentile(late, 99),
+      runsPerSecond: B / Math.max(0.001, allStartedMs / 1000),
+      madeAhead: rows.filter((r) => r.ahead).length / B,
+      rss: children.map((c, i) => ({ name: c.name, readyMb: readyMb[i]!, peakMb: peakMb[i]! })),
+    };
+  } finally {
+    for (const c of children) c.process.kill('SIGTERM');
+    await Promise.race([Promise.all(children.map((c) => c.exited)), sleep(20_000)]);
+    for (const c of children) if (c.process.exitCode === null) c.process.kill('SIGKILL');
+    await box.drop();
+  }
+}
+
+async function rawHerd(): Promise<Herd> {
+  const box = await sandbox('herd_raw');
+  const queue = new Queue('bench', { connection: { url: REDIS_URL }, prefix: box.prefix });
+  const late: number[] = [];
+  const worker = new Worker<{ due: number }>('bench', async (job) => void late.push(Date.now() - job.data.due), {
+    connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+    prefix: box.prefix,
+    concurrency: RAW_CONCURRENCY,
+  });
+  await worker.waitUntilReady();
+  const t0 = Date.now() + 10_000;
+  for (let i = 0; i < B; i += 1_000) {
+    await queue.addBulk(
+      Array.from({ length: Math.min(1_000, B - i) }, () => ({ name: 'herd', data: { due: t0 }, opts: { delay: t0 - Date.now(), removeOnComplete: true } })),
+    );
+  }
+  await until(async () => late.length >= B, 300_000, 'the raw BullMQ herd', 100);
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await box.drop();
+  late.sort((a, b) => a - b);
+  const allStartedMs = late.at(-1)!;
+  return { allStartedMs, p50: percentile(late, 50), p99: percentile(late, 99), runsPerSecond: B / Math.max(0.001, allStartedMs / 1000), madeAhead: 1, rss: [] };
+}
+
+export async function herdScenario(): Promise<void> {
+  if (!existsSync(`${ROOT}dist/apps/kairos/src/main.js`)) throw new Error('bench herd: run `npm run build` first; it starts Kairos from dist/');
+  process.stdout.write(`herd: seeding ${N - B} schedules spread over a day...\n`);
+  // Seeded once, copied for each shape (CREATE DATABASE ... TEMPLATE).
+  const template = await sandbox('herd_template');
+  try {
+    const seedSeconds = await seedTemplate(template);
+    const scan = await dueScan(template.db);
+    await template.db.end();
+    process.stdout.write(`herd: seeded in ${fmt(seedSeconds)} s; raw BullMQ...\n`);
+    const raw = await rawHerd();
+    process.stdout.write('herd: Kairos, all roles in one process...\n');
+    const one = await kairosHerd(template.name, 'one');
+    process.stdout.write('herd: Kairos, one scheduler and two workers...\n');
+    const apart = await kairosHerd(template.name, 'apart');
+    const s = (ms: number): string => fmt(ms / 1000, 2);
+    const row = (label: string, h: Herd): string[] => [
+      label,
+      s(h.allStartedMs),
+      `${s(h.p50)} / ${s(h.p99)}`,
+      fmt(h.runsPerSecond),
+      h === raw ? '-' : `${fmt(h.madeAhead * 100)} %`,
+      h === raw ? '-' : `${fmt(h.allStartedMs / raw.allStartedMs, 2)} / ${fmt(h.p99 / raw.p99, 2)}`,
+      h.rss.map((r) => `${r.name} ${fmt(r.readyMb)} → ${fmt(r.peakMb)}`).join(', ') || '-',
+    ];
+    printTable([
+      [`herd: ${B} of ${N} schedules due at one instant`, 'all started (s)', 'lateness p50 / p99 (s)', 'runs/s', 'runs in the ledger before', 'vs BullMQ: all started / p99', 'RSS ready → peak (MB)'],
+      row(`raw BullMQ, ${B} delayed jobs, concurrency ${RAW_CONCURRENCY}`, raw),
+      row('Kairos, npm start (all roles, one process)', one),
+      row('Kairos, one scheduler + two workers', apart),
+    ]);
+    process.stdout.write(
+      `due scan at ${N} schedules: claimDue p50 ${fmt(percentile(scan.claim, 50), 2)} ms, p99 ${fmt(percentile(scan.claim, 99), 2)} ms; ` +
+        `next-due p50 ${fmt(percentile(scan.nextDue, 50), 2)} ms, p99 ${fmt(percentile(scan.nextDue, 99), 2)} ms; ` +
+        `load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}\n`,
+    );
+  } finally {
+    await template.drop();
+  }
+}
