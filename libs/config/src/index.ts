@@ -117,7 +117,7 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
       intervalMs: duration(env, 'KAIROS_RETENTION_INTERVAL', '1m', LOOP_MIN),
     },
     worker: {
-      concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 16, 1, 1000),
+      concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 64, 1, 1000),
       runLeaseTtlMs: duration(env, 'KAIROS_RUN_LEASE_TTL', '30s', SECOND),
       httpAllowList: list(env, 'KAIROS_HTTP_ALLOWLIST'),
     },
