@@ -9,8 +9,8 @@ import { firstFireAt, parseScheduleCreate, type ScheduleSpec } from '@kairos/dom
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Asia/Tokyo', 'Australia/Sydney', 'America/Los_Angeles'];
 const HOUR = 3_600_000;
-/** Distinct daily crons among the spread schedules. */
-const SPREAD_CRONS = 2_000;
+/** The spread crons: one per minute of the day in each zone. */
+const SPREAD_CRONS = 1_440 * ZONES.length;
 
 /** A schedule spec as POST /v1/schedules would store it. */
 const specOf = (body: Record<string, unknown>): ScheduleSpec =>
@@ -64,11 +64,11 @@ export async function insertSchedules(db: pg.Pool | pg.PoolClient, from: number,
   );
 }
 
-/** Daily crons at random wall times in each zone, with their next fire. */
+/** A daily cron at each minute of the day in each zone, with its next fire. */
 function spreadCrons(nowMs: number): { cron: string; timezone: string; next: number }[] {
   return Array.from({ length: SPREAD_CRONS }, (_, i) => {
-    const cron = `${(i * 7) % 60} ${(i * 5) % 24} * * *`;
-    const timezone = ZONES[i % ZONES.length]!;
+    const cron = `${i % 60} ${Math.floor(i / 60) % 24} * * *`;
+    const timezone = ZONES[Math.floor(i / 1_440)]!;
     return { cron, timezone, next: firstFireAt(specOf({ cron, timezone }), nowMs)! };
   });
 }
