@@ -5,26 +5,27 @@
  *               (raw BullMQ: add, process noop, complete)
  *   lateness    actual start minus slot, p50/p99, for 2,000 one-shot timers spread over 10 s
  *               (raw BullMQ: 2,000 delayed jobs, processing start minus due time)
+ *   herd        B of N pending schedules due at one instant, on Redis (see herd.ts)
  * and the ratios Kairos/BullMQ, then Postgres/Redis. Throughput is also measured for a user's worker
  * (the SDK's KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the
  * built-in one. Each phase gets a fresh database and Redis prefix. KAIROS_BENCH_TRANSPORTS
- * (`redis,postgres`) picks the transports.
+ * (`redis,postgres`) picks the transports; `npm run bench -- herd` (or `throughput`, `lateness`)
+ * runs only the scenarios named.
  */
 import type { Job, Queue, Worker } from 'bullmq';
 import os from 'node:os';
-import pg from 'pg';
 import { Registry } from 'prom-client';
 import { newId, parseScheduleCreate, queueOf, specHash } from '@kairos/domain';
 import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
 import { TRANSPORT_SCHEMA, type TransportConfig } from '@kairos/config';
-import { deleteKeysWithPrefix, openTransport, type RunsProcessor, type Transport } from '@kairos/queue';
+import { openTransport, type RunsProcessor, type Transport } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/runtime';
 import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
+import { herdScenario } from './herd.js';
+import { REDIS_URL, fmt, median, percentile, printTable, sandbox, until, type Sandbox } from './sandbox.js';
 
-const ADMIN_URL = process.env.KAIROS_BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUNS = Number(process.env.KAIROS_BENCH_RUNS ?? 20_000);
 /** Throughput is measured in this many alternating rounds (BullMQ, Kairos, BullMQ, ...); medians are reported. */
 const ROUNDS = Number(process.env.KAIROS_BENCH_ROUNDS ?? 3);
@@ -40,40 +41,6 @@ type TransportKind = TransportConfig['kind'];
 const TRANSPORTS = (process.env.KAIROS_BENCH_TRANSPORTS ?? 'redis,postgres').split(',').map((t) => t.trim()) as TransportKind[];
 for (const t of TRANSPORTS) if (t !== 'redis' && t !== 'postgres') throw new Error(`KAIROS_BENCH_TRANSPORTS: "${t}" is neither redis nor postgres`);
 const RETRY = { maxAttempts: 1, backoff: { type: 'fixed' as const, baseMs: 1_000, maxMs: 1_000, jitter: 0 } };
-
-interface Sandbox {
-  url: string;
-  prefix: string;
-  db: pg.Pool;
-  drop(): Promise<void>;
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  await client.query(sql);
-  await client.end();
-}
-
-async function sandbox(label: string, kind: TransportKind): Promise<Sandbox> {
-  const name = `kairos_bench_${label}_${Date.now().toString(36)}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = new pg.Pool({ connectionString: url.toString(), max: 4 });
-  // DROP DATABASE ... WITH (FORCE) may still find a connection the pool is closing.
-  db.on('error', () => undefined);
-  return {
-    url: url.toString(),
-    prefix: `kb-${name}`,
-    db,
-    drop: async () => {
-      await db.end();
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      if (kind === 'redis') await deleteKeysWithPrefix(REDIS_URL, `kb-${name}`);
-    },
-  };
-}
 
 function transportOf(kind: TransportKind, box: Sandbox): TransportConfig {
   return kind === 'redis' ? { kind, url: REDIS_URL } : { kind, url: box.url, schema: TRANSPORT_SCHEMA };
@@ -109,18 +76,8 @@ function kairos(kind: TransportKind, box: Sandbox, roles: ('scheduler' | 'worker
   );
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function rawThroughput(kind: TransportKind): Promise<number> {
-  const box = await sandbox(`raw_tp_${kind}`, kind);
+  const box = await sandbox(`raw_tp_${kind}`, undefined, kind);
   let done = 0;
   const { transport, queue, worker } = await rawBullMQ<{ n: number }>(kind, box, async () => undefined);
   worker.on('completed', () => done++);
@@ -142,7 +99,7 @@ async function rawThroughput(kind: TransportKind): Promise<number> {
  * KairosWorker serving a queue of its own next to a scheduler-only process.
  */
 async function kairosThroughput(kind: TransportKind, userWorker = false): Promise<number> {
-  const box = await sandbox(`${userWorker ? 'sdk_tp' : 'kairos_tp'}_${kind}`, kind);
+  const box = await sandbox(`${userWorker ? 'sdk_tp' : 'kairos_tp'}_${kind}`, undefined, kind);
   const app = await kairos(kind, box, userWorker ? ['scheduler'] : ['scheduler', 'worker']);
   let sdkSucceeded = 0;
   const worker = userWorker
@@ -197,7 +154,7 @@ async function kairosThroughput(kind: TransportKind, userWorker = false): Promis
 }
 
 async function rawLateness(kind: TransportKind): Promise<number[]> {
-  const box = await sandbox(`raw_late_${kind}`, kind);
+  const box = await sandbox(`raw_late_${kind}`, undefined, kind);
   const lateness: number[] = [];
   const { transport, queue, worker } = await rawBullMQ<{ due: number }>(kind, box, async (job) => void lateness.push(Date.now() - job.data.due));
   const t0 = Date.now() + 3_000;
@@ -212,7 +169,7 @@ async function rawLateness(kind: TransportKind): Promise<number[]> {
 }
 
 async function kairosLateness(kind: TransportKind): Promise<number[]> {
-  const box = await sandbox(`kairos_late_${kind}`, kind);
+  const box = await sandbox(`kairos_late_${kind}`, undefined, kind);
   const app = await kairos(kind, box);
   const schedules = new ScheduleRepository();
   const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
@@ -242,10 +199,6 @@ async function kairosLateness(kind: TransportKind): Promise<number[]> {
   return rows.map((r) => r.ms);
 }
 
-const fmt = (n: number, digits = 0): string => n.toFixed(digits);
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 interface Figures {
   rawTps: number[];
   kairosTps: number[];
@@ -253,68 +206,79 @@ interface Figures {
   rawLate: number[];
   kairosLate: number[];
 }
-const figures = new Map<TransportKind, Figures>(TRANSPORTS.map((t) => [t, { rawTps: [], kairosTps: [], sdkTps: [], rawLate: [], kairosLate: [] }]));
+interface Figures {
+  rawTps: number[];
+  kairosTps: number[];
+  sdkTps: number[];
+  rawLate: number[];
+  kairosLate: number[];
+}
 
-// Alternate the sides and the transports so that a noisy moment of the machine does not land on one only.
-for (let round = 0; round < ROUNDS; round++) {
+const ratio = (a: number, b: number): string => fmt(a / Math.max(1, b), 2);
+
+/** Throughput (alternating rounds) and lateness of the timers, next to raw BullMQ, on each transport. */
+async function steadyScenarios(which: Set<string>): Promise<void> {
+  const figures = new Map<TransportKind, Figures>(TRANSPORTS.map((t) => [t, { rawTps: [], kairosTps: [], sdkTps: [], rawLate: [], kairosLate: [] }]));
+  // Alternate the sides and the transports so that a noisy moment of the machine does not land on one only.
+  for (let round = 0; round < (which.has('throughput') ? ROUNDS : 0); round++) {
+    for (const kind of TRANSPORTS) {
+      const f = figures.get(kind)!;
+      f.rawTps.push(await rawThroughput(kind));
+      f.kairosTps.push(await kairosThroughput(kind));
+      f.sdkTps.push(await kairosThroughput(kind, true));
+    }
+  }
+  for (const kind of which.has('lateness') ? TRANSPORTS : []) {
+    const f = figures.get(kind)!;
+    f.rawLate = await rawLateness(kind);
+    f.kairosLate = await kairosLateness(kind);
+  }
+  const rows = (f: Figures, columns: [string, string, string]): string[][] => {
+    const out = [['', ...columns]];
+    if (f.rawTps.length > 0) {
+      out.push(
+        [`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, fmt(median(f.rawTps)), fmt(median(f.kairosTps)), fmt(median(f.kairosTps.map((k, i) => k / f.rawTps[i]!)), 2)],
+        ['throughput, a user worker (SDK KairosWorker, own queue)', fmt(median(f.rawTps)), fmt(median(f.sdkTps)), fmt(median(f.sdkTps.map((k, i) => k / f.rawTps[i]!)), 2)],
+      );
+    }
+    if (f.rawLate.length > 0) {
+      const [r50, r99, k50, k99] = [percentile(f.rawLate, 50), percentile(f.rawLate, 99), percentile(f.kairosLate, 50), percentile(f.kairosLate, 99)];
+      out.push(
+        [`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, fmt(r50, 1), fmt(k50, 1), ratio(k50, r50)],
+        ['lateness p99 (ms)', fmt(r99, 1), fmt(k99, 1), ratio(k99, r99)],
+      );
+    }
+    return out;
+  };
   for (const kind of TRANSPORTS) {
     const f = figures.get(kind)!;
-    f.rawTps.push(await rawThroughput(kind));
-    f.kairosTps.push(await kairosThroughput(kind));
-    f.sdkTps.push(await kairosThroughput(kind, true));
+    process.stdout.write(`\n${kind} transport\n`);
+    printTable(rows(f, ['raw BullMQ', 'Kairos', 'Kairos / BullMQ']));
+    if (f.rawTps.length > 0) {
+      process.stdout.write(
+        `throughput rounds: BullMQ ${f.rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${f.kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${f.sdkTps.map((v) => fmt(v)).join(', ')}\n`,
+      );
+    }
   }
-}
-for (const kind of TRANSPORTS) {
-  const f = figures.get(kind)!;
-  f.rawLate = await rawLateness(kind);
-  f.kairosLate = await kairosLateness(kind);
+  if (figures.size === 2) {
+    // Kairos on each transport, side by side: the "raw" column of this table is Kairos on Redis.
+    const r = figures.get('redis')!;
+    const p = figures.get('postgres')!;
+    process.stdout.write('\nKairos on the Postgres transport against Kairos on Redis\n');
+    printTable(rows({ rawTps: r.kairosTps, kairosTps: p.kairosTps, sdkTps: p.sdkTps, rawLate: r.kairosLate, kairosLate: p.kairosLate }, ['Redis', 'Postgres', 'Postgres / Redis']));
+  }
+  process.stdout.write(`concurrency ${CONCURRENCY}, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, targets: throughput >= 0.5x BullMQ, lateness p99 <= 150 ms\n`);
 }
 
-const table = (rows: string[][]): string => {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
-};
-const ratio = (a: number, b: number): string => fmt(a / Math.max(1, b), 2);
-const summary = (f: Figures) => ({
-  rawTp: median(f.rawTps),
-  kairosTp: median(f.kairosTps),
-  sdkTp: median(f.sdkTps),
-  rawP50: percentile(f.rawLate, 50),
-  rawP99: percentile(f.rawLate, 99),
-  kairosP50: percentile(f.kairosLate, 50),
-  kairosP99: percentile(f.kairosLate, 99),
-});
+const SCENARIOS = ['throughput', 'lateness', 'herd'];
+const asked = process.argv.slice(2);
+const unknown = asked.filter((a) => !SCENARIOS.includes(a));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown scenario ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')} (none: all)\n`);
+  process.exit(2);
+}
+const which = new Set(asked.length > 0 ? asked : SCENARIOS);
+if (which.has('throughput') || which.has('lateness')) await steadyScenarios(which);
+if (which.has('herd')) await herdScenario();
 
-for (const kind of TRANSPORTS) {
-  const f = figures.get(kind)!;
-  const m = summary(f);
-  process.stdout.write(`\n${kind} transport\n`);
-  process.stdout.write(
-    `${table([
-      ['', 'raw BullMQ', 'Kairos', 'Kairos / BullMQ'],
-      [`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, fmt(m.rawTp), fmt(m.kairosTp), fmt(median(f.kairosTps.map((k, i) => k / f.rawTps[i]!)), 2)],
-      ['throughput, a user worker (SDK KairosWorker, own queue)', fmt(m.rawTp), fmt(m.sdkTp), fmt(median(f.sdkTps.map((k, i) => k / f.rawTps[i]!)), 2)],
-      [`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, fmt(m.rawP50, 1), fmt(m.kairosP50, 1), ratio(m.kairosP50, m.rawP50)],
-      ['lateness p99 (ms)', fmt(m.rawP99, 1), fmt(m.kairosP99, 1), ratio(m.kairosP99, m.rawP99)],
-    ])}\n`,
-  );
-  process.stdout.write(
-    `throughput rounds: BullMQ ${f.rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${f.kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${f.sdkTps.map((v) => fmt(v)).join(', ')}\n`,
-  );
-}
-if (figures.size === 2) {
-  const r = summary(figures.get('redis')!);
-  const p = summary(figures.get('postgres')!);
-  process.stdout.write('\nKairos on the Postgres transport against Kairos on Redis\n');
-  process.stdout.write(
-    `${table([
-      ['', 'Redis', 'Postgres', 'Postgres / Redis'],
-      ['throughput (runs/s)', fmt(r.kairosTp), fmt(p.kairosTp), ratio(p.kairosTp, r.kairosTp)],
-      ['throughput, a user worker (runs/s)', fmt(r.sdkTp), fmt(p.sdkTp), ratio(p.sdkTp, r.sdkTp)],
-      ['lateness p50 (ms)', fmt(r.kairosP50, 1), fmt(p.kairosP50, 1), ratio(p.kairosP50, r.kairosP50)],
-      ['lateness p99 (ms)', fmt(r.kairosP99, 1), fmt(p.kairosP99, 1), ratio(p.kairosP99, r.kairosP99)],
-    ])}\n`,
-  );
-}
-process.stdout.write(`\nconcurrency ${CONCURRENCY}, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, targets: throughput >= 0.5x BullMQ, lateness p99 <= 150 ms\n`);
 process.exit(0);

@@ -26,8 +26,8 @@ describe('loadConfig', () => {
       scheduler: {
         leaderTtlMs: 10_000,
         tickMaxIdleMs: 1_000,
-        tickBatchSize: 500,
-        lookaheadMs: 0,
+        tickBatchSize: 2_000,
+        lookaheadMs: 15_000,
         relayIntervalMs: 1_000,
         reconcileIntervalMs: 5_000,
         reconcileGraceMs: 10_000,
@@ -36,7 +36,7 @@ describe('loadConfig', () => {
         reaperBackoffMs: 5_000,
         crashBudget: 3,
       },
-      worker: { concurrency: 16, runLeaseTtlMs: 30_000, httpAllowList: [] },
+      worker: { concurrency: 64, runLeaseTtlMs: 30_000, httpAllowList: [] },
       tracing: { tracesUrl: null, serviceName: null },
       retention: { retentionMs: 30 * 86_400_000, deadLetterRetentionMs: 90 * 86_400_000, batchSize: 500, intervalMs: 60_000 },
     } satisfies KairosConfig);

@@ -142,8 +142,8 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
     scheduler: {
       leaderTtlMs,
       tickMaxIdleMs: duration(env, 'KAIROS_TICK_MAX_IDLE', '1s', LOOP_MIN),
-      tickBatchSize: integer(env, 'KAIROS_TICK_BATCH', 500, 1, 10_000),
-      lookaheadMs: duration(env, 'KAIROS_LOOKAHEAD', '0s'),
+      tickBatchSize: integer(env, 'KAIROS_TICK_BATCH', 2_000, 1, 10_000),
+      lookaheadMs: duration(env, 'KAIROS_LOOKAHEAD', '15s'),
       relayIntervalMs: duration(env, 'KAIROS_RELAY_INTERVAL', '1s', LOOP_MIN),
       reconcileIntervalMs: duration(env, 'KAIROS_RECONCILE_INTERVAL', '5s', LOOP_MIN),
       reconcileGraceMs: duration(env, 'KAIROS_RECONCILE_GRACE', '10s'),
@@ -163,7 +163,7 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
       serviceName: raw(env, 'OTEL_SERVICE_NAME') ?? null,
     },
     worker: {
-      concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 16, 1, 1000),
+      concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 64, 1, 1000),
       runLeaseTtlMs: duration(env, 'KAIROS_RUN_LEASE_TTL', '30s', SECOND),
       httpAllowList: list(env, 'KAIROS_HTTP_ALLOWLIST'),
     },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReasonCode } from './reason-codes.js';
 import type { CatchupPolicy, ScheduleSpec } from './schedule-spec.js';
 import type { DstPolicy } from './time/index.js';
-import { MAX_SLOTS_PER_EVALUATION, jitterOffset, planSlots, type PlanInput, type SlotDecision } from './slot-planner.js';
+import { MAX_SLOTS_PER_EVALUATION, jitterOffset, planSlots, planWithLookahead, type PlanInput, type SlotDecision } from './slot-planner.js';
 
 /** Instants on 2026-03-01 (UTC): "00:07" or "00:10:30". */
 const t = (clock: string): number => Date.parse(`2026-03-01T${clock.length === 5 ? `${clock}:00` : clock}Z`);
@@ -496,5 +496,34 @@ describe('planSlots: DST policies', () => {
     expect(p.slots.map((s) => new Date(s.slotMs).toISOString())).toEqual(expected);
     expect(p.slots.every((s) => s.fire && !s.catchup)).toBe(true);
     expect(p.nextFireAtMs).toBe(at(next));
+  });
+});
+
+describe('planWithLookahead', () => {
+  // A one-minute `every` schedule, cursor at 00:01, now 00:00:30 unless the row says otherwise.
+  it.each<[string, { now?: string; lookahead: number; allow: boolean; active: boolean }, string[], string | null]>([
+    ['no lookahead plans nothing before its slot', { lookahead: 0, allow: true, active: false }, [], '00:01'],
+    ['allow plans every slot within the lookahead', { lookahead: 3 * MINUTE, allow: true, active: false }, minutes(1, 3, 'fire'), '00:04'],
+    ['allow plans ahead beside active runs', { lookahead: 2 * MINUTE, allow: true, active: true }, minutes(1, 2, 'fire'), '00:03'],
+    ['another policy plans one slot ahead when nothing is active', { lookahead: 3 * MINUTE, allow: false, active: false }, ['00:01 fire'], '00:02'],
+    ['another policy plans nothing ahead while a run is active', { lookahead: 3 * MINUTE, allow: false, active: true }, [], '00:01'],
+    ['a slot beyond the lookahead waits', { lookahead: 20_000, allow: false, active: false }, [], '00:01'],
+    ['a due slot that fires keeps the next one from being made ahead', { now: '00:01:30', lookahead: 3 * MINUTE, allow: false, active: false }, ['00:01 fire'], '00:02'],
+  ])('%s', (_name, o, expected, next) => {
+    const p = planWithLookahead(
+      { scheduleId: 'sched-a', spec: spec(), anchorMs: t('00:00'), cursorMs: t('00:01'), nowMs: t(o.now ?? '00:00:30'), catchupBoundaryMs: t('00:00') },
+      { lookaheadMs: o.lookahead, overlapAllows: o.allow, hasActive: o.active },
+    );
+    expect(summary(p.slots)).toEqual(expected);
+    expect(p.nextFireAtMs).toBe(next === null ? null : t(next));
+  });
+
+  it('a one-shot made ahead completes the plan', () => {
+    const p = planWithLookahead(
+      { scheduleId: 'sched-a', spec: spec({ timing: { kind: 'at', atMs: t('00:01') } }), anchorMs: t('00:00'), cursorMs: t('00:01'), nowMs: t('00:00:50'), catchupBoundaryMs: t('00:00') },
+      { lookaheadMs: 15_000, overlapAllows: false, hasActive: false },
+    );
+    expect(summary(p.slots)).toEqual(['00:01 fire']);
+    expect(p).toMatchObject({ nextFireAtMs: null, completed: true });
   });
 });

@@ -70,6 +70,32 @@ export function planSlots(input: PlanInput): SlotPlan {
   return { slots, unrecordedSlots: unrecorded, nextFireAtMs, completed: nextFireAtMs === null };
 }
 
+export interface LookaheadOptions {
+  /** How far past `nowMs` slots are planned, so their runs exist (as delayed jobs) before they are due. */
+  lookaheadMs: number;
+  /** The overlap policy is `allow`: runs never wait for, skip or replace each other. */
+  overlapAllows: boolean;
+  /** The schedule has queued or running runs. */
+  hasActive: boolean;
+}
+
+/**
+ * Plans the slots due by `nowMs` and those due within the lookahead after it. An overlap decision
+ * other than `allow` depends on which runs are still active when the slot comes due, which nobody
+ * knows ahead of time; so such a schedule gets at most one slot ahead, and only while it has no
+ * active run and no due slot fires now. Its later slots are planned when they come due (or once
+ * the run it has ended), against the runs active then.
+ */
+export function planWithLookahead(input: PlanInput, opts: LookaheadOptions): SlotPlan {
+  const horizonMs = input.nowMs + opts.lookaheadMs;
+  if (opts.overlapAllows) return planSlots({ ...input, nowMs: horizonMs });
+  const due = planSlots(input);
+  const next = due.nextFireAtMs;
+  if (opts.hasActive || next === null || next > horizonMs || due.slots.some((s) => s.fire)) return due;
+  const ahead = planSlots({ ...input, cursorMs: next, nowMs: next });
+  return { slots: [...due.slots, ...ahead.slots], unrecordedSlots: due.unrecordedSlots, nextFireAtMs: ahead.nextFireAtMs, completed: ahead.completed };
+}
+
 function decideLate(input: PlanInput, late: number[], anyOnTime: boolean, out: Map<number, SlotDecision>): void {
   const { catchup, jitterMs } = input.spec;
   const why = 'the slot fell due while no scheduler was firing it or the schedule was paused';

@@ -73,7 +73,7 @@ export const SCHEDULE_PATHS: Record<string, PathItemObject> = {
       tags: ['schedules'],
       summary: 'Create or replace a schedule by name',
       description:
-        'Creates the schedule, or replaces its definition when it differs (an unchanged definition is a no-op). A `name` in the body must equal the path.',
+        'Creates the schedule, or replaces its definition when it differs (an unchanged definition is a no-op). A `name` in the body must equal the path. A replaced definition cancels the runs made ahead for slots still to come (SCHEDULE_CHANGED) and plans those slots again from the new one.',
       parameters: [{ name: 'name', in: 'path', required: true, description: 'The schedule name.', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$', maxLength: 200 } }],
       requestBody: body('ScheduleCreate'),
       ok: { 201: json('Schedule', 'Created.'), 200: json('Schedule', 'Replaced, or unchanged.') },
@@ -93,6 +93,7 @@ export const SCHEDULE_PATHS: Record<string, PathItemObject> = {
       operationId: 'patchSchedule',
       tags: ['schedules'],
       summary: 'Change some fields of a schedule',
+      description: 'A changed definition cancels the runs made ahead (KAIROS_LOOKAHEAD) for slots still to come (SCHEDULE_CHANGED) and plans those slots again from the new one.',
       parameters: [param('ScheduleId')],
       requestBody: body('SchedulePatch'),
       ok: { 200: json('Schedule', 'The schedule after the change.') },
@@ -113,7 +114,8 @@ export const SCHEDULE_PATHS: Record<string, PathItemObject> = {
       operationId: 'pauseSchedule',
       tags: ['schedules'],
       summary: 'Pause a schedule',
-      description: 'Slots that pass while paused are handled by the catch-up policy on resume. Pausing a paused schedule changes nothing.',
+      description:
+        'Runs made ahead (KAIROS_LOOKAHEAD) for slots still to come are cancelled (SCHEDULE_PAUSED) and their slots given back: a slot still to come on resume fires, one that passed while paused is handled by the catch-up policy. A one-shot whose run was made ahead but has not come due can still be paused. Pausing a paused schedule changes nothing.',
       parameters: [param('ScheduleId')],
       ok: { 200: json('Schedule', 'The paused schedule.') },
       errors: [404, 409],

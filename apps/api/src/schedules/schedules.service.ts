@@ -131,8 +131,10 @@ export class SchedulesService {
     await this.workers.admit(spec.target);
     const row = await inTransaction(this.db, async (tx) => {
       const current = await this.require(tx, caller, id, true);
+      // Runs made ahead for slots still to come were planned from the old definition.
+      const withdrawn = await this.slotWriter.withdrawAhead(tx, id, caller.actor, 'SCHEDULE_CHANGED', 'the schedule was redefined before the slot came due');
       const rec = recurrenceOf(spec, current.createdAt.getTime());
-      const exhausted = spec.maxRuns !== null && current.fireCount >= spec.maxRuns;
+      const exhausted = spec.maxRuns !== null && current.fireCount - withdrawn >= spec.maxRuns;
       const next = exhausted ? null : nextSlotWithinBounds(spec, rec, nowMs);
       const updated = await this.schedules.replaceDefinition(tx, id, spec.name ?? current.name, spec, specHash(spec), next === null ? null : new Date(next));
       await this.schedules.notifyChanged(tx);
@@ -154,7 +156,11 @@ export class SchedulesService {
   async setPaused(caller: CallerContext, id: string, paused: boolean): Promise<ScheduleView> {
     const row = await inTransaction(this.db, async (tx) => {
       const current = await this.require(tx, caller, id, true);
-      if (current.status === 'completed') {
+      // A pause also takes back the runs made ahead for slots still to come (which may have
+      // completed the schedule early); a resume plans them again if they are still to come.
+      const withdrawn =
+        paused && current.status !== 'paused' ? await this.slotWriter.withdrawAhead(tx, id, caller.actor, 'SCHEDULE_PAUSED', 'the schedule was paused before the slot came due') : 0;
+      if (current.status === 'completed' && withdrawn === 0) {
         throw new ConflictError('INVALID_STATE', null, `schedule ${id} has completed; it has nothing left to ${paused ? 'pause' : 'resume'}`);
       }
       const changed = await this.schedules.setPaused(tx, id, paused);

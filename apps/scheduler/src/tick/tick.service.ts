@@ -2,13 +2,15 @@
  * The tick: where a schedule's due slots become runs. Every scheduler ticks the partitions it owns
  * (see PartitionService): it claims their due schedules with FOR UPDATE SKIP LOCKED and, in one
  * transaction that also proves it still holds each partition's lease at its epoch, writes the
- * ticks, the runs and the advanced cursors. Only after the commit are the new runs handed to Redis
- * (the relay heals a crash in between).
+ * ticks, the runs and the advanced cursors. Only after the commit are the new runs handed to the
+ * transport (the relay heals a crash in between). Slots due within the lookahead are written ahead
+ * and handed over as delayed jobs, so a herd is queued before its instant; while one batch is
+ * handed over, the next one is written.
  */
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { KairosConfig } from '@kairos/config';
-import { planSlots } from '@kairos/domain';
+import { planWithLookahead } from '@kairos/domain';
 import {
   OutboxRepository,
   PartitionLeaseRepository,
@@ -22,6 +24,7 @@ import {
   specOf,
   type CursorAdvance,
   type Db,
+  type DispatchItem,
   type Materialized,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
@@ -43,6 +46,8 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
   private task: LeaderTask | null = null;
   private listener: pg.Client | null = null;
   private stopping = false;
+  /** The hand-over of the last batch written, which the next batch's writing overlaps. */
+  private handingOver: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -70,30 +75,48 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
     await this.listener?.end().catch(() => undefined);
   }
 
-  /** One pass: tick while batches come back full, then sleep until the next slot is due (bounded). */
+  /**
+   * One pass: write a batch and hand it over while the next pass writes the next batch (one
+   * hand-over in flight at a time); once a batch comes back short, wait for the hand-over and sleep
+   * until the next slot enters the lookahead (bounded).
+   */
   private async pass(ownership: PartitionOwnership): Promise<number> {
     const maxIdle = this.config.scheduler.tickMaxIdleMs;
+    const lookahead = this.config.scheduler.lookaheadMs;
     const result = await this.tickOnce(ownership);
     if (result.more) return 0;
+    await this.handingOver;
     const dueInMs = await this.schedules.msUntilNextDue(this.db, ownership.claims.map((c) => c.partition));
     if (dueInMs === null) return maxIdle;
-    return Math.min(maxIdle, Math.max(0, dueInMs - this.config.scheduler.lookaheadMs));
+    // Nothing was claimable although a slot is within the lookahead: its schedule waits for an
+    // active run (see claimDue), so the next chance is the slot's own instant.
+    const wakeInMs = result.schedules === 0 && dueInMs <= lookahead ? dueInMs : dueInMs - lookahead;
+    return Math.min(maxIdle, Math.max(0, wakeInMs));
   }
 
   /**
    * Evaluates one batch of due schedules of the partitions in `ownership`, of those whose leases are
    * still held at their epochs (the others are reported lost and left alone), in a `kairos.tick`
-   * span that the runs it writes record as their trace.
+   * span that the runs it writes record as their trace. The batch's hand-over is queued behind the
+   * previous one's, inside the span, so its dispatch span is the tick's child.
    */
   tickOnce(ownership: PartitionOwnership): Promise<TickResult> {
     return inSpan(TICK_SPAN, { attributes: { 'kairos.tick.partitions': ownership.claims.length } }, async (span) => {
-      const result = await this.tickBatch(ownership);
+      const { result, dispatch } = await this.tickBatch(ownership);
       span.setAttributes({ 'kairos.tick.schedules': result.schedules, 'kairos.tick.ticks': result.ticks, 'kairos.tick.runs': result.runs });
+      this.handingOver = this.handingOver.then(() => this.handOver(dispatch));
       return result;
     });
   }
 
-  private async tickBatch(ownership: PartitionOwnership): Promise<TickResult> {
+  private async handOver(dispatch: readonly DispatchItem[]): Promise<void> {
+    // The transport refusing is left to the relay by the dispatcher; this is the ledger failing to
+    // record that, which the reconciler heals (it finds the runs overdue without a job).
+    await this.dispatcher.dispatch(dispatch).catch((error: Error) => this.logger.warn(`handing runs to the transport failed: ${error.message}`));
+  }
+
+  /** Writes one batch of due schedules' slots in one transaction. */
+  private async tickBatch(ownership: PartitionOwnership): Promise<{ result: TickResult; dispatch: DispatchItem[] }> {
     const { scheduler } = this.config;
     const { holder } = ownership;
     const { result, dispatch, written } = await inTransaction(this.db, async (tx) => {
@@ -110,22 +133,26 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
       const made: Materialized[] = [];
       const cursors: CursorAdvance[] = [];
       for (const row of rows) {
-        const plan = planSlots({
-          scheduleId: row.id,
-          spec: specOf(row),
-          anchorMs: row.createdAt.getTime(),
-          cursorMs: row.nextFireAt!.getTime(),
-          nowMs: dbNow.getTime() + scheduler.lookaheadMs,
-          catchupBoundaryMs: Math.max(
-            coveredSince.get(row.tickPartition)!,
-            row.createdAt.getTime(),
-            row.resumedAt?.getTime() ?? 0,
-          ),
-        });
+        const activeRuns = active.get(row.id) ?? [];
+        const plan = planWithLookahead(
+          {
+            scheduleId: row.id,
+            spec: specOf(row),
+            anchorMs: row.createdAt.getTime(),
+            cursorMs: row.nextFireAt!.getTime(),
+            nowMs: dbNow.getTime(),
+            catchupBoundaryMs: Math.max(
+              coveredSince.get(row.tickPartition)!,
+              row.createdAt.getTime(),
+              row.resumedAt?.getTime() ?? 0,
+            ),
+          },
+          { lookaheadMs: scheduler.lookaheadMs, overlapAllows: row.overlap === 'allow', hasActive: activeRuns.length > 0 },
+        );
         const slots = materializeSlots({
           row,
           slots: plan.slots,
-          active: active.get(row.id) ?? [],
+          active: activeRuns,
           tickOrigin: 'schedule',
           runOrigin: 'schedule',
           overlap: row.overlap,
@@ -158,8 +185,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
       };
     });
     this.metrics.slotsFired(written);
-    await this.dispatcher.dispatch(dispatch);
-    return result;
+    return { result, dispatch };
   }
 
   /** LISTEN for schedule changes on a dedicated connection; reconnects after errors. */

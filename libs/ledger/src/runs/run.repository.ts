@@ -88,6 +88,15 @@ export class RunRepository {
     return rows.map((r) => r.id);
   }
 
+  /** The queued runs the tick made ahead of a slot that is not due yet (parked ones included). */
+  async aheadIdsOfSchedule(tx: Queryable, scheduleId: string): Promise<string[]> {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM runs WHERE schedule_id = $1 AND origin = 'schedule' AND state = 'queued' AND scheduled_for > now()`,
+      [scheduleId],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** The queued and running runs of each schedule, oldest slot first: the input of overlap decisions. */
   async activeBySchedule(tx: Queryable, scheduleIds: readonly string[]): Promise<Map<string, ActiveRun[]>> {
     const active = new Map<string, ActiveRun[]>();

@@ -196,7 +196,9 @@ export class ScheduleRepository {
    * Locks and returns active schedules of the given partitions due by now + lookahead, skipping rows
    * another transaction holds: up to `limit` in all, shared evenly between the partitions, each
    * partition read in slot order from its own index range. `full` says a partition had more due
-   * than its share. `dbNow` is the database clock every slot decision is made against.
+   * than its share. A schedule whose overlap policy is not `allow` and that still has an active run
+   * is taken only once it is due: its next slot cannot be decided ahead (see planWithLookahead).
+   * `dbNow` is the database clock every slot decision is made against.
    */
   async claimDue(
     tx: Tx,
@@ -210,6 +212,8 @@ export class ScheduleRepository {
        CROSS JOIN LATERAL (
          SELECT ${SCHEDULE_COLUMNS}, s.tick_partition AS "tickPartition" FROM schedules s
          WHERE s.tick_partition = p.partition AND s.status = 'active' AND s.next_fire_at <= now() + $1 * interval '1 millisecond'
+           AND (s.next_fire_at <= now() OR s.overlap = 'allow'
+                OR NOT EXISTS (SELECT 1 FROM runs r WHERE r.schedule_id = s.id AND r.state IN ('queued', 'running')))
          ORDER BY s.next_fire_at LIMIT $2
          FOR NO KEY UPDATE OF s SKIP LOCKED) due`,
       [lookaheadMs, share, partitions],
@@ -255,6 +259,30 @@ export class ScheduleRepository {
     );
     const written = new Set(rows.map((r) => r.key));
     return ticks.filter((t) => written.has(tickKey(t)));
+  }
+
+  /**
+   * Forgets the slots of the given (cancelled) runs made ahead: their ticks are deleted and the
+   * cursor, fire count and last fire move back, reopening a schedule their runs had completed.
+   */
+  async giveBackSlots(tx: Tx, scheduleId: string, runIds: readonly string[]): Promise<void> {
+    await tx.query(
+      `WITH gone AS (
+         DELETE FROM ticks WHERE schedule_id = $1 AND run_id = ANY($2::uuid[]) RETURNING scheduled_for
+       ), back AS (SELECT min(scheduled_for) AS first, count(*)::int AS n FROM gone)
+       UPDATE schedules s SET
+         next_fire_at = CASE WHEN s.next_fire_at IS NULL OR s.next_fire_at > back.first THEN back.first ELSE s.next_fire_at END,
+         fire_count   = greatest(0, s.fire_count - back.n),
+         last_fire_at = CASE WHEN s.last_fire_at >= back.first
+                          THEN (SELECT max(t.scheduled_for) FROM ticks t
+                                WHERE t.schedule_id = s.id AND t.origin = 'schedule' AND t.run_id IS NOT NULL AND t.scheduled_for < back.first)
+                          ELSE s.last_fire_at END,
+         status       = CASE WHEN s.status = 'completed' THEN 'active' ELSE s.status END,
+         completed_at = CASE WHEN s.status = 'completed' THEN NULL ELSE s.completed_at END,
+         updated_at   = now()
+       FROM back WHERE s.id = $1 AND back.n > 0`,
+      [scheduleId, runIds],
+    );
   }
 
   async advanceCursors(tx: Tx, updates: readonly CursorAdvance[]): Promise<void> {

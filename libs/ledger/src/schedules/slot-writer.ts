@@ -4,8 +4,9 @@
  * earlier backfill took it), then the runs of the slots whose tick was written (a run that records
  * no tick, as a trigger's, is always written), then the cancellations the `replace` policy asked
  * for. The caller hands `dispatch` to the queue once the transaction has committed.
+ * Its inverse, withdrawAhead, gives back the slots whose runs were made ahead but are not due yet.
  */
-import { queueOf } from '@kairos/domain';
+import { queueOf, type ReasonCode } from '@kairos/domain';
 import type { Tx } from '../database.js';
 import type { RunRepository } from '../runs/run.repository.js';
 import type { DispatchItem, NewRun } from '../runs/run-row.js';
@@ -43,6 +44,19 @@ export class SlotWriter {
       alreadyTicked: ticks.length - written.size,
       dispatch: runs.flatMap((r) => (r.availableAt ? [{ id: r.id, availableAt: r.availableAt, queue: queueOf(r.target) }] : [])),
     };
+  }
+
+  /**
+   * Cancels the schedule's runs that the tick made ahead of their slot (slot still in the future,
+   * run not started) and gives their slots back: their ticks go and the cursor (and fire count,
+   * which maxRuns reads) move back to the first of them, so the slot is planned again from the
+   * definition and status in force when it comes due. A schedule completed by its last run made
+   * ahead is active again. The caller holds the schedule's row lock. Returns the slots given back.
+   */
+  async withdrawAhead(tx: Tx, scheduleId: string, actor: string, reasonCode: ReasonCode, reasonText: string): Promise<number> {
+    const cancelled = await this.runs.requestCancel(tx, await this.runs.aheadIdsOfSchedule(tx, scheduleId), actor, reasonCode, reasonText);
+    if (cancelled.length > 0) await this.schedules.giveBackSlots(tx, scheduleId, cancelled);
+    return cancelled.length;
   }
 }
 

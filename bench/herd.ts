@@ -1,0 +1,231 @@
+/**
+ * The herd: N pending schedules (a third each one-shot `at`, `every` and daily crons in several
+ * zones), B of them due at one instant T0 and the rest spread over the next day. Kairos runs from
+ * the built `dist/` as child processes, in the `npm start` shape (all roles in one process) and
+ * with the roles apart (one scheduler, two workers), at its default configuration; raw BullMQ
+ * does the same with B delayed jobs at concurrency 16. Reported: the time from T0 until all B
+ * runs started, start lateness p50/p99, runs/s, how many runs were in the ledger before T0, each
+ * Kairos process's RSS when ready and at its peak, and the tick's due-scan query at size N.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Queue, Worker } from 'bullmq';
+import pg from 'pg';
+import { TICK_PARTITIONS } from '@kairos/domain';
+import { ScheduleRepository, defaultMigrationsDir, inTransaction, migrate, readMigrations } from '@kairos/ledger';
+import { insertSchedules } from './herd-seed.js';
+import { REDIS_URL, fmt, percentile, printTable, sandbox, sleep, until, type Sandbox } from './sandbox.js';
+
+const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
+const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
+const RAW_CONCURRENCY = 16;
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** The due-scan is measured as a scheduler owning every partition runs it. */
+const ALL_PARTITIONS = Array.from({ length: TICK_PARTITIONS }, (_, p) => p);
+
+interface Herd {
+  allStartedMs: number;
+  p50: number;
+  p99: number;
+  runsPerSecond: number;
+  /** Share of the herd's runs written to the ledger before T0. */
+  madeAhead: number;
+  /** How long before T0 the herd's schedules were inserted, and when (from T0) its last run was written. */
+  insertedBeforeMs: number;
+  lastWrittenMs: number;
+  rss: { name: string; readyMb: number; peakMb: number }[];
+}
+
+/** Fills `template` (migrated) with the N - B spread schedules; returns the seconds it took. */
+async function seedTemplate(template: Sandbox): Promise<number> {
+  const started = performance.now();
+  const client = await template.db.connect();
+  try {
+    await migrate(client, readMigrations(defaultMigrationsDir()));
+    const chunk = 200_000;
+    for (let from = 1; from <= N - B; from += chunk) await insertSchedules(client, from, Math.min(N - B, from + chunk - 1), null);
+    await client.query('VACUUM ANALYZE schedules');
+  } finally {
+    client.release();
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** The tick's due scan (claimDue, in a transaction rolled back) and its sleep query, timed at size N. */
+async function dueScan(db: pg.Pool): Promise<{ claim: number[]; nextDue: number[] }> {
+  const schedules = new ScheduleRepository();
+  // Steady state: the slots due by now (within the lookahead) were written by an earlier pass, so
+  // each scan finds only those that entered the window since, as the running tick does.
+  await db.query(`UPDATE schedules SET next_fire_at = next_fire_at + interval '1 day' WHERE next_fire_at <= now() + interval '20 seconds'`);
+  const claim: number[] = [];
+  const nextDue: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    await inTransaction(db, async (tx) => {
+      const t0 = performance.now();
+      await schedules.claimDue(tx, ALL_PARTITIONS, 2_000, 15_000);
+      claim.push(performance.now() - t0);
+      throw new RollBack();
+    }).catch((error: unknown) => {
+      if (!(error instanceof RollBack)) throw error;
+    });
+    const t1 = performance.now();
+    await schedules.msUntilNextDue(db, ALL_PARTITIONS);
+    nextDue.push(performance.now() - t1);
+  }
+  return { claim: claim.sort((a, b) => a - b), nextDue: nextDue.sort((a, b) => a - b) };
+}
+
+class RollBack extends Error {}
+
+interface Child {
+  name: string;
+  process: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+function start(name: string, app: 'kairos' | 'scheduler' | 'worker', box: Sandbox): Child {
+  const child = spawn(process.execPath, [`dist/apps/${app}/src/main.js`], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: box.url, REDIS_URL, KAIROS_QUEUE_PREFIX: box.prefix, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/"health":"http/.test(output) || /Health\s+http/.test(output)) resolve();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`bench: ${name} exited with ${code} before it was up:\n${output}`)));
+  });
+  ready.catch(() => undefined);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { name, process: child, ready, exited };
+}
+
+/** VmRSS (now) or VmHWM (peak) of a process, in MB. */
+function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** The herd's rows among runs or ticks (a spread cron may fall on the herd's instant too). */
+const OF_HERD = `schedule_id IN (SELECT id FROM schedules WHERE name LIKE 'herd-%')`;
+
+async function kairosHerd(template: string, shape: 'one' | 'apart'): Promise<Herd> {
+  const box = await sandbox(`herd_${shape}`, template);
+  const children =
+    shape === 'one'
+      ? [start('kairos (all roles)', 'kairos', box)]
+      : [start('scheduler', 'scheduler', box), start('worker 1', 'worker', box), start('worker 2', 'worker', box)];
+  try {
+    await Promise.all(children.map((c) => c.ready));
+    const readyMb = children.map((c) => memoryMb(c.process.pid!, 'VmRSS'));
+    // T0: a whole minute (the crons' granularity) leaving room for the lookahead before it.
+    const t0 = Math.ceil((Date.now() + 25_000) / 60_000) * 60_000;
+    await insertSchedules(box.db, N - B + 1, N, t0);
+    const insertedBeforeMs = t0 - Date.now();
+    await box.db.query(`SELECT pg_notify('kairos_schedules', '')`);
+    const started = async () =>
+      (await box.db.query(`SELECT count(*)::int AS n FROM runs WHERE scheduled_for = $1 AND started_at IS NOT NULL AND ${OF_HERD}`, [new Date(t0)])).rows[0].n as number;
+    await sleep(Math.max(0, t0 - Date.now()));
+    await until(async () => (await started()) >= B, 300_000, 'the herd to start', 500);
+    const peakMb = children.map((c) => memoryMb(c.process.pid!, 'VmHWM'));
+    const { rows } = await box.db.query<{ late: number; ahead: boolean; written: number }>(
+      `SELECT (extract(epoch FROM started_at - scheduled_for) * 1000)::float8 AS late, created_at < scheduled_for AS ahead,
+              (extract(epoch FROM created_at - scheduled_for) * 1000)::float8 AS written
+       FROM runs WHERE scheduled_for = $1 AND ${OF_HERD} ORDER BY 1`,
+      [new Date(t0)],
+    );
+    const ticks = (await box.db.query(`SELECT count(*)::int AS n, count(DISTINCT schedule_id)::int AS d FROM ticks WHERE scheduled_for = $1 AND ${OF_HERD}`, [new Date(t0)])).rows[0];
+    if (rows.length !== B || ticks.n !== B || ticks.d !== B) throw new Error(`bench: the herd made ${rows.length} runs and ${ticks.n} ticks (${ticks.d} schedules) for ${B} slots`);
+    const late = rows.map((r) => r.late);
+    const allStartedMs = late.at(-1)!;
+    return {
+      allStartedMs,
+      p50: percentile(late, 50),
+      p99: percentile(late, 99),
+      runsPerSecond: B / Math.max(0.001, allStartedMs / 1000),
+      madeAhead: rows.filter((r) => r.ahead).length / B,
+      insertedBeforeMs,
+      lastWrittenMs: Math.max(...rows.map((r) => r.written)),
+      rss: children.map((c, i) => ({ name: c.name, readyMb: readyMb[i]!, peakMb: peakMb[i]! })),
+    };
+  } finally {
+    for (const c of children) c.process.kill('SIGTERM');
+    await Promise.race([Promise.all(children.map((c) => c.exited)), sleep(20_000)]);
+    for (const c of children) if (c.process.exitCode === null) c.process.kill('SIGKILL');
+    await box.drop();
+  }
+}
+
+async function rawHerd(): Promise<Herd> {
+  const box = await sandbox('herd_raw');
+  const queue = new Queue('bench', { connection: { url: REDIS_URL }, prefix: box.prefix });
+  const late: number[] = [];
+  const worker = new Worker<{ due: number }>('bench', async (job) => void late.push(Date.now() - job.data.due), {
+    connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+    prefix: box.prefix,
+    concurrency: RAW_CONCURRENCY,
+  });
+  await worker.waitUntilReady();
+  const t0 = Date.now() + 10_000;
+  for (let i = 0; i < B; i += 1_000) {
+    await queue.addBulk(
+      Array.from({ length: Math.min(1_000, B - i) }, () => ({ name: 'herd', data: { due: t0 }, opts: { delay: t0 - Date.now(), removeOnComplete: true } })),
+    );
+  }
+  const insertedBeforeMs = t0 - Date.now();
+  await until(async () => late.length >= B, 300_000, 'the raw BullMQ herd', 100);
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await box.drop();
+  late.sort((a, b) => a - b);
+  const allStartedMs = late.at(-1)!;
+  return { allStartedMs, p50: percentile(late, 50), p99: percentile(late, 99), runsPerSecond: B / Math.max(0.001, allStartedMs / 1000), madeAhead: 1, insertedBeforeMs, lastWrittenMs: 0, rss: [] };
+}
+
+export async function herdScenario(): Promise<void> {
+  if (!existsSync(`${ROOT}dist/apps/kairos/src/main.js`)) throw new Error('bench herd: run `npm run build` first; it starts Kairos from dist/');
+  process.stdout.write(`herd: seeding ${N - B} schedules spread over a day...\n`);
+  // Seeded once, copied for each shape (CREATE DATABASE ... TEMPLATE).
+  const template = await sandbox('herd_template');
+  try {
+    const seedSeconds = await seedTemplate(template);
+    const scan = await dueScan(template.db);
+    await template.db.end();
+    process.stdout.write(`herd: seeded in ${fmt(seedSeconds)} s; raw BullMQ...\n`);
+    const raw = await rawHerd();
+    process.stdout.write('herd: Kairos, all roles in one process...\n');
+    const one = await kairosHerd(template.name, 'one');
+    process.stdout.write('herd: Kairos, one scheduler and two workers...\n');
+    const apart = await kairosHerd(template.name, 'apart');
+    const s = (ms: number): string => fmt(ms / 1000, 2);
+    const row = (label: string, h: Herd): string[] => [
+      label,
+      s(h.allStartedMs),
+      `${s(h.p50)} / ${s(h.p99)}`,
+      fmt(h.runsPerSecond),
+      h === raw ? '-' : `${fmt(h.madeAhead * 100)} % (inserted T0-${s(h.insertedBeforeMs)}, last T0${h.lastWrittenMs < 0 ? '' : '+'}${s(h.lastWrittenMs)})`,
+      h === raw ? '-' : `${fmt(h.allStartedMs / raw.allStartedMs, 2)} / ${fmt(h.p99 / raw.p99, 2)}`,
+      h.rss.map((r) => `${r.name} ${fmt(r.readyMb)} → ${fmt(r.peakMb)}`).join(', ') || '-',
+    ];
+    printTable([
+      [`herd: ${B} of ${N} schedules due at one instant`, 'all started (s)', 'lateness p50 / p99 (s)', 'runs/s', 'runs in the ledger before T0', 'vs BullMQ: all started / p99', 'RSS ready → peak (MB)'],
+      row(`raw BullMQ, ${B} delayed jobs, concurrency ${RAW_CONCURRENCY}`, raw),
+      row('Kairos, npm start (all roles, one process)', one),
+      row('Kairos, one scheduler + two workers', apart),
+    ]);
+    process.stdout.write(
+      `due scan at ${N} schedules: claimDue p50 ${fmt(percentile(scan.claim, 50), 2)} ms, p99 ${fmt(percentile(scan.claim, 99), 2)} ms; ` +
+        `next-due p50 ${fmt(percentile(scan.nextDue, 50), 2)} ms, p99 ${fmt(percentile(scan.nextDue, 99), 2)} ms; ` +
+        `load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}\n`,
+    );
+  } finally {
+    await template.drop();
+  }
+}
