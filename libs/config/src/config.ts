@@ -1,79 +1,14 @@
 /**
  * Configuration, read once from the environment and validated at start-up. A bad value stops the
  * process with a message naming the variable; nothing downstream re-reads process.env.
+ *
+ * CONFIGURATION declares every variable once: loadConfig reads it into a KairosConfig of the same
+ * shape, and the README's configuration table is written from it (`npm run docs:config`).
  */
 import { DurationError, parseDuration } from '@kairos/domain';
 
 export type Role = 'api' | 'scheduler' | 'worker';
 export const ROLES: readonly Role[] = ['api', 'scheduler', 'worker'];
-
-export interface KairosConfig {
-  roles: Role[];
-  databaseUrl: string;
-  databasePoolSize: number;
-  /** Where the SQL migrations are; null means the prisma/migrations folder this build ships with. */
-  migrationsDir: string | null;
-  redisUrl: string;
-  /** Prefix of every BullMQ key, so several deployments (or test runs) can share one Redis. */
-  queuePrefix: string;
-  logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
-  /** `auto`: JSON lines when stdout is not a terminal, readable lines when it is. `text` is `pretty`. */
-  logFormat: 'auto' | 'json' | 'pretty';
-  shutdownGraceMs: number;
-  api: {
-    host: string;
-    port: number;
-    /**
-     * `optional`: a request without a key acts in the default namespace with every scope; a key,
-     * when sent, is checked and scoped. `required`: every request needs a valid key. Unset, it is
-     * `optional` only while the listener is loopback-only.
-     */
-    auth: 'optional' | 'required';
-    /** How long a browser session opened by POST /auth/login lasts. */
-    sessionTtlMs: number;
-    /** Requests per second per API key (per address when anonymous), counted in Redis; 0 turns the limit off. */
-    rateLimit: number;
-    /** Whether GraphQL answers introspection queries (off by default when NODE_ENV=production). */
-    graphqlIntrospection: boolean;
-    /** How long the previous signing secret still signs deliveries after a rotation. */
-    signingSecretGraceMs: number;
-  };
-  scheduler: {
-    leaderTtlMs: number;
-    /** The longest the tick sleeps when nothing is due (a new schedule also wakes it). */
-    tickMaxIdleMs: number;
-    tickBatchSize: number;
-    /** Slots up to this far in the future are materialised early, as delayed jobs. */
-    lookaheadMs: number;
-    relayIntervalMs: number;
-    reconcileIntervalMs: number;
-    /** A queued run this overdue is checked against Redis and re-enqueued when Redis lost it. */
-    reconcileGraceMs: number;
-    reaperIntervalMs: number;
-    /** How long past its lease expiry the reaper waits before taking a run back. */
-    reaperSkewMs: number;
-    /** The delay before a reaped run is due again. */
-    reaperBackoffMs: number;
-    /** Executors that may die holding one run before it is quarantined as POISONED. */
-    crashBudget: number;
-  };
-  retention: {
-    /** Finished runs (with their events and ticks), run-less ticks and published outbox rows older than this are pruned. */
-    retentionMs: number;
-    /** How long a dead letter that was never republished is kept. */
-    deadLetterRetentionMs: number;
-    /** Rows per pruning statement: small, so each transaction is short. */
-    batchSize: number;
-    /** How long the pruner sleeps once nothing is left to prune. */
-    intervalMs: number;
-  };
-  worker: {
-    concurrency: number;
-    runLeaseTtlMs: number;
-    /** Hosts and CIDR ranges an HTTP target may reach even though they are private or loopback. */
-    httpAllowList: string[];
-  };
-}
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -84,79 +19,43 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...ROLES]): KairosConfig {
-  const leaderTtlMs = duration(env, 'KAIROS_LEADER_TTL', '10s', SECOND);
-  return {
-    roles: roles(env, defaultRoles),
-    databaseUrl: url(env, 'DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/kairos', ['postgres:', 'postgresql:']),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
-    migrationsDir: raw(env, 'KAIROS_MIGRATIONS_DIR') ?? null,
-    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
-    queuePrefix: text(env, 'KAIROS_QUEUE_PREFIX', 'kairos', /^[A-Za-z0-9_.:-]{1,64}$/),
-    logLevel: oneOf(env, 'LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug', 'verbose'] as const),
-    logFormat: logFormat(env),
-    shutdownGraceMs: duration(env, 'KAIROS_SHUTDOWN_GRACE', '10s'),
-    api: apiConfig(env),
-    scheduler: {
-      leaderTtlMs,
-      tickMaxIdleMs: duration(env, 'KAIROS_TICK_MAX_IDLE', '1s', LOOP_MIN),
-      tickBatchSize: integer(env, 'KAIROS_TICK_BATCH', 500, 1, 10_000),
-      lookaheadMs: duration(env, 'KAIROS_LOOKAHEAD', '0s'),
-      relayIntervalMs: duration(env, 'KAIROS_RELAY_INTERVAL', '1s', LOOP_MIN),
-      reconcileIntervalMs: duration(env, 'KAIROS_RECONCILE_INTERVAL', '5s', LOOP_MIN),
-      reconcileGraceMs: duration(env, 'KAIROS_RECONCILE_GRACE', '10s'),
-      reaperIntervalMs: duration(env, 'KAIROS_REAPER_INTERVAL', '2s', LOOP_MIN),
-      reaperSkewMs: duration(env, 'KAIROS_REAPER_SKEW', '5s'),
-      reaperBackoffMs: duration(env, 'KAIROS_REAPER_BACKOFF', '5s'),
-      crashBudget: integer(env, 'KAIROS_CRASH_BUDGET', 3, 1, 100),
-    },
-    retention: {
-      retentionMs: duration(env, 'KAIROS_RETENTION', '30d', SECOND),
-      deadLetterRetentionMs: duration(env, 'KAIROS_DEAD_LETTER_RETENTION', '90d', SECOND),
-      batchSize: integer(env, 'KAIROS_RETENTION_BATCH', 500, 1, 10_000),
-      intervalMs: duration(env, 'KAIROS_RETENTION_INTERVAL', '1m', LOOP_MIN),
-    },
-    worker: {
-      concurrency: integer(env, 'KAIROS_WORKER_CONCURRENCY', 16, 1, 1000),
-      runLeaseTtlMs: duration(env, 'KAIROS_RUN_LEASE_TTL', '30s', SECOND),
-      httpAllowList: list(env, 'KAIROS_HTTP_ALLOWLIST'),
-    },
-  };
+/** What a variable is read against: the environment, and the roles of the entry point for when KAIROS_ROLES is unset. */
+interface Context {
+  env: Env;
+  defaultRoles: readonly Role[];
 }
 
-/** Requests per second per key; a dashboard page load is a dozen, a busy script rarely needs more. */
-export const DEFAULT_RATE_LIMIT = 100;
+/** One environment variable: its name, its default and meaning as the README shows them (markdown), and its reader. */
+export class Variable<T> {
+  constructor(
+    readonly name: string,
+    readonly shownDefault: string,
+    readonly meaning: string,
+    readonly read: (context: Context) => T,
+  ) {}
 
-function apiConfig(env: Env): KairosConfig['api'] {
-  const host = text(env, 'HOST', '127.0.0.1', /^[A-Za-z0-9.:-]+$/);
-  return {
-    host,
-    port: integer(env, 'PORT', 3000, 0, 65535),
-    // Anonymous callers get every scope, which is only safe when nobody else can connect.
-    auth: oneOf(env, 'KAIROS_AUTH', isLoopbackHost(host) ? 'optional' : 'required', ['optional', 'required'] as const),
-    sessionTtlMs: duration(env, 'KAIROS_SESSION_TTL', '12h', SECOND),
-    rateLimit: integer(env, 'KAIROS_RATE_LIMIT', DEFAULT_RATE_LIMIT, 0, 1_000_000),
-    graphqlIntrospection: flag(env, 'KAIROS_GRAPHQL_INTROSPECTION', raw(env, 'NODE_ENV') !== 'production'),
-    signingSecretGraceMs: duration(env, 'KAIROS_SIGNING_SECRET_GRACE', '24h'),
-  };
+  /** The same variable, its value passed through `f`. */
+  map<U>(f: (value: T) => U): Variable<U> {
+    return new Variable(this.name, this.shownDefault, this.meaning, (context) => f(this.read(context)));
+  }
 }
 
-/** Whether a listener on `host` is reachable from this machine only. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+/** A default, either fixed or taken from the rest of the environment; the latter needs `shown` to say how. */
+type Fallback<T> = T | ((context: Context) => T);
+
+interface Spec<D> {
+  name: string;
+  default: D;
+  meaning: string;
+  /** The README's default column, when the default is not one value. */
+  shown?: string;
 }
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const value = raw(env, name);
-  if (value === undefined) return fallback;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw new ConfigError(`${name}="${value}" must be true or false`);
-}
-
-function logFormat(env: Env): KairosConfig['logFormat'] {
-  const format = oneOf(env, 'LOG_FORMAT', 'auto', ['auto', 'json', 'pretty', 'text'] as const);
-  return format === 'text' ? 'pretty' : format;
+function variable<D, T>(spec: Spec<Fallback<D>>, read: (value: string | undefined, fallback: () => D) => T): Variable<T> {
+  const fallback = (context: Context) => (): D =>
+    typeof spec.default === 'function' ? (spec.default as (context: Context) => D)(context) : spec.default;
+  const shown = spec.shown ?? `\`${String(spec.default)}\``;
+  return new Variable(spec.name, shown, spec.meaning, (context) => read(raw(context.env, spec.name), fallback(context)));
 }
 
 function raw(env: Env, name: string): string | undefined {
@@ -164,57 +63,61 @@ function raw(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function roles(env: Env, fallback: Role[]): Role[] {
-  const value = raw(env, 'KAIROS_ROLES');
-  if (value === undefined) return fallback;
-  const parsed = value
-    .split(',')
-    .map((r) => r.trim())
-    .filter((r) => r.length > 0);
-  for (const role of parsed) {
-    if (!(ROLES as readonly string[]).includes(role)) {
-      throw new ConfigError(`KAIROS_ROLES: unknown role "${role}"; use a comma-separated list of ${ROLES.join(', ')}`);
+function flag(spec: Spec<Fallback<boolean>>): Variable<boolean> {
+  return variable(spec, (value, fallback) => {
+    if (value === undefined) return fallback();
+    if (value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    throw new ConfigError(`${spec.name}="${value}" must be true or false`);
+  });
+}
+
+function url(spec: Spec<string> & { protocols: string[] }): Variable<string> {
+  return variable(spec, (value = spec.default) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      throw new ConfigError(`${spec.name} is not a valid URL`);
     }
-  }
-  return [...new Set(parsed)] as Role[];
+    if (!spec.protocols.includes(parsed.protocol)) {
+      throw new ConfigError(`${spec.name} must start with ${spec.protocols.map((p) => `${p}//`).join(' or ')}`);
+    }
+    return value;
+  });
 }
 
-function url(env: Env, name: string, fallback: string, protocols: string[]): string {
-  const value = raw(env, name) ?? fallback;
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw new ConfigError(`${name} is not a valid URL`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
-  }
-  return value;
+function text(spec: Spec<string> & { pattern: RegExp }): Variable<string> {
+  return variable(spec, (value = spec.default) => {
+    if (!spec.pattern.test(value)) throw new ConfigError(`${spec.name}="${value}" is not valid (expected ${spec.pattern.source})`);
+    return value;
+  });
 }
 
-function text(env: Env, name: string, fallback: string, pattern: RegExp): string {
-  const value = raw(env, name) ?? fallback;
-  if (!pattern.test(value)) throw new ConfigError(`${name}="${value}" is not valid (expected ${pattern.source})`);
-  return value;
+/** Any text, or null when unset. */
+function optionalText(spec: Spec<null> & { shown: string }): Variable<string | null> {
+  return variable(spec, (value) => value ?? null);
 }
 
-function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
-  const value = raw(env, name) ?? fallback;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new ConfigError(`${name}="${value}" is not one of ${allowed.join(', ')}`);
-  }
-  return value as T;
+function oneOf<T extends string>(spec: Spec<Fallback<T>> & { allowed: readonly T[] }): Variable<T> {
+  return variable(spec, (value, fallback) => {
+    const chosen = value ?? fallback();
+    if (!(spec.allowed as readonly string[]).includes(chosen)) {
+      throw new ConfigError(`${spec.name}="${chosen}" is not one of ${spec.allowed.join(', ')}`);
+    }
+    return chosen as T;
+  });
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = raw(env, name);
-  if (value === undefined) return fallback;
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name}="${value}" must be an integer from ${min} to ${max}`);
-  }
-  return n;
+function integer(spec: Spec<number> & { min: number; max: number }): Variable<number> {
+  return variable(spec, (value) => {
+    if (value === undefined) return spec.default;
+    const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isInteger(n) || n < spec.min || n > spec.max) {
+      throw new ConfigError(`${spec.name}="${value}" must be an integer from ${spec.min} to ${spec.max}`);
+    }
+    return n;
+  });
 }
 
 /** Leases shorter than a second would expire between renewals on a busy machine. */
@@ -222,24 +125,251 @@ const SECOND = 1_000;
 /** Loops polling faster than this would only burn the database. */
 const LOOP_MIN = 10;
 
-function duration(env: Env, name: string, fallback: string, minMs = 0): number {
-  const value = raw(env, name) ?? fallback;
-  let ms: number;
-  try {
-    ms = parseDuration(/^\d+$/.test(value) ? Number(value) : value);
-  } catch (error) {
-    if (error instanceof DurationError) throw new ConfigError(`${name}="${value}": ${error.message}`);
-    throw error;
-  }
-  if (ms < minMs) throw new ConfigError(`${name}="${value}" must be at least ${minMs} ms`);
-  return ms;
+/** A duration (`90s`, `1h30m`, or bare milliseconds) read as milliseconds, at least `min`. */
+function duration(spec: Spec<string> & { min?: number }): Variable<number> {
+  const minMs = spec.min ?? 0;
+  return variable(spec, (value = spec.default) => {
+    let ms: number;
+    try {
+      ms = parseDuration(/^\d+$/.test(value) ? Number(value) : value);
+    } catch (error) {
+      if (error instanceof DurationError) throw new ConfigError(`${spec.name}="${value}": ${error.message}`);
+      throw error;
+    }
+    if (ms < minMs) throw new ConfigError(`${spec.name}="${value}" must be at least ${minMs} ms`);
+    return ms;
+  });
 }
 
-function list(env: Env, name: string): string[] {
-  return (raw(env, name) ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+/** A comma-separated list; blanks between commas are dropped. */
+function list(spec: Omit<Spec<never>, 'default'>): Variable<string[]> {
+  return variable({ ...spec, default: [], shown: 'empty' }, (value) =>
+    (value ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
+}
+
+const roles = variable<readonly Role[], Role[]>(
+  { name: 'KAIROS_ROLES', default: (context) => context.defaultRoles, shown: 'per entry point', meaning: '`api,scheduler,worker` for `npm start`' },
+  (value, fallback) => {
+    if (value === undefined) return [...fallback()];
+    const parsed = value
+      .split(',')
+      .map((r) => r.trim())
+      .filter((r) => r.length > 0);
+    for (const role of parsed) {
+      if (!(ROLES as readonly string[]).includes(role)) {
+        throw new ConfigError(`KAIROS_ROLES: unknown role "${role}"; use a comma-separated list of ${ROLES.join(', ')}`);
+      }
+    }
+    return [...new Set(parsed)] as Role[];
+  },
+);
+
+const host = text({
+  name: 'HOST',
+  default: '127.0.0.1',
+  pattern: /^[A-Za-z0-9.:-]+$/,
+  meaning: 'address the HTTP listener binds (every role serves `/health`); `0.0.0.0` to be reachable from other machines',
+});
+
+/** Requests per second per key; a dashboard page load is a dozen, a busy script rarely needs more. */
+export const DEFAULT_RATE_LIMIT = 100;
+
+/** Every variable, in the shape of KairosConfig. Adding a variable is adding one entry here. */
+export const CONFIGURATION = {
+  roles,
+  databaseUrl: url({
+    name: 'DATABASE_URL',
+    default: 'postgresql://postgres@127.0.0.1:5432/kairos',
+    protocols: ['postgres:', 'postgresql:'],
+    meaning: 'the ledger',
+  }),
+  databasePoolSize: integer({
+    name: 'DATABASE_POOL_SIZE',
+    default: 10,
+    min: 1,
+    max: 200,
+    meaning: 'Postgres connections per process; a worker opens up to 3 more for its batched claims and verdicts',
+  }),
+  migrationsDir: optionalText({
+    name: 'KAIROS_MIGRATIONS_DIR',
+    default: null,
+    shown: 'the `prisma/migrations` this build ships with',
+    meaning: 'where the SQL migrations are read from',
+  }),
+  redisUrl: url({ name: 'REDIS_URL', default: 'redis://127.0.0.1:6379', protocols: ['redis:', 'rediss:'], meaning: 'the transport' }),
+  queuePrefix: text({
+    name: 'KAIROS_QUEUE_PREFIX',
+    default: 'kairos',
+    pattern: /^[A-Za-z0-9_.:-]{1,64}$/,
+    meaning: 'prefix of every BullMQ key, so several deployments (or test runs) can share one Redis',
+  }),
+  logLevel: oneOf({
+    name: 'LOG_LEVEL',
+    default: 'log',
+    allowed: ['error', 'warn', 'log', 'debug', 'verbose'] as const,
+    meaning: '`error`, `warn`, `log`, `debug` or `verbose`',
+  }),
+  logFormat: oneOf({
+    name: 'LOG_FORMAT',
+    default: 'auto',
+    allowed: ['auto', 'json', 'pretty', 'text'] as const,
+    meaning:
+      '`json`: one JSON object per line (pino): `level`, `time`, `msg`, `role`, `context` and, where there is one, `runId`, `scheduleId`, `namespace`, `epoch`, `requestId`, with an access-log line per API request (`method`, `path`, `status`, `durationMs`); never payloads, results or secrets. `pretty` (or `text`): readable lines for a terminal. `auto`: `json` unless stdout is a terminal',
+  }).map((format) => (format === 'text' ? 'pretty' : format)),
+  shutdownGraceMs: duration({ name: 'KAIROS_SHUTDOWN_GRACE', default: '10s', meaning: 'how long a stopping worker lets runs finish' }),
+  api: {
+    host,
+    port: integer({ name: 'PORT', default: 3000, min: 0, max: 65535, meaning: 'port of the HTTP listener; `0` picks a free one' }),
+    auth: oneOf({
+      name: 'KAIROS_AUTH',
+      // Anonymous callers get every scope, which is only safe when nobody else can connect.
+      default: (context) => (isLoopbackHost(host.read(context)) ? 'optional' : 'required'),
+      shown: '`optional` on a loopback `HOST`, else `required`',
+      allowed: ['optional', 'required'] as const,
+      meaning: '`required`: every API request needs a key; `optional`: a request without one acts in `default` with every scope',
+    }),
+    sessionTtlMs: duration({
+      name: 'KAIROS_SESSION_TTL',
+      default: '12h',
+      min: SECOND,
+      meaning: 'how long a browser session opened by `POST /auth/login` lasts',
+    }),
+    rateLimit: integer({
+      name: 'KAIROS_RATE_LIMIT',
+      default: DEFAULT_RATE_LIMIT,
+      min: 0,
+      max: 1_000_000,
+      meaning: 'requests per second per API key (per address without one), shared by every API replica through Redis; `0` turns it off',
+    }),
+    graphqlIntrospection: flag({
+      name: 'KAIROS_GRAPHQL_INTROSPECTION',
+      default: (context) => raw(context.env, 'NODE_ENV') !== 'production',
+      shown: '`true`, `false` when `NODE_ENV=production`',
+      meaning: 'whether GraphQL answers introspection queries',
+    }),
+    signingSecretGraceMs: duration({
+      name: 'KAIROS_SIGNING_SECRET_GRACE',
+      default: '24h',
+      meaning: 'how long a rotated-away signing secret still signs deliveries beside the new one',
+    }),
+  },
+  scheduler: {
+    leaderTtlMs: duration({
+      name: 'KAIROS_LEADER_TTL',
+      default: '10s',
+      min: SECOND,
+      meaning:
+        'scheduler lease; renewed every third of it. A leader whose process dies is replaced within about a second regardless; the TTL bounds only a frozen or partitioned one',
+    }),
+    tickMaxIdleMs: duration({
+      name: 'KAIROS_TICK_MAX_IDLE',
+      default: '1s',
+      min: LOOP_MIN,
+      meaning: 'longest tick sleep (new schedules also wake it)',
+    }),
+    tickBatchSize: integer({ name: 'KAIROS_TICK_BATCH', default: 500, min: 1, max: 10_000, meaning: 'due schedules one tick claims at once' }),
+    lookaheadMs: duration({ name: 'KAIROS_LOOKAHEAD', default: '0s', meaning: 'slots this far ahead are materialised early as delayed jobs' }),
+    relayIntervalMs: duration({
+      name: 'KAIROS_RELAY_INTERVAL',
+      default: '1s',
+      min: LOOP_MIN,
+      meaning: 'how often the leader hands undispatched runs to Redis and publishes outbox events once it is caught up',
+    }),
+    reconcileIntervalMs: duration({
+      name: 'KAIROS_RECONCILE_INTERVAL',
+      default: '5s',
+      min: LOOP_MIN,
+      meaning: 'how often the leader checks overdue queued runs against Redis',
+    }),
+    reconcileGraceMs: duration({
+      name: 'KAIROS_RECONCILE_GRACE',
+      default: '10s',
+      meaning: 'a queued run this overdue is checked against Redis and re-enqueued when Redis lost it',
+    }),
+    reaperIntervalMs: duration({
+      name: 'KAIROS_REAPER_INTERVAL',
+      default: '2s',
+      min: LOOP_MIN,
+      meaning: 'how often the leader looks for runs whose lease expired',
+    }),
+    reaperSkewMs: duration({ name: 'KAIROS_REAPER_SKEW', default: '5s', meaning: 'how long past expiry the reaper waits' }),
+    reaperBackoffMs: duration({ name: 'KAIROS_REAPER_BACKOFF', default: '5s', meaning: 'the delay before a reaped run is due again' }),
+    crashBudget: integer({
+      name: 'KAIROS_CRASH_BUDGET',
+      default: 3,
+      min: 1,
+      max: 100,
+      meaning: 'executors that may die holding a run before it is `POISONED`',
+    }),
+  },
+  retention: {
+    retentionMs: duration({
+      name: 'KAIROS_RETENTION',
+      default: '30d',
+      min: SECOND,
+      meaning:
+        'finished runs (with their events and ticks), run-less ticks, published outbox rows, old sessions and outages are pruned past this age',
+    }),
+    deadLetterRetentionMs: duration({
+      name: 'KAIROS_DEAD_LETTER_RETENTION',
+      default: '90d',
+      min: SECOND,
+      meaning: 'how long a dead letter nobody republished is kept (a republished one follows `KAIROS_RETENTION`)',
+    }),
+    // Small, so each transaction is short.
+    batchSize: integer({ name: 'KAIROS_RETENTION_BATCH', default: 500, min: 1, max: 10_000, meaning: 'rows per pruning statement' }),
+    intervalMs: duration({
+      name: 'KAIROS_RETENTION_INTERVAL',
+      default: '1m',
+      min: LOOP_MIN,
+      meaning: 'how often the leader looks for something to prune once it is caught up',
+    }),
+  },
+  worker: {
+    concurrency: integer({
+      name: 'KAIROS_WORKER_CONCURRENCY',
+      default: 16,
+      min: 1,
+      max: 1000,
+      meaning:
+        'runs one worker executes at once; their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements',
+    }),
+    runLeaseTtlMs: duration({
+      name: 'KAIROS_RUN_LEASE_TTL',
+      default: '30s',
+      min: SECOND,
+      meaning: 'worker lease on a run; renewed every third of it',
+    }),
+    httpAllowList: list({ name: 'KAIROS_HTTP_ALLOWLIST', meaning: 'hosts/CIDRs HTTP targets may reach despite being private' }),
+  },
+};
+
+/** What a declaration reads into: each Variable<T> becomes its T. */
+type Read<D> = D extends Variable<infer T> ? T : { [K in keyof D]: Read<D[K]> };
+
+export type KairosConfig = Read<typeof CONFIGURATION>;
+
+/** Every declared variable, in declaration order. */
+export function configVariables(declaration: object = CONFIGURATION): Variable<unknown>[] {
+  return Object.values(declaration).flatMap((entry: object) => (entry instanceof Variable ? [entry] : configVariables(entry)));
+}
+
+export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...ROLES]): KairosConfig {
+  const context: Context = { env, defaultRoles };
+  const read = (declaration: object): unknown =>
+    declaration instanceof Variable
+      ? declaration.read(context)
+      : Object.fromEntries(Object.entries(declaration).map(([key, entry]: [string, object]) => [key, read(entry)]));
+  return read(CONFIGURATION) as KairosConfig;
+}
+
+/** Whether a listener on `host` is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** The URL with its password masked, for messages and logs. */

@@ -1,0 +1,3 @@
+/** Kairos's configuration: the declaration of every environment variable, its reader, and the README table written from it. */
+export * from './config.js';
+export * from './config-table.js';
