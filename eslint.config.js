@@ -29,8 +29,8 @@ const stayInside = {
   },
 };
 
-/** The libs a lib may not import, so the stack stays domain → config → ledger/queue → runtime. */
-const restrictLibs = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
+/** Imports a folder may not make: the libs stay a stack (domain, config, ledger/queue, runtime), and tests reach libs by name. */
+const restrictImports = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
 
 export default tseslint.config(
   // The client tours compile against code test/api/client-generators.spec.ts generates next to them.
@@ -50,9 +50,10 @@ export default tseslint.config(
     plugins: { kairos: { rules: { 'stay-inside': stayInside } } },
     rules: { 'kairos/stay-inside': 'error' },
   },
-  restrictLibs(['libs/domain/**/*.ts'], [{ group: ['@kairos/*'], message: 'libs/domain is pure: it imports no other Kairos lib.' }]),
-  restrictLibs(['libs/config/**/*.ts'], [{ group: ['@kairos/*', '!@kairos/domain'], message: 'libs/config imports only @kairos/domain.' }]),
-  restrictLibs(['libs/ledger/**/*.ts'], [{ group: ['@kairos/runtime', '@kairos/runtime/*', '@kairos/queue'], message: 'libs/ledger is Postgres only: no process bootstrap, no transport.' }]),
+  restrictImports(['libs/domain/**/*.ts'], [{ group: ['@kairos/*'], message: 'libs/domain is pure: it imports no other Kairos lib.' }]),
+  restrictImports(['libs/config/**/*.ts'], [{ group: ['@kairos/*', '!@kairos/domain'], message: 'libs/config imports only @kairos/domain.' }]),
+  restrictImports(['libs/ledger/**/*.ts'], [{ group: ['@kairos/runtime', '@kairos/runtime/*', '@kairos/queue'], message: 'libs/ledger is Postgres only: no process bootstrap, no transport.' }]),
+  restrictImports(['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'], [{ regex: '(^|/)libs/[^/]+/src/', message: 'Import a lib by its @kairos/* name.' }]),
   {
     // The dashboard runs in the browser.
     files: ['apps/ui/src/**/*.{ts,tsx}'],

@@ -3,7 +3,7 @@
  * works only while auth is optional; Bull Board needs admin; health and metrics stay public.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

@@ -4,7 +4,7 @@
  * plus a CSRF token the page must echo); Bull Board, page and actions, needs admin.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createClient } from '@hey-api/openapi-ts';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 const run = promisify(execFile);

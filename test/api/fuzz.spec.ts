@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ERROR_CODES, newId } from '../../libs/domain/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { ERROR_CODES, newId } from '@kairos/domain';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 const RUNS = Number(process.env.KAIROS_FUZZ_RUNS ?? 200);

@@ -3,7 +3,7 @@
  * X-Powered-By, and security headers on the HTML pages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 const INTROSPECTION = '{ __schema { queryType { name } } }';

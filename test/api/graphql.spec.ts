@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { OVERLAP_POLICIES, RUN_STATES, SCHEDULE_STATUSES } from '../../libs/domain/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
+import { OVERLAP_POLICIES, RUN_STATES, SCHEDULE_STATUSES } from '@kairos/domain';
 import { RunsService } from '../../apps/api/src/runs/runs.service.js';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

@@ -4,7 +4,7 @@
  * parameters given as lists or objects (400 naming them), 415 for non-JSON and 413 for too large.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 const handler = { type: 'handler', name: 'echo' };

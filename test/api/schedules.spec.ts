@@ -1,6 +1,6 @@
 /** Schedule CRUD over REST: pagination, PATCH, PUT by name, pause/resume and delete. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 const noop = { type: 'handler', name: 'noop' };

@@ -3,7 +3,7 @@
  * a repeated idempotency key returns the first schedule with deduped: true.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 const handler = { type: 'handler', name: 'echo' };

@@ -1,6 +1,6 @@
 /** The kairos command line against a live ledger: status, listings, explain, fsck and migrate. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

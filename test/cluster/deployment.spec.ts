@@ -8,8 +8,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig } from '../../libs/config/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { loadConfig } from '@kairos/config';
+import type { StartedKairos } from '@kairos/runtime';
 import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

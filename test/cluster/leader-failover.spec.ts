@@ -4,7 +4,7 @@
  * within the lease TTL plus one second.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { SPAWNING_TIMEOUT_MS, api, sleep, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
 
 const TTL_MS = 2_000;

@@ -4,7 +4,7 @@
  * its lease so the standby takes over without waiting out the TTL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('graceful shutdown', () => {

@@ -3,7 +3,7 @@
  * succeeded run per tick, and the echo result byte-for-byte equal to the payload.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('a schedule firing every second', () => {

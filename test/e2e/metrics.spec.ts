@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { RUN_STATES } from '../../libs/domain/src/index.js';
-import type { Db } from '../../libs/ledger/src/index.js';
-import type { RunsQueue } from '../../libs/queue/src/index.js';
-import { KairosMetrics, type StartedKairos } from '../../libs/runtime/src/index.js';
+import { RUN_STATES } from '@kairos/domain';
+import type { Db } from '@kairos/ledger';
+import type { RunsQueue } from '@kairos/queue';
+import { KairosMetrics, type StartedKairos } from '@kairos/runtime';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 interface Sample {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { REDIS_URL } from '../support/services.js';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

@@ -3,10 +3,10 @@
  * run whose job Redis lost, and everything after a wipe of Kairos's Redis keys all still execute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId, type JsonValue } from '../../libs/domain/src/index.js';
-import { RunRepository, inTransaction, manualRun } from '../../libs/ledger/src/index.js';
-import { deleteKeysWithPrefix, type RunsQueue } from '../../libs/queue/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { newId, type JsonValue } from '@kairos/domain';
+import { RunRepository, inTransaction, manualRun } from '@kairos/ledger';
+import { deleteKeysWithPrefix, type RunsQueue } from '@kairos/queue';
+import type { StartedKairos } from '@kairos/runtime';
 import { REDIS_URL } from '../support/services.js';
 import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

@@ -1,6 +1,6 @@
 /** Connection pools: session settings reach every connection a pool opens, and only that pool's. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, type Db } from '../../libs/ledger/src/index.js';
+import { createPool, type Db } from '@kairos/ledger';
 import { testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 describe('createPool', () => {

@@ -5,9 +5,9 @@
  * finished runs (KAIROS_TEST_PRUNE_RUNS, 20,000 by default).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../libs/domain/src/index.js';
-import { RetentionRepository, fsck } from '../../libs/ledger/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { newId } from '@kairos/domain';
+import { RetentionRepository, fsck } from '@kairos/ledger';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const RETENTION_MS = 3_000;

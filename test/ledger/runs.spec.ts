@@ -4,7 +4,7 @@
  * slot writer keeps a run only when its slot's tick was written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId, parseScheduleCreate, specHash } from '../../libs/domain/src/index.js';
+import { newId, parseScheduleCreate, specHash } from '@kairos/domain';
 import {
   RunLeaseRepository,
   RunRepository,
@@ -15,7 +15,7 @@ import {
   materializeSlots,
   type NewRun,
   type ScheduleRow,
-} from '../../libs/ledger/src/index.js';
+} from '@kairos/ledger';
 import { testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 describe('the run repositories', () => {

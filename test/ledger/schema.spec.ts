@@ -17,7 +17,7 @@ import {
   SCHEDULE_STATUSES,
   TICK_ORIGINS,
   TICK_OUTCOMES,
-} from '../../libs/domain/src/index.js';
+} from '@kairos/domain';
 import { testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 interface RuntimeField {

@@ -3,7 +3,7 @@
  * (each slot once, idempotent when repeated, bounded), and previews of stored and ad-hoc specs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('manual operations', () => {

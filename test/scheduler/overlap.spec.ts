@@ -3,7 +3,7 @@
  * schedule fires every second. Each policy is checked in the ticks and in the runs' own history.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('overlap policies', () => {

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from 'bullmq';
-import { newId, queueOf } from '../../libs/domain/src/index.js';
-import { RunRepository, inTransaction, manualRun, type NewRun } from '../../libs/ledger/src/index.js';
-import { RUNS_QUEUE, RunDispatcher, type RunsQueue } from '../../libs/queue/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { newId, queueOf } from '@kairos/domain';
+import { RunRepository, inTransaction, manualRun, type NewRun } from '@kairos/ledger';
+import { RUNS_QUEUE, RunDispatcher, type RunsQueue } from '@kairos/queue';
+import type { StartedKairos } from '@kairos/runtime';
 import { REDIS_URL } from '../support/services.js';
 import { runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

@@ -7,7 +7,7 @@ import { Inject, Injectable, Module, type INestApplicationContext } from '@nestj
 import { NestFactory } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KairosHandler, KairosWorkerHost, KairosWorkerModule, NonRetryableError, type HandlerContext } from '@kairos/sdk';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const GREETING = Symbol('GREETING');

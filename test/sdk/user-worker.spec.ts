@@ -8,8 +8,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RunLeaseRepository } from '../../libs/ledger/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { RunLeaseRepository } from '@kairos/ledger';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 import { userProject, type UserProject } from './packed-sdk.js';
 

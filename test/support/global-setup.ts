@@ -4,7 +4,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
-import { defaultMigrationsDir, migrate, readMigrations } from '../../libs/ledger/src/migrations/migrator.js';
+import { defaultMigrationsDir, migrate, readMigrations } from '@kairos/ledger';
 import { ADMIN_DATABASE_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
 declare module 'vitest' {

@@ -7,12 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { Queue } from 'bullmq';
 import pg from 'pg';
-import type { Role } from '../../libs/config/src/index.js';
-import { startKairos, type StartedKairos } from '../../libs/runtime/src/index.js';
+import type { Role } from '@kairos/config';
+import { startKairos, type StartedKairos } from '@kairos/runtime';
 import { ApiModule } from '../../apps/api/src/api.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../../apps/worker/src/worker.module.js';
-import { RUNS_QUEUE, deleteKeysWithPrefix, type JobPayloads, type RunsQueue } from '../../libs/queue/src/index.js';
+import { RUNS_QUEUE, deleteKeysWithPrefix, type JobPayloads, type RunsQueue } from '@kairos/queue';
 import { REDIS_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

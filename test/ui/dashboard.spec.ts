@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { runCli } from '../../apps/cli/src/cli.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

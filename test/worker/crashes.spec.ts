@@ -5,7 +5,7 @@
  * requeued and finished elsewhere; a run that kills every worker ends dead as POISONED.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
 
 const WORKER_ENV = { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_WORKER_CONCURRENCY: '4' };

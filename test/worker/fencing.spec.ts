@@ -4,8 +4,8 @@
  * over while it executes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunLeaseRepository, RunRecoveryRepository, RunRepository, type ClaimResult, type ClaimedRun } from '../../libs/ledger/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { RunLeaseRepository, RunRecoveryRepository, RunRepository, type ClaimResult, type ClaimedRun } from '@kairos/ledger';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('lease fencing', () => {

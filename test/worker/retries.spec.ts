@@ -4,7 +4,7 @@
  * running runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 describe('retries, dead letters and cancellation', () => {
