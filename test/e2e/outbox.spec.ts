@@ -4,25 +4,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import type { StartedKairos } from '@kairos/runtime';
 import { REDIS_URL } from '../support/services.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, useKairos, waitFor } from '../support/kairos.js';
 
 describe('the outbox', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   let redis: Redis;
 
+  const { t, kairos } = useKairos();
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env());
     redis = new Redis(REDIS_URL);
   });
 
   afterAll(async () => {
     redis?.disconnect();
-    await kairos?.app.close();
-    await t?.cleanup();
   });
 
   it('publishes schedule lifecycle and dead-letter events, in order, once committed', async () => {

@@ -6,28 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, type JsonValue } from '@kairos/domain';
 import { RunRepository, inTransaction, manualRun } from '@kairos/ledger';
 import { deleteKeysWithPrefix, type RunsQueue } from '@kairos/queue';
-import type { StartedKairos } from '@kairos/runtime';
 import { REDIS_URL } from '../support/services.js';
-import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, runsQueue, useKairos, waitFor } from '../support/kairos.js';
 
 /** A due time no test reaches: the run's job stays delayed in Redis until the test makes the run due. */
 const FAR_AHEAD = '2999-01-01T00:00:00Z';
 
 describe('losing Redis loses nothing', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   let queue: RunsQueue;
 
+  const { t, kairos } = useKairos();
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env());
     queue = runsQueue(t);
   });
 
   afterAll(async () => {
     await queue?.close();
-    await kairos?.app.close();
-    await t?.cleanup();
   });
 
   const stateOf = async (id: string): Promise<string> => (await t.db.query('SELECT state FROM runs WHERE id = $1', [id])).rows[0].state;

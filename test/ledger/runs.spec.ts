@@ -3,7 +3,7 @@
  * key is `deduped`, a claim blocked by a running exclusive run of its schedule is `blocked`. And the
  * slot writer keeps a run only when its slot's tick was written.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId, parseScheduleCreate, specHash } from '@kairos/domain';
 import {
   RunLeaseRepository,
@@ -16,23 +16,19 @@ import {
   type NewRun,
   type ScheduleRow,
 } from '@kairos/ledger';
-import { testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { useTestEnvironment } from '../support/kairos.js';
 
 describe('the run repositories', () => {
-  let t: TestEnvironment;
   let namespaceId: string;
   const runs = new RunRepository();
   const leases = new RunLeaseRepository();
   const schedules = new ScheduleRepository();
   const slots = new SlotWriter(schedules, runs);
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-    namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
-  });
+  const t = useTestEnvironment();
 
-  afterAll(async () => {
-    await t?.cleanup();
+  beforeAll(async () => {
+    namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
   });
 
   async function schedule(): Promise<ScheduleRow> {

@@ -8,27 +8,22 @@ import { Worker } from 'bullmq';
 import { newId, queueOf } from '@kairos/domain';
 import { RunRepository, inTransaction, manualRun, type NewRun } from '@kairos/ledger';
 import { RUNS_QUEUE, RunDispatcher, type RunsQueue } from '@kairos/queue';
-import type { StartedKairos } from '@kairos/runtime';
 import { REDIS_URL } from '../support/services.js';
-import { runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { runsQueue, useKairos, waitFor } from '../support/kairos.js';
 
 const BACKLOG = 1_200;
 
 describe('the reconciler', () => {
-  let t: TestEnvironment;
-  let scheduler: StartedKairos;
   let queue: RunsQueue;
 
+  const { t, kairos: scheduler } = useKairos({ roles: ['scheduler'] });
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    scheduler = await startInProcess(t.env(), ['scheduler']);
     queue = runsQueue(t);
   });
 
   afterAll(async () => {
     await queue?.close();
-    await scheduler?.app.close();
-    await t?.cleanup();
   });
 
   /** Queued runs due from `start` on, a millisecond apart, that Postgres says Redis has held for a minute. */

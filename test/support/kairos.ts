@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import type { Role } from '@kairos/config';
@@ -69,6 +69,71 @@ export async function testEnvironment(): Promise<TestEnvironment> {
       await deleteKeysWithPrefix(REDIS_URL, redisPrefix);
     },
   };
+}
+
+/**
+ * A value a hook sets later, reachable before then through a stand-in that forwards every property
+ * to it, so a describe block can name it once (`const { t, kairos } = useKairos()`) and use it
+ * inside its tests and hooks.
+ */
+function late<T extends object>(what: string): { value: T; current: T | undefined; set(value: T): void } {
+  const slot: { current: T | undefined } = { current: undefined };
+  const target = (): T => {
+    if (slot.current === undefined) throw new Error(`${what} is used before the beforeAll hook that makes it has run`);
+    return slot.current;
+  };
+  const value = new Proxy({} as T, {
+    get: (_stub, key) => {
+      const actual = target();
+      const property: unknown = Reflect.get(actual, key, actual);
+      return typeof property === 'function' ? property.bind(actual) : property;
+    },
+  });
+  return {
+    value,
+    get current() {
+      return slot.current;
+    },
+    set: (actual) => (slot.current = actual),
+  };
+}
+
+/** Gives the enclosing describe block a fresh database and Redis prefix, dropped after its tests. */
+export function useTestEnvironment(): TestEnvironment {
+  const t = late<TestEnvironment>('the test environment');
+  beforeAll(async () => {
+    t.set(await testEnvironment());
+  });
+  afterAll(async () => {
+    await t.current?.cleanup();
+  });
+  return t.value;
+}
+
+export interface UseKairosOptions {
+  /** The roles started in this process; all three by default. */
+  roles?: Role[];
+  /** Variables on top of the test environment's (see TestEnvironment.env). */
+  env?: Record<string, string>;
+}
+
+/**
+ * Gives the enclosing describe block a test environment and Kairos started in this process on it,
+ * with a REST client; Kairos is closed and the environment dropped after its tests. Hooks the block
+ * registers after this call run after Kairos is up, and their afterAll before it closes.
+ */
+export function useKairos(options: UseKairosOptions = {}): { t: TestEnvironment; kairos: StartedKairos; client: ApiClient } {
+  const t = useTestEnvironment();
+  const kairos = late<StartedKairos>('Kairos');
+  const client = late<ApiClient>('the API client');
+  beforeAll(async () => {
+    kairos.set(await startInProcess(t.env(options.env), options.roles));
+    client.set(api(kairos.value.url));
+  });
+  afterAll(async () => {
+    await kairos.current?.app.close();
+  });
+  return { t, kairos: kairos.value, client: client.value };
 }
 
 /** A handle on the test's runs queue in Redis, to look at (or tamper with) the jobs Kairos holds there. Close it after use. */
@@ -138,6 +203,8 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, what: stri
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export type ApiClient = ReturnType<typeof api>;
 
 /** A small JSON client for the REST API. */
 export function api(baseUrl: string) {
