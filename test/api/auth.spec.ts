@@ -2,10 +2,10 @@
  * API keys: a key opens its own namespace with its scopes, nothing else; a request without a key
  * works only while auth is optional; Bull Board needs admin; health and metrics stay public.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { StartedKairos } from '@kairos/runtime';
 import { runCli } from '../../apps/cli/src/cli.js';
-import { startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { startInProcess, useKairos, useTestEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const schedule = { cron: '0 0 1 1 *', target: { type: 'handler', name: 'noop' } };
 
@@ -29,22 +29,15 @@ function client(base: string, key?: string) {
 }
 
 describe('API keys, with auth optional', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   const keys: Record<string, string> = {};
 
+  const { t, kairos } = useKairos({ roles: ['api'] });
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api']);
     keys.acmeRead = await issueKey(t, 'acme', 'read');
     keys.acmeWrite = await issueKey(t, 'acme', 'read,write');
     keys.globexWrite = await issueKey(t, 'globex', 'write');
     keys.admin = await issueKey(t, 'ops', 'admin');
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
   });
 
   it('keeps each namespace to itself', async () => {
@@ -151,18 +144,7 @@ describe('API keys, with auth optional', () => {
 });
 
 describe('with KAIROS_AUTH=required', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env({ KAIROS_AUTH: 'required' }), ['api']);
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { t, kairos } = useKairos({ env: { KAIROS_AUTH: 'required' }, roles: ['api'] });
 
   it('refuses requests without a key and serves those with one', async () => {
     const anonymous = await client(kairos.url)('GET', '/v1/schedules');
@@ -179,15 +161,7 @@ describe('with KAIROS_AUTH=required', () => {
 });
 
 describe('first start with keys required', () => {
-  let t: TestEnvironment;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-  });
-
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const t = useTestEnvironment();
 
   it('issues one admin key for the default namespace, prints it once, and never again', async () => {
     const printed: string[] = [];

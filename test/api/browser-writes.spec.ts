@@ -3,10 +3,9 @@
  * 403); a key becomes a browser session through POST /auth/login (HttpOnly SameSite=Strict cookie
  * plus a CSRF token the page must echo); Bull Board, page and actions, needs admin.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../apps/cli/src/cli.js';
-import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { useKairos, type TestEnvironment } from '../support/kairos.js';
 
 const schedule = { every: '1h', target: { type: 'handler', name: 'noop' } };
 
@@ -23,23 +22,16 @@ async function send(base: string, method: string, path: string, init: { headers?
 }
 
 describe('browser-safe writes', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   let admin: string;
   let writer: string;
   let base: string;
 
+  const { t, kairos } = useKairos({ env: { KAIROS_AUTH: 'required' }, roles: ['api'] });
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env({ KAIROS_AUTH: 'required' }), ['api']);
     base = kairos.url;
     admin = await issueKey(t, 'default', 'admin');
     writer = await issueKey(t, 'default', 'read,write');
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
   });
 
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -13,8 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createClient } from '@hey-api/openapi-ts';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { useKairos } from '../support/kairos.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -51,8 +50,6 @@ const TOUR_ANSWERS = {
 };
 
 describe('clients generated from the served OpenAPI document', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   let dir: string;
 
   /** Runs a compiled tour against the live API and returns what it printed. */
@@ -61,21 +58,19 @@ describe('clients generated from the served OpenAPI document', () => {
     return JSON.parse(stdout);
   }
 
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const { kairos } = useKairos({ roles: ['api', 'scheduler', 'worker'] });
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api', 'scheduler', 'worker']);
     // One directory, type-checked as one program: the tours, each next to its generator's output.
     dir = await mkdtemp(join(tmpdir(), 'kairos-clients-'));
     await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
     await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
     await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     for (const name of ['openapi-fetch', 'hey-api']) await cp(join(TOURS, `${name}.tour.ts`), join(dir, name, 'tour.ts'));
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('generate with default options, and the tours type-check against the output', async () => {

@@ -4,11 +4,10 @@
  * catalogue code and stores nothing, and every success reads back exactly as it was answered.
  * KAIROS_FUZZ_RUNS sets the number of requests per property; KAIROS_FUZZ_SEED replays a failure.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ERROR_CODES, newId } from '../../libs/domain/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { ERROR_CODES, newId } from '@kairos/domain';
+import { useKairos } from '../support/kairos.js';
 
 const RUNS = Number(process.env.KAIROS_FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.KAIROS_FUZZ_SEED ?? 20261201);
@@ -188,27 +187,18 @@ function bodies(valid: Record<string, unknown>): fc.Arbitrary<Body> {
 // ---- the API under test -----------------------------------------------------------------------
 
 describe('fuzzing every create and update route', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
   /** Ids the routes' paths pick from: existing rows and ones that do not exist. */
   const ids = { schedule: [] as string[], run: [] as string[] };
 
+  const { t, kairos, client } = useKairos({ roles: ['api'] });
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api']);
-    client = api(kairos.url);
     const schedule = await client.post('/v1/schedules', { every: '1h', target: handler, name: 'existing' });
     const run = await client.post('/v1/runs', { target: handler });
     const failed = await client.post('/v1/runs', { target: handler });
     await t.db.query(`UPDATE runs SET state = 'dead', finished_at = now(), reason_code = 'ATTEMPTS_EXHAUSTED' WHERE id = $1`, [failed.body.id]);
     ids.schedule.push(schedule.body.id, newId(Date.now()), 'not-a-uuid');
     ids.run.push(run.body.id, failed.body.id, newId(Date.now()), 'not-a-uuid');
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
   });
 
   /** A digest of every table a write route may touch. */

@@ -2,27 +2,13 @@
  * GraphQL depth and complexity limits, introspection off in production unless enabled, no
  * X-Powered-By, and security headers on the HTML pages.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { api, startInProcess, useKairos } from '../support/kairos.js';
 
 const INTROSPECTION = '{ __schema { queryType { name } } }';
 
 describe('GraphQL limits and HTTP headers', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api']);
-    client = api(kairos.url);
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { t, kairos, client } = useKairos({ roles: ['api'] });
 
   it('answers ordinary queries, a full page with attempts and events included', async () => {
     const page = await client.post('/graphql', {

@@ -3,13 +3,12 @@
  * values, the same validation with the same codes, and a subscription that follows a run's events
  * until it ends.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { OVERLAP_POLICIES, RUN_STATES, SCHEDULE_STATUSES } from '../../libs/domain/src/index.js';
+import { OVERLAP_POLICIES, RUN_STATES, SCHEDULE_STATUSES } from '@kairos/domain';
 import { RunsService } from '../../apps/api/src/runs/runs.service.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, useKairos, waitFor } from '../support/kairos.js';
 
 const echo = { type: 'handler', name: 'echo' };
 const MISSING_ID = '01a226b4-d238-7c31-b6af-28c7c8951e9e';
@@ -48,21 +47,12 @@ function onlyError(response: GraphqlResponse) {
 }
 
 describe('GraphQL mirrors the REST API', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let rest: ReturnType<typeof api>;
   let gql: ReturnType<typeof graphql>;
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api']);
-    rest = api(kairos.url);
-    gql = graphql(kairos.url);
-  });
+  const { t, kairos, client: rest } = useKairos({ roles: ['api'] });
 
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
+  beforeAll(async () => {
+    gql = graphql(kairos.url);
   });
 
   const count = async (table: 'schedules' | 'runs'): Promise<number> => (await t.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
@@ -353,18 +343,7 @@ describe('GraphQL mirrors the REST API', () => {
 });
 
 describe('the runEvents subscription', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api', 'scheduler', 'worker']);
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { kairos } = useKairos({ roles: ['api', 'scheduler', 'worker'] });
 
   const subscriptionClient = () =>
     createClient({ url: `${kairos.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });

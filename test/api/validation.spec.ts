@@ -2,28 +2,14 @@
  * Bad input gets a 400 naming the field and the fix, and changes nothing; conflicts get a 409;
  * a repeated idempotency key returns the first schedule with deduped: true.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { useKairos } from '../support/kairos.js';
 
 const handler = { type: 'handler', name: 'echo' };
 const valid = { cron: '*/5 * * * *', target: handler };
 
 describe('the REST API refuses bad input', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env(), ['api']);
-    client = api(kairos.url);
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { t, client } = useKairos({ roles: ['api'] });
 
   const counts = async () => ({
     schedules: (await t.db.query('SELECT count(*)::int AS n FROM schedules')).rows[0].n,

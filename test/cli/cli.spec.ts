@@ -1,12 +1,9 @@
 /** The kairos command line against a live ledger: status, listings, explain, fsck and migrate. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../apps/cli/src/cli.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, useKairos, waitFor } from '../support/kairos.js';
 
 describe('the kairos CLI', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   let scheduleId: string;
   let deadRunId: string;
 
@@ -16,9 +13,9 @@ describe('the kairos CLI', () => {
     return { code, out: lines.join('\n') };
   };
 
+  const { t, kairos } = useKairos();
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env());
     const client = api(kairos.url);
     scheduleId = (await client.post('/v1/schedules', { name: 'cli-tour', every: '1s', target: { type: 'handler', name: 'noop' } })).body.id;
     deadRunId = (
@@ -30,11 +27,6 @@ describe('the kairos CLI', () => {
     ).body.id;
     await waitFor(async () => ((await client.get(`/v1/runs/${deadRunId}`)).body.state === 'dead' ? true : undefined), 'the run to die');
     await waitFor(async () => ((await client.get(`/v1/runs?scheduleId=${scheduleId}&state=succeeded`)).body.items.length >= 2 ? true : undefined), 'two slots');
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
   });
 
   it('status names the leader and counts schedules and runs', async () => {

@@ -4,21 +4,13 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEnvironment, waitFor } from '../support/kairos.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('npm run cluster', () => {
-  let t: TestEnvironment;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-  });
-
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const t = useTestEnvironment();
 
   it('starts api, two schedulers and two workers, one scheduler leads, and SIGTERM stops them all', async () => {
     const launcher = spawn(process.execPath, ['scripts/cluster.mjs', '--schedulers', '2', '--workers', '2', '--port', '0'], {

@@ -6,11 +6,10 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig } from '../../libs/config/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { loadConfig } from '@kairos/config';
+import { useKairos } from '../support/kairos.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string): string => readFileSync(`${ROOT}${path}`, 'utf8');
@@ -51,19 +50,9 @@ function checkCommand(command: string[], role: string): void {
 }
 
 describe('docker-compose.yml and deploy/kubernetes', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   const variables = configVariables();
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env());
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { kairos } = useKairos();
 
   it('the compose health checks probe paths the app serves, on the port it listens on', async () => {
     for (const name of KAIROS_SERVICES) {

@@ -4,8 +4,8 @@
  * session and frees its presence lock. A frozen leader (SIGSTOP) keeps its session, so it is
  * replaced only when its lease expires, and once thawed it steps down instead of leading twice.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, spawnKairos, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sleep, spawnKairos, useTestEnvironment, waitFor, type KairosChild } from '../support/kairos.js';
 
 interface Lease {
   holder: string;
@@ -16,7 +16,6 @@ interface Lease {
 const pidOf = (holder: string): number => Number(holder.split(':')[1]);
 
 describe('sub-second failover', () => {
-  let t: TestEnvironment;
   const children: KairosChild[] = [];
 
   const lease = async (): Promise<Lease | undefined> => {
@@ -30,9 +29,7 @@ describe('sub-second failover', () => {
     return child;
   };
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-  });
+  const t = useTestEnvironment();
 
   afterAll(async () => {
     for (const child of children) {
@@ -40,7 +37,6 @@ describe('sub-second failover', () => {
       child.process.kill('SIGKILL');
     }
     await Promise.all(children.map((c) => c.exited));
-    await t?.cleanup();
   });
 
   it('a standby leads within a second of kill -9 (median of ten), fenced by a higher epoch', async () => {

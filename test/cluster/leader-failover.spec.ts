@@ -4,27 +4,22 @@
  * within the lease TTL plus one second.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { SPAWNING_TIMEOUT_MS, api, sleep, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
+import { api, sleep, SPAWNING_TIMEOUT_MS, spawnKairos, useKairos, waitFor, type KairosChild } from '../support/kairos.js';
 
 const TTL_MS = 2_000;
 
 describe('two schedulers, one leader', () => {
-  let t: TestEnvironment;
-  let apiAndWorker: StartedKairos;
   const schedulers: KairosChild[] = [];
 
+  const { t, kairos: apiAndWorker } = useKairos({ roles: ['api', 'worker'] });
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    apiAndWorker = await startInProcess(t.env(), ['api', 'worker']);
     for (let i = 0; i < 2; i++) schedulers.push(spawnKairos('scheduler', t.env({ KAIROS_LEADER_TTL: `${TTL_MS}ms` })));
     await Promise.all(schedulers.map((s) => s.ready));
   }, SPAWNING_TIMEOUT_MS);
 
   afterAll(async () => {
     for (const s of schedulers) s.process.kill('SIGKILL');
-    await apiAndWorker?.app.close();
-    await t?.cleanup();
   });
 
   it('never fires a slot twice, and fails over within TTL + 1 s of a kill -9', async () => {

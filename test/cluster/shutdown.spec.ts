@@ -3,25 +3,11 @@
  * grace period (drained, picked up elsewhere at once), and exits 0; a leading scheduler releases
  * its lease so the standby takes over without waiting out the TTL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { SPAWNING_TIMEOUT_MS, spawnKairos, startInProcess, useKairos, waitFor } from '../support/kairos.js';
 
 describe('graceful shutdown', () => {
-  let t: TestEnvironment;
-  let control: StartedKairos;
-  let client: ReturnType<typeof api>;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    control = await startInProcess(t.env(), ['api']);
-    client = api(control.url);
-  });
-
-  afterAll(async () => {
-    await control?.app.close();
-    await t?.cleanup();
-  });
+  const { t, client } = useKairos({ roles: ['api'] });
 
   /**
    * True once the process `pid` leads: it holds the live lease and has opened its session, which a

@@ -2,23 +2,11 @@
  * A schedule firing every second for 10 s, all roles in one process: one tick per slot, one
  * succeeded run per tick, and the echo result byte-for-byte equal to the payload.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { api, sleep, useKairos, waitFor } from '../support/kairos.js';
 
 describe('a schedule firing every second', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env());
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { t, kairos } = useKairos();
 
   it('fires each slot once and records one succeeded run per tick', async () => {
     const client = api(kairos.url);

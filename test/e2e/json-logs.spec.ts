@@ -3,21 +3,13 @@
  * start-up banner included, as one JSON object with level, time, msg and role; API requests get an
  * access-log line; no colour codes and no payloads reach the log.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, spawnKairos, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { api, spawnKairos, useTestEnvironment, waitFor } from '../support/kairos.js';
 
 const MARKER = 'payload-that-must-never-be-logged';
 
 describe('JSON logs', () => {
-  let t: TestEnvironment;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-  });
-
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const t = useTestEnvironment();
 
   it('writes every stdout line as JSON, with the banner, access log and leadership epoch', async () => {
     const child = spawnKairos('kairos', t.env({ LOG_LEVEL: 'log' }));

@@ -3,13 +3,13 @@
  * server would read them, each app reporting from its own registry, and a scrape that still
  * answers when a gauge's source does not.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { RUN_STATES } from '../../libs/domain/src/index.js';
-import type { Db } from '../../libs/ledger/src/index.js';
-import type { RunsQueue } from '../../libs/queue/src/index.js';
-import { KairosMetrics, type StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { RUN_STATES } from '@kairos/domain';
+import type { Db } from '@kairos/ledger';
+import type { RunsQueue } from '@kairos/queue';
+import { KairosMetrics, type StartedKairos } from '@kairos/runtime';
+import { api, startInProcess, useKairos, waitFor } from '../support/kairos.js';
 
 interface Sample {
   name: string;
@@ -50,19 +50,12 @@ async function scrape(baseUrl: string): Promise<{ contentType: string | null; sa
 }
 
 describe('Prometheus metrics', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   let workerOnly: StartedKairos | undefined;
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env());
-  });
+  const { t, kairos } = useKairos();
 
   afterAll(async () => {
     await workerOnly?.app.close();
-    await kairos?.app.close();
-    await t?.cleanup();
   });
 
   it('reports fires, lateness, verdicts, runs by state, queue depth and leadership', async () => {

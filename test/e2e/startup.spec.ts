@@ -2,19 +2,11 @@
  * Start-up failures an operator can act on print one line, not a stack trace, and exit 1; a
  * process that can start applies the migrations and answers its health checks.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SPAWNING_TIMEOUT_MS, spawnKairos, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { SPAWNING_TIMEOUT_MS, spawnKairos, useTestEnvironment, waitFor } from '../support/kairos.js';
 
 describe('starting a Kairos process', () => {
-  let t: TestEnvironment;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-  });
-
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const t = useTestEnvironment();
 
   it.each([
     ['Postgres is unreachable', { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/kairos' }, /^kairos: cannot reach Postgres at 127\.0\.0\.1:1 .*start Postgres or point DATABASE_URL at a running server$/],

@@ -7,8 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../libs/config/src/index.js';
-import { startTracing } from '../../libs/runtime/src/index.js';
+import { loadConfig } from '@kairos/config';
+import { startTracing } from '@kairos/runtime';
 import { SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 interface Export {

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTraceparent } from '../../libs/domain/src/index.js';
-import { addSpanProcessor, type StartedKairos } from '../../libs/runtime/src/index.js';
+import { parseTraceparent } from '@kairos/domain';
+import { addSpanProcessor, type StartedKairos } from '@kairos/runtime';
 import { KairosWorker, type HandlerContext } from '../../packages/sdk/src/index.js';
 import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

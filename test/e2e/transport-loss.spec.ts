@@ -4,10 +4,10 @@
  * keys, or every table of the Postgres transport's schema emptied) all still execute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId, type JsonValue } from '../../libs/domain/src/index.js';
-import { RunRepository, inTransaction, manualRun } from '../../libs/ledger/src/index.js';
-import type { RunsQueue } from '../../libs/queue/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { newId, type JsonValue } from '@kairos/domain';
+import { RunRepository, inTransaction, manualRun } from '@kairos/ledger';
+import type { RunsQueue } from '@kairos/queue';
+import type { StartedKairos } from '@kairos/runtime';
 import { api, runsQueue, startInProcess, testEnvironment, waitFor, wipeTransport, TEST_TRANSPORT, type TestEnvironment } from '../support/kairos.js';
 
 /** A due time no test reaches: the run's job stays delayed in the transport until the test makes the run due. */

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { defaultMigrationsDir, migrate, readMigrations } from '../../libs/ledger/src/migrations/migrator.js';
+import { defaultMigrationsDir, migrate, readMigrations } from '@kairos/ledger';
 import { createDatabase, databaseUrl, dropDatabase, uniqueName } from '../support/services.js';
 
 const AUTO_MIGRATION = '0003_dst_auto';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { MigrationError, migrate, readMigrations } from '../../libs/ledger/src/index.js';
+import { MigrationError, migrate, readMigrations } from '@kairos/ledger';
 import { createDatabase, databaseUrl, dropDatabase, uniqueName } from '../support/services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

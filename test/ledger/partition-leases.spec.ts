@@ -6,7 +6,7 @@
  * tick's due-scan reads each partition from its own index range.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HolderPresence, PartitionLeaseRepository, inTransaction, type PartitionClaim } from '../../libs/ledger/src/index.js';
+import { HolderPresence, PartitionLeaseRepository, inTransaction, type PartitionClaim } from '@kairos/ledger';
 import { testEnvironment, type TestEnvironment } from '../support/kairos.js';
 
 const TTL = 60_000;

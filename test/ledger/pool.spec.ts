@@ -1,20 +1,19 @@
 /** Connection pools: session settings reach every connection a pool opens, and only that pool's. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, type Db } from '../../libs/ledger/src/index.js';
-import { testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { createPool, type Db } from '@kairos/ledger';
+import { useTestEnvironment } from '../support/kairos.js';
 
 describe('createPool', () => {
-  let t: TestEnvironment;
   let keyLookups: Db;
 
+  const t = useTestEnvironment();
+
   beforeAll(async () => {
-    t = await testEnvironment();
     keyLookups = createPool({ connectionString: t.databaseUrl, max: 2, settings: { enable_seqscan: 'off', statement_timeout: '5s' } });
   });
 
   afterAll(async () => {
     await keyLookups?.end();
-    await t?.cleanup();
   });
 
   it('applies its session settings to every connection it opens', async () => {

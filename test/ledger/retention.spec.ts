@@ -4,30 +4,18 @@
  * republished, and leaves a ledger fsck finds clean. A second test times the pruning of many
  * finished runs (KAIROS_TEST_PRUNE_RUNS, 20,000 by default).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../libs/domain/src/index.js';
-import { RetentionRepository, fsck } from '../../libs/ledger/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { newId } from '@kairos/domain';
+import { RetentionRepository, fsck } from '@kairos/ledger';
+import { api, sleep, useKairos, useTestEnvironment, waitFor } from '../support/kairos.js';
 
 const RETENTION_MS = 3_000;
 /** How far past the retention a row may linger: the pruner's interval plus a busy machine. */
 const SLACK_MS = 2_000;
 
 describe('retention on a running cluster', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(
-      t.env({ KAIROS_RETENTION: `${RETENTION_MS}ms`, KAIROS_DEAD_LETTER_RETENTION: '1h', KAIROS_RETENTION_INTERVAL: '200ms', KAIROS_RETENTION_BATCH: '5' }),
-    );
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
+  const { t, kairos } = useKairos({
+    env: { KAIROS_RETENTION: `${RETENTION_MS}ms`, KAIROS_DEAD_LETTER_RETENTION: '1h', KAIROS_RETENTION_INTERVAL: '200ms', KAIROS_RETENTION_BATCH: '5' },
   });
 
   it('prunes runs, events, ticks and published events past the retention; fsck stays clean', async () => {
@@ -103,15 +91,7 @@ describe('retention on a running cluster', () => {
 });
 
 describe('pruning rate', () => {
-  let t: TestEnvironment;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-  });
-
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const t = useTestEnvironment();
 
   it('prunes many finished runs with their events and ticks in small batches, and only those', async () => {
     const total = Number(process.env.KAIROS_TEST_PRUNE_RUNS ?? 20_000);

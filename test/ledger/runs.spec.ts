@@ -3,8 +3,8 @@
  * key is `deduped`, a claim blocked by a running exclusive run of its schedule is `blocked`. And the
  * slot writer keeps a run only when its slot's tick was written.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId, parseScheduleCreate, specHash } from '../../libs/domain/src/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newId, parseScheduleCreate, specHash } from '@kairos/domain';
 import {
   RunLeaseRepository,
   RunRepository,
@@ -15,24 +15,20 @@ import {
   materializeSlots,
   type NewRun,
   type ScheduleRow,
-} from '../../libs/ledger/src/index.js';
-import { testEnvironment, type TestEnvironment } from '../support/kairos.js';
+} from '@kairos/ledger';
+import { useTestEnvironment } from '../support/kairos.js';
 
 describe('the run repositories', () => {
-  let t: TestEnvironment;
   let namespaceId: string;
   const runs = new RunRepository();
   const leases = new RunLeaseRepository();
   const schedules = new ScheduleRepository();
   const slots = new SlotWriter(schedules, runs);
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-    namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
-  });
+  const t = useTestEnvironment();
 
-  afterAll(async () => {
-    await t?.cleanup();
+  beforeAll(async () => {
+    namespaceId = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
   });
 
   async function schedule(): Promise<ScheduleRow> {

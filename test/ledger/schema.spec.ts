@@ -17,8 +17,8 @@ import {
   SCHEDULE_STATUSES,
   TICK_ORIGINS,
   TICK_OUTCOMES,
-} from '../../libs/domain/src/index.js';
-import { testEnvironment, type TestEnvironment } from '../support/kairos.js';
+} from '@kairos/domain';
+import { useTestEnvironment } from '../support/kairos.js';
 
 interface RuntimeField {
   name: string;
@@ -31,17 +31,16 @@ interface RuntimeModel {
 }
 
 describe('the ledger schema', () => {
-  let t: TestEnvironment;
   let prisma: PrismaClient;
 
+  const t = useTestEnvironment();
+
   beforeAll(async () => {
-    t = await testEnvironment();
     prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: t.databaseUrl }) });
   });
 
   afterAll(async () => {
     await prisma?.$disconnect();
-    await t?.cleanup();
   });
 
   it('matches prisma/schema.prisma table for table, column for column', async () => {

@@ -4,26 +4,14 @@
  * limit. Slots are two seconds apart and aligned, and the restart lands between slots, so no slot
  * is on the boundary between "missed" and "on time".
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { api, sleep, startInProcess, useKairos, waitFor } from '../support/kairos.js';
 
 const SLOT = 2_000;
 const sleepUntil = (at: number) => sleep(Math.max(0, at - Date.now()));
 
 describe('catch-up', () => {
-  let t: TestEnvironment;
-  let apiAndWorker: StartedKairos;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    apiAndWorker = await startInProcess(t.env(), ['api', 'worker']);
-  });
-
-  afterAll(async () => {
-    await apiAndWorker?.app.close();
-    await t?.cleanup();
-  });
+  const { t, kairos: apiAndWorker } = useKairos({ roles: ['api', 'worker'] });
 
   /** The ticks of a schedule up to and including the slot `last`, oldest first. */
   const ticksOf = async (id: string, last: number) =>

@@ -5,8 +5,8 @@
  * overlap, maxRuns and endAt hold as without lookahead.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { fsck } from '../../libs/ledger/src/fsck.js';
+import type { StartedKairos } from '@kairos/runtime';
+import { fsck } from '@kairos/ledger';
 import { api, runsQueue, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const noop = { type: 'handler', name: 'noop' };

@@ -2,25 +2,11 @@
  * Manual operations: trigger (works while paused, honours overlap unless overridden), backfill
  * (each slot once, idempotent when repeated, bounded), and previews of stored and ad-hoc specs.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { useKairos, waitFor } from '../support/kairos.js';
 
 describe('manual operations', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env());
-    client = api(kairos.url);
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { t, client } = useKairos();
 
   const settled = (id: string) =>
     waitFor(async () => {

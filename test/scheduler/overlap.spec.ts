@@ -2,21 +2,16 @@
  * Overlap policies with a handler that outlives the interval: a run sleeps 2.5 s while its
  * schedule fires every second. Each policy is checked in the ticks and in the runs' own history.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sleep, useKairos, waitFor } from '../support/kairos.js';
 
 describe('overlap policies', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
   const ids: Record<string, string> = {};
 
+  // Lease renewal every 500 ms carries cancellations (replace) to the worker quickly.
+  const { t, client } = useKairos({ env: { KAIROS_RUN_LEASE_TTL: '1500ms' } });
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    // Lease renewal every 500 ms carries cancellations (replace) to the worker quickly.
-    kairos = await startInProcess(t.env({ KAIROS_RUN_LEASE_TTL: '1500ms' }));
-    client = api(kairos.url);
     for (const overlap of ['allow', 'skip', 'buffer_one', 'buffer_all', 'replace']) {
       const created = await client.post('/v1/schedules', {
         name: `overlap-${overlap}`,
@@ -36,11 +31,6 @@ describe('overlap policies', () => {
       return rows[0].n === 0 ? true : undefined;
     }, 'all runs to end', 40_000, 250);
   }, 90_000);
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
 
   const ticks = async (id: string) =>
     (await t.db.query(`SELECT outcome, reason_code AS reason, run_id FROM ticks WHERE schedule_id = $1 ORDER BY scheduled_for`, [id])).rows;

@@ -4,10 +4,10 @@
  * Only the scheduler runs here, so nothing consumes the queue.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId, queueOf } from '../../libs/domain/src/index.js';
-import { RunRepository, inTransaction, manualRun, type NewRun } from '../../libs/ledger/src/index.js';
-import { RunDispatcher, type RunsQueue } from '../../libs/queue/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
+import { newId, queueOf } from '@kairos/domain';
+import { RunRepository, inTransaction, manualRun, type NewRun } from '@kairos/ledger';
+import { RunDispatcher, type RunsQueue } from '@kairos/queue';
+import type { StartedKairos } from '@kairos/runtime';
 import { manualWorker, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const BACKLOG = 1_200;

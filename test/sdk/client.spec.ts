@@ -6,8 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KairosApiError, KairosClient, verifySignature, type Run, type Schedule } from '@kairos/sdk';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import type { StartedKairos } from '@kairos/runtime';
+import { startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
 
 const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
   const all: T[] = [];
@@ -16,14 +16,14 @@ const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
 };
 
 describe('KairosClient and verifySignature', () => {
-  let t: TestEnvironment;
   let kairos: StartedKairos;
   let client: KairosClient;
   let hook: Server;
   const deliveries: { header: string; body: string }[] = [];
 
+  const t = useTestEnvironment();
+
   beforeAll(async () => {
-    t = await testEnvironment();
     hook = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -40,7 +40,6 @@ describe('KairosClient and verifySignature', () => {
   afterAll(async () => {
     await kairos?.app.close();
     await new Promise((resolve) => hook?.close(resolve));
-    await t?.cleanup();
   });
 
   const settled = (id: string) =>

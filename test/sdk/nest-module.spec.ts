@@ -7,8 +7,7 @@ import { Inject, Injectable, Module, type INestApplicationContext } from '@nestj
 import { NestFactory } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KairosHandler, KairosWorkerHost, KairosWorkerModule, NonRetryableError, type HandlerContext } from '@kairos/sdk';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { useKairos, waitFor } from '../support/kairos.js';
 
 const GREETING = Symbol('GREETING');
 
@@ -33,15 +32,11 @@ class Greeter {
 }
 
 describe('KairosWorkerModule in a NestJS application', () => {
-  let t: TestEnvironment;
-  let control: StartedKairos;
-  let client: ReturnType<typeof api>;
   let app: INestApplicationContext;
 
+  const { t, client } = useKairos({ roles: ['api', 'scheduler'] });
+
   beforeAll(async () => {
-    t = await testEnvironment();
-    control = await startInProcess(t.env(), ['api', 'scheduler']);
-    client = api(control.url);
     const env = t.env();
     @Module({
       imports: [
@@ -63,8 +58,6 @@ describe('KairosWorkerModule in a NestJS application', () => {
 
   afterAll(async () => {
     await app?.close();
-    await control?.app.close();
-    await t?.cleanup();
   });
 
   const settled = (id: string) =>

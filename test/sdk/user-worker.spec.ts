@@ -8,9 +8,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RunLeaseRepository } from '../../libs/ledger/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { RunLeaseRepository } from '@kairos/ledger';
+import type { StartedKairos } from '@kairos/runtime';
+import { api, startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
 import { userProject, type UserProject } from './packed-sdk.js';
 
 /** Plain JavaScript, as a user writes it against the installed package. */
@@ -53,14 +53,14 @@ interface UserWorker {
 }
 
 describe('a user worker from the packed SDK', () => {
-  let t: TestEnvironment;
   let control: StartedKairos;
   let client: ReturnType<typeof api>;
   let project: UserProject;
   const workers: UserWorker[] = [];
 
+  const t = useTestEnvironment();
+
   beforeAll(async () => {
-    t = await testEnvironment();
     [project, control] = await Promise.all([
       userProject({ 'worker.mjs': WORKER_SCRIPT }),
       startInProcess(t.env({ KAIROS_RUN_LEASE_TTL: '2s', KAIROS_CRASH_BUDGET: '3' })),
@@ -77,7 +77,6 @@ describe('a user worker from the packed SDK', () => {
   afterAll(async () => {
     await control?.app.close();
     await project?.remove();
-    await t?.cleanup();
   });
 
   async function startWorker(env: Record<string, string> = {}): Promise<UserWorker> {

@@ -5,8 +5,8 @@
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { runMigrations } from 'bullmq';
-import { TRANSPORT_SCHEMA } from '../../libs/config/src/index.js';
-import { defaultMigrationsDir, migrate, readMigrations } from '../../libs/ledger/src/migrations/migrator.js';
+import { TRANSPORT_SCHEMA } from '@kairos/config';
+import { defaultMigrationsDir, migrate, readMigrations } from '@kairos/ledger';
 import { ADMIN_DATABASE_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
 declare module 'vitest' {

@@ -6,15 +6,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { Worker, createPostgresBackend } from 'bullmq';
 import pg from 'pg';
-import { TRANSPORT_SCHEMA, type Role, type TransportConfig } from '../../libs/config/src/index.js';
-import { startKairos, type StartedKairos } from '../../libs/runtime/src/index.js';
+import { TRANSPORT_SCHEMA, type Role, type TransportConfig } from '@kairos/config';
+import { startKairos, type StartedKairos } from '@kairos/runtime';
 import { ApiModule } from '../../apps/api/src/api.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../../apps/worker/src/worker.module.js';
-import { RUNS_QUEUE, deleteKeysWithPrefix, openTransport, type RunsQueue, type Transport } from '../../libs/queue/src/index.js';
+import { RUNS_QUEUE, deleteKeysWithPrefix, openTransport, type RunsQueue, type Transport } from '@kairos/queue';
 import { REDIS_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -122,6 +122,71 @@ export async function wipeTransport(t: TestEnvironment): Promise<void> {
   await t.db.query(`TRUNCATE ${rows.map((r) => `${schema}.${pg.escapeIdentifier(r.name)}`).join(', ')}`);
 }
 
+/**
+ * A value a hook sets later, reachable before then through a stand-in that forwards every property
+ * to it, so a describe block can name it once (`const { t, kairos } = useKairos()`) and use it
+ * inside its tests and hooks.
+ */
+function late<T extends object>(what: string): { value: T; current: T | undefined; set(value: T): void } {
+  const slot: { current: T | undefined } = { current: undefined };
+  const target = (): T => {
+    if (slot.current === undefined) throw new Error(`${what} is used before the beforeAll hook that makes it has run`);
+    return slot.current;
+  };
+  const value = new Proxy({} as T, {
+    get: (_stub, key) => {
+      const actual = target();
+      const property: unknown = Reflect.get(actual, key, actual);
+      return typeof property === 'function' ? property.bind(actual) : property;
+    },
+  });
+  return {
+    value,
+    get current() {
+      return slot.current;
+    },
+    set: (actual) => (slot.current = actual),
+  };
+}
+
+/** Gives the enclosing describe block a fresh database and Redis prefix, dropped after its tests. */
+export function useTestEnvironment(): TestEnvironment {
+  const t = late<TestEnvironment>('the test environment');
+  beforeAll(async () => {
+    t.set(await testEnvironment());
+  });
+  afterAll(async () => {
+    await t.current?.cleanup();
+  });
+  return t.value;
+}
+
+export interface UseKairosOptions {
+  /** The roles started in this process; all three by default. */
+  roles?: Role[];
+  /** Variables on top of the test environment's (see TestEnvironment.env). */
+  env?: Record<string, string>;
+}
+
+/**
+ * Gives the enclosing describe block a test environment and Kairos started in this process on it,
+ * with a REST client; Kairos is closed and the environment dropped after its tests. Hooks the block
+ * registers after this call run after Kairos is up, and their afterAll before it closes.
+ */
+export function useKairos(options: UseKairosOptions = {}): { t: TestEnvironment; kairos: StartedKairos; client: ApiClient } {
+  const t = useTestEnvironment();
+  const kairos = late<StartedKairos>('Kairos');
+  const client = late<ApiClient>('the API client');
+  beforeAll(async () => {
+    kairos.set(await startInProcess(t.env(options.env), options.roles));
+    client.set(api(kairos.value.url));
+  });
+  afterAll(async () => {
+    await kairos.current?.app.close();
+  });
+  return { t, kairos: kairos.value, client: client.value };
+}
+
 const MODULES = { api: ApiModule, scheduler: SchedulerModule, worker: WorkerModule };
 
 /** Starts Kairos inside the test process with the given roles. */
@@ -184,6 +249,8 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, what: stri
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export type ApiClient = ReturnType<typeof api>;
 
 /** A small JSON client for the REST API. */
 export function api(baseUrl: string) {

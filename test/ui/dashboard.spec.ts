@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { runCli } from '../../apps/cli/src/cli.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { startInProcess, testEnvironment, type TestEnvironment } from '../support/kairos.js';
+import { useKairos, type TestEnvironment } from '../support/kairos.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCREENSHOTS = `${ROOT}test-results/ui`;
@@ -24,8 +23,6 @@ async function issueKey(t: TestEnvironment, namespace: string, scopes: string): 
 }
 
 describe('the dashboard in Chromium', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   let browser: Browser;
   let page: Page;
   let key: string;
@@ -36,8 +33,11 @@ describe('the dashboard in Chromium', () => {
   beforeAll(async () => {
     if (!existsSync(`${ROOT}dist/ui/index.html`)) await build({ configFile: `${ROOT}apps/ui/vite.config.ts`, logLevel: 'warn' });
     mkdirSync(SCREENSHOTS, { recursive: true });
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env({ KAIROS_AUTH: 'required' }));
+  }, 120_000);
+
+  const { t, kairos } = useKairos({ env: { KAIROS_AUTH: 'required' } });
+
+  beforeAll(async () => {
     key = await issueKey(t, 'ui', 'read,write');
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -46,8 +46,6 @@ describe('the dashboard in Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await kairos?.app.close();
-    await t?.cleanup();
   });
 
   it('serves the page with its security headers, long-cached assets and deep links', async () => {

@@ -6,13 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { useKairos, waitFor } from '../support/kairos.js';
 
 describe('HTTP targets without an allow-list', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
   let server: Server;
   let port: number;
   let calls = 0;
@@ -24,16 +20,13 @@ describe('HTTP targets without an allow-list', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env());
-    client = api(kairos.url);
   });
 
   afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
     await new Promise((r) => server.close(r));
   });
+
+  const { t, client } = useKairos();
 
   const literals = [
     'http://127.0.0.1:PORT/hook',

@@ -4,23 +4,15 @@
  * it is resumed (visible in the run's events). A worker killed with SIGKILL mid-run has its run
  * requeued and finished elsewhere; a run that kills every worker ends dead as POISONED.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SPAWNING_TIMEOUT_MS, spawnKairos, useKairos, waitFor, type KairosChild } from '../support/kairos.js';
 
 const WORKER_ENV = { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_WORKER_CONCURRENCY: '4' };
 
 describe('worker crashes', () => {
-  let t: TestEnvironment;
-  let control: StartedKairos;
-  let client: ReturnType<typeof api>;
   const workers: KairosChild[] = [];
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-    control = await startInProcess(t.env({ KAIROS_CRASH_BUDGET: '2' }), ['api', 'scheduler']);
-    client = api(control.url);
-  });
+  const { t, client } = useKairos({ env: { KAIROS_CRASH_BUDGET: '2' }, roles: ['api', 'scheduler'] });
 
   afterEach(async () => {
     const stopping = workers.splice(0);
@@ -29,11 +21,6 @@ describe('worker crashes', () => {
       w.process.kill('SIGKILL');
     }
     await Promise.all(stopping.map((w) => w.exited));
-  });
-
-  afterAll(async () => {
-    await control?.app.close();
-    await t?.cleanup();
   });
 
   async function startWorker(): Promise<KairosChild> {

@@ -3,14 +3,11 @@
  * on the repository (claim, reap, reclaim, stale write) and on a real worker whose run is taken
  * over while it executes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunLeaseRepository, RunRecoveryRepository, RunRepository, type ClaimResult, type ClaimedRun } from '../../libs/ledger/src/index.js';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { RunLeaseRepository, RunRecoveryRepository, RunRepository, type ClaimResult, type ClaimedRun } from '@kairos/ledger';
+import { api, sleep, useKairos, waitFor } from '../support/kairos.js';
 
 describe('lease fencing', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
   const runs = new RunRepository();
   const leases = new RunLeaseRepository();
   const recovery = new RunRecoveryRepository();
@@ -20,15 +17,7 @@ describe('lease fencing', () => {
     return (result as Extract<ClaimResult, { kind: 'claimed' }>).run;
   }
 
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env({ KAIROS_RUN_LEASE_TTL: '1500ms' }), ['api', 'worker']);
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { t, kairos } = useKairos({ env: { KAIROS_RUN_LEASE_TTL: '1500ms' }, roles: ['api', 'worker'] });
 
   /** An ad-hoc run inserted straight into the ledger, never dispatched (no worker will see it). */
   async function ledgerRun(): Promise<string> {

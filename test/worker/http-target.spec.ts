@@ -7,8 +7,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { useKairos, waitFor } from '../support/kairos.js';
 
 interface Received {
   path: string;
@@ -18,9 +17,6 @@ interface Received {
 }
 
 describe('the HTTP target', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
   let server: Server;
   let base: string;
   const received: Received[] = [];
@@ -58,17 +54,14 @@ describe('the HTTP target', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env({ KAIROS_HTTP_ALLOWLIST: '127.0.0.1', KAIROS_RUN_LEASE_TTL: '1500ms' }));
-    client = api(kairos.url);
   });
 
   afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
+
+  const { t, client } = useKairos({ env: { KAIROS_HTTP_ALLOWLIST: '127.0.0.1', KAIROS_RUN_LEASE_TTL: '1500ms' } });
 
   const fast = { maxAttempts: 3, backoff: { type: 'fixed', base: '200ms', max: '200ms', jitter: 0 } };
   const http = (path: string, extra: Record<string, unknown> = {}) => ({ type: 'http', url: `${base}${path}`, ...extra });

@@ -3,25 +3,11 @@
  * straight to dead, a dead run can be republished or retried, and cancellation works on queued and
  * running runs.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
-import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { describe, expect, it } from 'vitest';
+import { runsQueue, useKairos, waitFor } from '../support/kairos.js';
 
 describe('retries, dead letters and cancellation', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
-
-  beforeAll(async () => {
-    t = await testEnvironment();
-    kairos = await startInProcess(t.env({ KAIROS_RUN_LEASE_TTL: '1500ms' }));
-    client = api(kairos.url);
-  });
-
-  afterAll(async () => {
-    await kairos?.app.close();
-    await t?.cleanup();
-  });
+  const { t, client } = useKairos({ env: { KAIROS_RUN_LEASE_TTL: '1500ms' } });
 
   const ended = (id: string, timeoutMs = 15_000) =>
     waitFor(async () => {

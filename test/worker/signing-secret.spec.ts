@@ -8,9 +8,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import type { StartedKairos } from '../../libs/runtime/src/index.js';
 import { runCli } from '../../apps/cli/src/cli.js';
-import { api, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { sleep, useKairos, waitFor } from '../support/kairos.js';
 
 interface Delivery {
   headers: IncomingHttpHeaders;
@@ -31,9 +30,6 @@ function verifiedBy(delivery: Delivery, secrets: string[]): number[] {
 const v1Count = (d: Delivery) => String(d.headers['kairos-signature']).split(',').filter((p) => p.startsWith('v1=')).length;
 
 describe('signing secrets', () => {
-  let t: TestEnvironment;
-  let kairos: StartedKairos;
-  let client: ReturnType<typeof api>;
   let server: Server;
   let hook: string;
   const deliveries = new Map<string, Delivery>();
@@ -51,7 +47,6 @@ describe('signing secrets', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    t = await testEnvironment();
     for (const stream of [process.stdout, process.stderr]) {
       const write = stream.write.bind(stream);
       spies.push(
@@ -61,16 +56,14 @@ describe('signing secrets', () => {
         }) as typeof stream.write),
       );
     }
-    kairos = await startInProcess(t.env({ KAIROS_HTTP_ALLOWLIST: '127.0.0.1', KAIROS_SIGNING_SECRET_GRACE: '12s', LOG_LEVEL: 'debug' }));
-    client = api(kairos.url);
   });
 
   afterAll(async () => {
-    await kairos?.app.close();
     for (const spy of spies) spy.mockRestore();
-    await t?.cleanup();
     await new Promise((r) => server.close(r));
   });
+
+  const { t, client } = useKairos({ env: { KAIROS_HTTP_ALLOWLIST: '127.0.0.1', KAIROS_SIGNING_SECRET_GRACE: '12s', LOG_LEVEL: 'debug' } });
 
   const deliver = async (): Promise<Delivery> => {
     const run = await client.post('/v1/runs', { target: { type: 'http', url: hook }, payload: { n: Math.random() } });

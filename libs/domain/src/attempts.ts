@@ -3,7 +3,7 @@
  * the event that ends it (a verdict, a retry, a reap, a drain, a hand-back, a refused verdict) closes it. The
  * events are the one record; attempts are a view of them, so the two can never disagree.
  */
-import type { AttemptOutcomeKind } from './model.js';
+import type { AttemptOutcomeKind } from './closed-sets.js';
 
 export interface AttemptEvent {
   at: Date;

@@ -4,7 +4,7 @@
  * registered by the worker that runs it. The API accepts a handler target only when its name is
  * built in (on the default queue) or a worker has registered it on the target's queue.
  */
-import type { JsonValue } from './model.js';
+import type { JsonValue } from './closed-sets.js';
 
 export interface HandlerPayloads {
   /** Does nothing and succeeds. */

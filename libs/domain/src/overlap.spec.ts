@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OverlapPolicy } from './model.js';
+import type { OverlapPolicy } from './closed-sets.js';
 import { decideOverlap, type ActiveRun, type OverlapDecision } from './overlap.js';
 
 const queued: ActiveRun = { id: 'q1', state: 'queued', buffered: false };

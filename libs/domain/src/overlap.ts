@@ -3,7 +3,7 @@
  * caller reads the active runs inside the transaction that creates the run (the schedule row
  * locked), so the decision never rests on a stale read.
  */
-import type { OverlapPolicy } from './model.js';
+import type { OverlapPolicy } from './closed-sets.js';
 
 export interface ActiveRun {
   id: string;

@@ -1,6 +1,6 @@
 /** The stateless preview: `{cron|every, timezone, dst, startAt, after, count}` to the next fire instants. */
 import { ValidationError } from './errors.js';
-import { present, readInstant, readInteger, readObject } from './input.js';
+import { present, readInstant, readInteger, readObject } from './json-readers.js';
 import { parseScheduleCreate, recurrenceOf } from './schedule-spec.js';
 import { slotsInRange } from './slot-range.js';
 import type { DstPolicy } from './time/index.js';

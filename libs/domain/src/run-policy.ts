@@ -12,8 +12,8 @@ import {
   readString,
   readStringMap,
   type JsonObject,
-} from './input.js';
-import { BACKOFF_TYPES, HTTP_METHODS, type BackoffType, type HttpMethod } from './model.js';
+} from './json-readers.js';
+import { BACKOFF_TYPES, HTTP_METHODS, type BackoffType, type HttpMethod } from './closed-sets.js';
 
 export type Target =
   /** Whether a worker on `queue` knows `name` is checked against the worker registry, not here. */

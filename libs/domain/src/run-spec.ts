@@ -1,6 +1,6 @@
 /** An ad-hoc run as POST /v1/runs declares it: a target executed once now (or at availableAt), with retries. */
-import { readInstant, readObject, readPayload, readString, readDuration } from './input.js';
-import type { JsonValue } from './model.js';
+import { readInstant, readObject, readPayload, readString, readDuration } from './json-readers.js';
+import type { JsonValue } from './closed-sets.js';
 import { DEFAULT_RUN_TIMEOUT_MS, MAX_RUN_TIMEOUT_MS, readRetryPolicy, readTarget, type RetryPolicy, type Target } from './run-policy.js';
 
 export interface RunCreateRequest {

@@ -18,8 +18,8 @@ import {
   readString,
   readStringMap,
   type JsonObject,
-} from './input.js';
-import { CATCHUP_MODES, OVERLAP_POLICIES, type CatchupMode, type JsonValue, type OverlapPolicy } from './model.js';
+} from './json-readers.js';
+import { CATCHUP_MODES, OVERLAP_POLICIES, type CatchupMode, type JsonValue, type OverlapPolicy } from './closed-sets.js';
 import {
   DEFAULT_RUN_TIMEOUT_MS,
   MAX_RUN_TIMEOUT_MS,

@@ -2,7 +2,7 @@
  * From what an attempt did to what the ledger records: success, another attempt after a backoff,
  * or the end of the run. Pure; the worker supplies the randomness for jitter.
  */
-import type { JsonValue } from './model.js';
+import type { JsonValue } from './closed-sets.js';
 import type { ReasonCode } from './reason-codes.js';
 import type { BackoffPolicy, RetryPolicy } from './run-policy.js';
 

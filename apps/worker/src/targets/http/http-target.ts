@@ -16,10 +16,9 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { AddressPolicy, type AttemptOutcome, type JsonValue, type Target } from '@kairos/domain';
+import { AddressPolicy, formatInstant, type AttemptOutcome, type JsonValue, type Target } from '@kairos/domain';
 import { NamespaceRepository, type ClaimedRun, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, traceContextOf } from '@kairos/runtime';
-import { formatInstant } from '@kairos/domain';
 
 type HttpTargetSpec = Extract<Target, { type: 'http' }>;
 

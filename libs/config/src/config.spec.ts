@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ROLES, describeDatabase, loadConfig, redactUrl, type KairosConfig } from './index.js';
+import { ConfigError, ROLES, configVariables, describeDatabase, loadConfig, redactUrl, type KairosConfig } from './config.js';
+import { withConfigurationTable } from './config-table.js';
 
 describe('loadConfig', () => {
   it('has a default for everything, so an empty environment starts all three roles on the embedded Postgres and the Postgres transport', () => {
@@ -91,7 +93,7 @@ describe('loadConfig', () => {
   });
 
   type Pick = (c: KairosConfig) => unknown;
-  it.each<[string, string, Pick, unknown]>([
+  const accepted: [string, string, Pick, unknown][] = [
     ['DATABASE_URL', 'postgres://u:p@db:5432/k', (c) => c.databaseUrl, 'postgres://u:p@db:5432/k'],
     ['DATABASE_URL', 'postgresql://db/k?sslmode=require', (c) => c.databaseUrl, 'postgresql://db/k?sslmode=require'],
     ['DATABASE_URL', '  postgresql://db/k  ', (c) => c.databaseUrl, 'postgresql://db/k'],
@@ -154,17 +156,20 @@ describe('loadConfig', () => {
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'https://otel.example/base/', (c) => c.tracing.tracesUrl, 'https://otel.example/base/v1/traces'],
     ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'http://collector:4318/custom', (c) => c.tracing.tracesUrl, 'http://collector:4318/custom'],
     ['OTEL_SERVICE_NAME', 'billing-scheduler', (c) => c.tracing.serviceName, 'billing-scheduler'],
-  ])('%s=%j', (name, value, pick, expected) => {
+    ['KAIROS_ROLES', 'worker', (c) => c.roles, ['worker']],
+  ];
+  it.each(accepted)('%s=%j', (name, value, pick, expected) => {
     expect(pick(loadConfig({ [name]: value }))).toEqual(expected);
     // The row sets something other than the default, so it shows the variable is read.
     expect(pick(loadConfig({}))).not.toEqual(expected);
   });
 
-  it.each<[string, string, RegExp]>([
+  const refused: [string, string, RegExp][] = [
     ['KAIROS_ROLES', 'api,cron', /^KAIROS_ROLES: unknown role "cron"; use a comma-separated list of api, scheduler, worker$/],
     ['KAIROS_ROLES', 'API', /KAIROS_ROLES: unknown role "API"/],
     ['DATABASE_URL', 'not a url', /^DATABASE_URL is not a valid URL$/],
     ['DATABASE_URL', 'mysql://db/k', /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/$/],
+    ['KAIROS_EMBEDDED_PG_PORT', '0', /^KAIROS_EMBEDDED_PG_PORT="0" must be an integer from 1 to 65535$/],
     ['DATABASE_URL', 'redis://db', /DATABASE_URL must start with postgres:\/\//],
     ['DATABASE_POOL_SIZE', '0', /^DATABASE_POOL_SIZE="0" must be an integer from 1 to 200$/],
     ['DATABASE_POOL_SIZE', '201', /DATABASE_POOL_SIZE="201" must be an integer from 1 to 200/],
@@ -219,9 +224,33 @@ describe('loadConfig', () => {
     ['KAIROS_AUTH', 'on', /^KAIROS_AUTH="on" is not one of optional, required$/],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318', /^OTEL_EXPORTER_OTLP_ENDPOINT must start with http:\/\/ or https:\/\/$/],
     ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'not a url', /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not a valid URL$/],
-  ])('refuses %s=%j, naming the variable', (name, value, message) => {
+    ['KAIROS_SESSION_TTL', '999', /^KAIROS_SESSION_TTL="999" must be at least 1000 ms$/],
+    ['KAIROS_SESSION_TTL', '12 h', /^KAIROS_SESSION_TTL="12 h": duration '12 h' cannot be read/],
+    ['KAIROS_RATE_LIMIT', '1000001', /^KAIROS_RATE_LIMIT="1000001" must be an integer from 0 to 1000000$/],
+    ['KAIROS_SIGNING_SECRET_GRACE', '1 day', /^KAIROS_SIGNING_SECRET_GRACE="1 day": /],
+    ['KAIROS_SIGNING_SECRET_GRACE', '-1h', /^KAIROS_SIGNING_SECRET_GRACE="-1h": duration '-1h' is negative/],
+    ['KAIROS_LOOKAHEAD', '-2s', /^KAIROS_LOOKAHEAD="-2s": duration '-2s' is negative/],
+    ['KAIROS_RECONCILE_INTERVAL', '9ms', /^KAIROS_RECONCILE_INTERVAL="9ms" must be at least 10 ms$/],
+    ['KAIROS_REAPER_INTERVAL', '0', /^KAIROS_REAPER_INTERVAL="0" must be at least 10 ms$/],
+    ['KAIROS_DEAD_LETTER_RETENTION', 'never', /^KAIROS_DEAD_LETTER_RETENTION="never": /],
+    ['KAIROS_RETENTION_BATCH', '10001', /^KAIROS_RETENTION_BATCH="10001" must be an integer from 1 to 10000$/],
+    ['KAIROS_RETENTION_INTERVAL', 'hourly', /^KAIROS_RETENTION_INTERVAL="hourly": /],
+    ['KAIROS_GRAPHQL_INTROSPECTION', 'TRUE', /^KAIROS_GRAPHQL_INTROSPECTION="TRUE" must be true or false$/],
+    ['LOG_FORMAT', 'JSON', /^LOG_FORMAT="JSON" is not one of auto, json, pretty, text$/],
+    ['KAIROS_WORKER_CONCURRENCY', 'many', /^KAIROS_WORKER_CONCURRENCY="many" must be an integer from 1 to 1000$/],
+  ];
+  it.each(refused)('refuses %s=%j, naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  // Variables that take any text have no wrong value.
+  const READ_AS_ANY_TEXT = ['KAIROS_MIGRATIONS_DIR', 'KAIROS_HTTP_ALLOWLIST', 'KAIROS_DATA_DIR', 'OTEL_SERVICE_NAME'];
+  it('has an accepted value for every declared variable, and a refused one for every variable that can be wrong', () => {
+    const names = configVariables().map((v) => v.name);
+    expect(names.filter((n) => !accepted.some(([name]) => name === n))).toEqual([]);
+    expect(names.filter((n) => !READ_AS_ANY_TEXT.includes(n) && !refused.some(([name]) => name === n))).toEqual([]);
+    expect(new Set(names).size).toBe(names.length);
   });
 
   it('reads a bare integer duration as milliseconds, after trimming', () => {
@@ -230,6 +259,13 @@ describe('loadConfig', () => {
 
   it('never echoes a database password in its errors', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/k' })).toThrow(/^(?!.*hunter2)/);
+  });
+});
+
+describe('the README configuration table', () => {
+  it('is the one written from the declaration (run `npm run docs:config` when this fails)', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    expect(withConfigurationTable(readme)).toBe(readme);
   });
 });
 

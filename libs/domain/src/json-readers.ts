@@ -4,7 +4,7 @@
  */
 import { ValidationError } from './errors.js';
 import { DurationError, parseDuration } from './time/index.js';
-import { MAX_PAYLOAD_BYTES, type JsonValue } from './model.js';
+import { MAX_PAYLOAD_BYTES, type JsonValue } from './closed-sets.js';
 
 export type JsonObject = Record<string, unknown>;
 

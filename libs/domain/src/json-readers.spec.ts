@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from './errors.js';
-import { parseInstant, readDuration, readObject, readString, readStringMap } from './input.js';
+import { parseInstant, readDuration, readObject, readString, readStringMap } from './json-readers.js';
 
 describe('parseInstant', () => {
   it.each<[string, string]>([

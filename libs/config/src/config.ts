@@ -1,0 +1,509 @@
+/**
+ * Configuration, read once from the environment and validated at start-up. A bad value stops the
+ * process with a message naming the variable; nothing downstream re-reads process.env.
+ *
+ * CONFIGURATION declares every variable once: loadConfig reads it into a KairosConfig of the same
+ * shape, and the README's configuration table is written from it (`npm run docs:config`).
+ */
+import { DurationError, parseDuration } from '@kairos/domain';
+
+export type Role = 'api' | 'scheduler' | 'worker';
+export const ROLES: readonly Role[] = ['api', 'scheduler', 'worker'];
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** What a variable is read against: the environment, and the roles of the entry point for when KAIROS_ROLES is unset. */
+interface Context {
+  env: Env;
+  defaultRoles: readonly Role[];
+}
+
+/** One environment variable: its name, its default and meaning as the README shows them (markdown), and its reader. */
+export class Variable<T> {
+  constructor(
+    readonly name: string,
+    readonly shownDefault: string,
+    readonly meaning: string,
+    readonly read: (context: Context) => T,
+  ) {}
+
+  /** The same variable, its value passed through `f`. */
+  map<U>(f: (value: T) => U): Variable<U> {
+    return new Variable(this.name, this.shownDefault, this.meaning, (context) => f(this.read(context)));
+  }
+}
+
+/**
+ * A value read from several variables (or from one, in the light of others): it shows in the README
+ * as the rows of `variables`, which must each be declared nowhere else.
+ */
+export class Derived<T> {
+  constructor(
+    readonly variables: readonly Variable<unknown>[],
+    readonly read: (context: Context) => T,
+  ) {}
+}
+
+/** A default, either fixed or taken from the rest of the environment; the latter needs `shown` to say how. */
+type Fallback<T> = T | ((context: Context) => T);
+
+interface Spec<D> {
+  name: string;
+  default: D;
+  meaning: string;
+  /** The README's default column, when the default is not one value. */
+  shown?: string;
+}
+
+function variable<D, T>(spec: Spec<Fallback<D>>, read: (value: string | undefined, fallback: () => D) => T): Variable<T> {
+  const fallback = (context: Context) => (): D =>
+    typeof spec.default === 'function' ? (spec.default as (context: Context) => D)(context) : spec.default;
+  const shown = spec.shown ?? `\`${String(spec.default)}\``;
+  return new Variable(spec.name, shown, spec.meaning, (context) => read(raw(context.env, spec.name), fallback(context)));
+}
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function flag(spec: Spec<Fallback<boolean>>): Variable<boolean> {
+  return variable(spec, (value, fallback) => {
+    if (value === undefined) return fallback();
+    if (value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    throw new ConfigError(`${spec.name}="${value}" must be true or false`);
+  });
+}
+
+function url(spec: Spec<string> & { protocols: string[] }): Variable<string> {
+  return variable(spec, (value = spec.default) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      throw new ConfigError(`${spec.name} is not a valid URL`);
+    }
+    if (!spec.protocols.includes(parsed.protocol)) {
+      throw new ConfigError(`${spec.name} must start with ${spec.protocols.map((p) => `${p}//`).join(' or ')}`);
+    }
+    return value;
+  });
+}
+
+function text(spec: Spec<string> & { pattern: RegExp }): Variable<string> {
+  return variable(spec, (value = spec.default) => {
+    if (!spec.pattern.test(value)) throw new ConfigError(`${spec.name}="${value}" is not valid (expected ${spec.pattern.source})`);
+    return value;
+  });
+}
+
+/** Any text, or null when unset. */
+function optionalText(spec: Spec<null> & { shown: string }): Variable<string | null> {
+  return variable(spec, (value) => value ?? null);
+}
+
+/** Any text, or `default` when unset. */
+function anyText(spec: Spec<string>): Variable<string> {
+  return variable(spec, (value = spec.default) => value);
+}
+
+/** A URL, or null when unset. */
+function optionalUrl(spec: Spec<null> & { shown: string; protocols: string[] }): Variable<string | null> {
+  const checked = url({ ...spec, default: '' });
+  return new Variable(spec.name, spec.shown, spec.meaning, (context) => (raw(context.env, spec.name) === undefined ? null : checked.read(context)));
+}
+
+function oneOf<T extends string>(spec: Spec<Fallback<T>> & { allowed: readonly T[] }): Variable<T> {
+  return variable(spec, (value, fallback) => {
+    const chosen = value ?? fallback();
+    if (!(spec.allowed as readonly string[]).includes(chosen)) {
+      throw new ConfigError(`${spec.name}="${chosen}" is not one of ${spec.allowed.join(', ')}`);
+    }
+    return chosen as T;
+  });
+}
+
+function integer(spec: Spec<number> & { min: number; max: number }): Variable<number> {
+  return variable(spec, (value) => {
+    if (value === undefined) return spec.default;
+    const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isInteger(n) || n < spec.min || n > spec.max) {
+      throw new ConfigError(`${spec.name}="${value}" must be an integer from ${spec.min} to ${spec.max}`);
+    }
+    return n;
+  });
+}
+
+/** Leases shorter than a second would expire between renewals on a busy machine. */
+const SECOND = 1_000;
+/** Loops polling faster than this would only burn the database. */
+const LOOP_MIN = 10;
+
+/** A duration (`90s`, `1h30m`, or bare milliseconds) read as milliseconds, at least `min`. */
+function duration(spec: Spec<string> & { min?: number }): Variable<number> {
+  const minMs = spec.min ?? 0;
+  return variable(spec, (value = spec.default) => {
+    let ms: number;
+    try {
+      ms = parseDuration(/^\d+$/.test(value) ? Number(value) : value);
+    } catch (error) {
+      if (error instanceof DurationError) throw new ConfigError(`${spec.name}="${value}": ${error.message}`);
+      throw error;
+    }
+    if (ms < minMs) throw new ConfigError(`${spec.name}="${value}" must be at least ${minMs} ms`);
+    return ms;
+  });
+}
+
+/** A comma-separated list; blanks between commas are dropped. */
+function list(spec: Omit<Spec<never>, 'default'>): Variable<string[]> {
+  return variable({ ...spec, default: [], shown: 'empty' }, (value) =>
+    (value ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
+}
+
+const roles = variable<readonly Role[], Role[]>(
+  { name: 'KAIROS_ROLES', default: (context) => context.defaultRoles, shown: 'per entry point', meaning: '`api,scheduler,worker` for `npm start`' },
+  (value, fallback) => {
+    if (value === undefined) return [...fallback()];
+    const parsed = value
+      .split(',')
+      .map((r) => r.trim())
+      .filter((r) => r.length > 0);
+    for (const role of parsed) {
+      if (!(ROLES as readonly string[]).includes(role)) {
+        throw new ConfigError(`KAIROS_ROLES: unknown role "${role}"; use a comma-separated list of ${ROLES.join(', ')}`);
+      }
+    }
+    return [...new Set(parsed)] as Role[];
+  },
+);
+
+const host = text({
+  name: 'HOST',
+  default: '127.0.0.1',
+  pattern: /^[A-Za-z0-9.:-]+$/,
+  meaning: 'address the HTTP listener binds (every role serves `/health`); `0.0.0.0` to be reachable from other machines',
+});
+
+/**
+ * Where the queues live: Redis when REDIS_URL is set, else BullMQ's PostgreSQL backend in a schema
+ * of the ledger's database.
+ */
+export type TransportConfig = { kind: 'redis'; url: string } | { kind: 'postgres'; url: string; schema: string };
+
+/** The Postgres Kairos runs itself when DATABASE_URL is unset. */
+export interface EmbeddedPostgresConfig {
+  /** The data folder (relative paths are taken from the working directory). */
+  dataDir: string;
+  port: number;
+}
+
+/** The schema of the ledger's database that holds the queues on the Postgres transport. */
+export const TRANSPORT_SCHEMA = 'kairos_transport';
+/** The embedded server's defaults: a port of its own, so it never meets a system Postgres on 5432. */
+export const EMBEDDED_POSTGRES_PORT = 54329;
+export const DEFAULT_DATA_DIR = '.kairos';
+
+const databaseUrl = optionalUrl({
+  name: 'DATABASE_URL',
+  default: null,
+  shown: 'unset: the embedded Postgres',
+  protocols: ['postgres:', 'postgresql:'],
+  meaning: `the ledger; unset, Kairos runs its own server and uses its \`kairos\` database (\`postgresql://postgres@127.0.0.1:${EMBEDDED_POSTGRES_PORT}/kairos\`)`,
+});
+const dataDir = anyText({
+  name: 'KAIROS_DATA_DIR',
+  default: DEFAULT_DATA_DIR,
+  meaning: 'the embedded Postgres keeps its data in `<this>/pg` (relative to the working directory)',
+});
+const embeddedPort = integer({ name: 'KAIROS_EMBEDDED_PG_PORT', default: EMBEDDED_POSTGRES_PORT, min: 1, max: 65535, meaning: "the embedded Postgres's port on 127.0.0.1" });
+const embeddedPostgres = new Derived<EmbeddedPostgresConfig | null>([dataDir, embeddedPort], (context) =>
+  databaseUrl.read(context) === null ? { dataDir: `${dataDir.read(context)}/pg`, port: embeddedPort.read(context) } : null,
+);
+/** The ledger; with DATABASE_URL unset, the embedded server's `kairos` database. */
+const ledgerUrl = new Derived<string>([databaseUrl], (context) => databaseUrl.read(context) ?? `postgresql://postgres@127.0.0.1:${embeddedPort.read(context)}/kairos`);
+const redisUrl = optionalUrl({
+  name: 'REDIS_URL',
+  default: null,
+  shown: 'unset: the Postgres transport',
+  protocols: ['redis:', 'rediss:'],
+  meaning: `the transport; unset, the queues live in the ledger's database, schema \`${TRANSPORT_SCHEMA}\``,
+});
+const transport = new Derived<TransportConfig>([redisUrl], (context) => {
+  const url = redisUrl.read(context);
+  return url === null ? { kind: 'postgres', url: ledgerUrl.read(context), schema: TRANSPORT_SCHEMA } : { kind: 'redis', url };
+});
+
+const otlpTracesEndpoint = optionalUrl({
+  name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  default: null,
+  shown: 'unset',
+  protocols: ['http:', 'https:'],
+  meaning: 'the traces URL itself, used as given; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`',
+});
+const otlpEndpoint = optionalUrl({
+  name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+  default: null,
+  shown: 'unset',
+  protocols: ['http:', 'https:'],
+  meaning: 'OTLP/HTTP collector (e.g. `http://collector:4318`): spans go to its `/v1/traces`. Unset (and no traces endpoint): nothing is traced or exported',
+});
+/**
+ * The OTLP/HTTP traces endpoint, as the OpenTelemetry specification derives it: the signal's own
+ * variable is used as it is, the general one gets `/v1/traces` appended.
+ */
+const tracesUrl = new Derived<string | null>([otlpEndpoint, otlpTracesEndpoint], (context) => {
+  const own = otlpTracesEndpoint.read(context);
+  if (own !== null) return own;
+  const base = otlpEndpoint.read(context);
+  return base === null ? null : `${base.replace(/\/+$/, '')}/v1/traces`;
+});
+
+/** Requests per second per key; a dashboard page load is a dozen, a busy script rarely needs more. */
+export const DEFAULT_RATE_LIMIT = 100;
+
+/** Every variable, in the shape of KairosConfig. Adding a variable is adding one entry here. */
+export const CONFIGURATION = {
+  roles,
+  databaseUrl: ledgerUrl,
+  embeddedPostgres,
+  databasePoolSize: integer({
+    name: 'DATABASE_POOL_SIZE',
+    default: 10,
+    min: 1,
+    max: 200,
+    meaning: 'Postgres connections per process; a worker opens up to 3 more for its batched claims and verdicts',
+  }),
+  migrationsDir: optionalText({
+    name: 'KAIROS_MIGRATIONS_DIR',
+    default: null,
+    shown: 'the `prisma/migrations` this build ships with',
+    meaning: 'where the SQL migrations are read from',
+  }),
+  transport,
+  queuePrefix: text({
+    name: 'KAIROS_QUEUE_PREFIX',
+    default: 'kairos',
+    pattern: /^[A-Za-z0-9_.:-]{1,64}$/,
+    meaning: 'prefix of every BullMQ key in Redis, so several deployments (or test runs) can share one, and the name of the event stream (or NOTIFY channel)',
+  }),
+  logLevel: oneOf({
+    name: 'LOG_LEVEL',
+    default: 'log',
+    allowed: ['error', 'warn', 'log', 'debug', 'verbose'] as const,
+    meaning: '`error`, `warn`, `log`, `debug` or `verbose`',
+  }),
+  logFormat: oneOf({
+    name: 'LOG_FORMAT',
+    default: 'auto',
+    allowed: ['auto', 'json', 'pretty', 'text'] as const,
+    meaning:
+      '`json`: one JSON object per line (pino): `level`, `time`, `msg`, `role`, `context` and, where there is one, `runId`, `scheduleId`, `namespace`, `epoch`, `requestId`, with an access-log line per API request (`method`, `path`, `status`, `durationMs`); never payloads, results or secrets. `pretty` (or `text`): readable lines for a terminal. `auto`: `json` unless stdout is a terminal',
+  }).map((format) => (format === 'text' ? 'pretty' : format)),
+  shutdownGraceMs: duration({ name: 'KAIROS_SHUTDOWN_GRACE', default: '10s', meaning: 'how long a stopping worker lets runs finish' }),
+  api: {
+    host,
+    port: integer({ name: 'PORT', default: 3000, min: 0, max: 65535, meaning: 'port of the HTTP listener; `0` picks a free one' }),
+    auth: oneOf({
+      name: 'KAIROS_AUTH',
+      // Anonymous callers get every scope, which is only safe when nobody else can connect.
+      default: (context) => (isLoopbackHost(host.read(context)) ? 'optional' : 'required'),
+      shown: '`optional` on a loopback `HOST`, else `required`',
+      allowed: ['optional', 'required'] as const,
+      meaning: '`required`: every API request needs a key; `optional`: a request without one acts in `default` with every scope',
+    }),
+    sessionTtlMs: duration({
+      name: 'KAIROS_SESSION_TTL',
+      default: '12h',
+      min: SECOND,
+      meaning: 'how long a browser session opened by `POST /auth/login` lasts',
+    }),
+    rateLimit: integer({
+      name: 'KAIROS_RATE_LIMIT',
+      default: DEFAULT_RATE_LIMIT,
+      min: 0,
+      max: 1_000_000,
+      meaning:
+        'requests per second per API key (per address without one), shared by every API replica through Redis (on the Postgres transport, counted in each API process); `0` turns it off',
+    }),
+    graphqlIntrospection: flag({
+      name: 'KAIROS_GRAPHQL_INTROSPECTION',
+      default: (context) => raw(context.env, 'NODE_ENV') !== 'production',
+      shown: '`true`, `false` when `NODE_ENV=production`',
+      meaning: 'whether GraphQL answers introspection queries',
+    }),
+    signingSecretGraceMs: duration({
+      name: 'KAIROS_SIGNING_SECRET_GRACE',
+      default: '24h',
+      meaning: 'how long a rotated-away signing secret still signs deliveries beside the new one',
+    }),
+  },
+  scheduler: {
+    leaderTtlMs: duration({
+      name: 'KAIROS_LEADER_TTL',
+      default: '10s',
+      min: SECOND,
+      meaning:
+        'scheduler lease and partition leases; renewed every third of it. A leader or partition owner whose process dies is replaced within about a second regardless; the TTL bounds only a frozen or partitioned one',
+    }),
+    tickMaxIdleMs: duration({
+      name: 'KAIROS_TICK_MAX_IDLE',
+      default: '1s',
+      min: LOOP_MIN,
+      meaning: 'longest tick sleep (new schedules also wake it)',
+    }),
+    tickBatchSize: integer({
+      name: 'KAIROS_TICK_BATCH',
+      default: 2_000,
+      min: 1,
+      max: 10_000,
+      meaning: 'schedules one tick transaction claims and writes; the next batch is written while the last one is handed to BullMQ',
+    }),
+    lookaheadMs: duration({
+      name: 'KAIROS_LOOKAHEAD',
+      default: '15s',
+      meaning: 'slots this far ahead are made into runs early and handed to BullMQ as delayed jobs (see Lookahead); `0s` makes each run at its instant',
+    }),
+    relayIntervalMs: duration({
+      name: 'KAIROS_RELAY_INTERVAL',
+      default: '1s',
+      min: LOOP_MIN,
+      meaning: 'how often the leader hands undispatched runs to Redis and publishes outbox events once it is caught up',
+    }),
+    reconcileIntervalMs: duration({
+      name: 'KAIROS_RECONCILE_INTERVAL',
+      default: '5s',
+      min: LOOP_MIN,
+      meaning: 'how often the leader checks overdue queued runs against Redis',
+    }),
+    reconcileGraceMs: duration({
+      name: 'KAIROS_RECONCILE_GRACE',
+      default: '10s',
+      meaning: 'a queued run this overdue is checked against Redis and re-enqueued when Redis lost it',
+    }),
+    reaperIntervalMs: duration({
+      name: 'KAIROS_REAPER_INTERVAL',
+      default: '2s',
+      min: LOOP_MIN,
+      meaning: 'how often the leader looks for runs whose lease expired',
+    }),
+    reaperSkewMs: duration({ name: 'KAIROS_REAPER_SKEW', default: '5s', meaning: 'how long past expiry the reaper waits' }),
+    reaperBackoffMs: duration({ name: 'KAIROS_REAPER_BACKOFF', default: '5s', meaning: 'the delay before a reaped run is due again' }),
+    crashBudget: integer({
+      name: 'KAIROS_CRASH_BUDGET',
+      default: 3,
+      min: 1,
+      max: 100,
+      meaning: 'executors that may die holding a run before it is `POISONED`',
+    }),
+  },
+  retention: {
+    retentionMs: duration({
+      name: 'KAIROS_RETENTION',
+      default: '30d',
+      min: SECOND,
+      meaning:
+        'finished runs (with their events and ticks), run-less ticks, published outbox rows, old sessions and outages are pruned past this age',
+    }),
+    deadLetterRetentionMs: duration({
+      name: 'KAIROS_DEAD_LETTER_RETENTION',
+      default: '90d',
+      min: SECOND,
+      meaning: 'how long a dead letter nobody republished is kept (a republished one follows `KAIROS_RETENTION`)',
+    }),
+    // Small, so each transaction is short.
+    batchSize: integer({ name: 'KAIROS_RETENTION_BATCH', default: 500, min: 1, max: 10_000, meaning: 'rows per pruning statement' }),
+    intervalMs: duration({
+      name: 'KAIROS_RETENTION_INTERVAL',
+      default: '1m',
+      min: LOOP_MIN,
+      meaning: 'how often the leader looks for something to prune once it is caught up',
+    }),
+  },
+  tracing: {
+    tracesUrl,
+    serviceName: optionalText({
+      name: 'OTEL_SERVICE_NAME',
+      default: null,
+      shown: '`kairos-<process>`',
+      meaning: 'the traces\' `service.name`; by default `kairos-api`, `kairos-scheduler`, `kairos-worker` or `kairos-all-in-one`',
+    }),
+  },
+  worker: {
+    concurrency: integer({
+      name: 'KAIROS_WORKER_CONCURRENCY',
+      default: 64,
+      min: 1,
+      max: 1000,
+      meaning:
+        'runs one worker executes at once; their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements (at 16 a herd started 3.5× slower than raw BullMQ at 16, at 64 about 1.5×: see Benchmark)',
+    }),
+    runLeaseTtlMs: duration({
+      name: 'KAIROS_RUN_LEASE_TTL',
+      default: '30s',
+      min: SECOND,
+      meaning: 'worker lease on a run; renewed every third of it',
+    }),
+    httpAllowList: list({ name: 'KAIROS_HTTP_ALLOWLIST', meaning: 'hosts/CIDRs HTTP targets may reach despite being private' }),
+  },
+};
+
+/** What a declaration reads into: each Variable<T> becomes its T. */
+type Read<D> = D extends Variable<infer T> ? T : D extends Derived<infer T> ? T : { [K in keyof D]: Read<D[K]> };
+
+export type KairosConfig = Read<typeof CONFIGURATION>;
+
+/** Every declared variable, in declaration order. */
+export function configVariables(declaration: object = CONFIGURATION): Variable<unknown>[] {
+  return Object.values(declaration).flatMap((entry: object) =>
+    entry instanceof Variable ? [entry] : entry instanceof Derived ? [...entry.variables] : configVariables(entry),
+  );
+}
+
+export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...ROLES]): KairosConfig {
+  const context: Context = { env, defaultRoles };
+  const read = (declaration: object): unknown =>
+    declaration instanceof Variable || declaration instanceof Derived
+      ? declaration.read(context)
+      : Object.fromEntries(Object.entries(declaration).map(([key, entry]: [string, object]) => [key, read(entry)]));
+  return read(CONFIGURATION) as KairosConfig;
+}
+
+/** Whether a listener on `host` is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The URL with its password masked, for messages and logs. */
+export function redactUrl(value: string): string {
+  try {
+    const parsed = new URL(value);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** The ledger in words, without secrets: `embedded postgres .kairos/pg:54329` or `postgres db.internal:5432/kairos`. */
+export function describeDatabase(config: Pick<KairosConfig, 'databaseUrl' | 'embeddedPostgres'>): string {
+  if (config.embeddedPostgres) return `embedded postgres ${config.embeddedPostgres.dataDir}:${config.embeddedPostgres.port}`;
+  try {
+    const url = new URL(config.databaseUrl);
+    return `postgres ${url.hostname}:${url.port || 5432}${url.pathname}`;
+  } catch {
+    return 'postgres (unparseable URL)';
+  }
+}
