@@ -50,6 +50,7 @@ describe('traces', () => {
     client = api(kairos.url);
     worker = new KairosWorker({
       databaseUrl: t.databaseUrl,
+      redisUrl: t.transport.kind === 'redis' ? t.transport.url : null,
       queuePrefix: t.redisPrefix,
       queue: 'traced',
       handlers: {
