@@ -338,7 +338,13 @@ describe('the OpenAPI document', () => {
       expect((await call('post', '/v1/runs/{id}/cancel', { params: { id: unknownId } })).status).toBe(404);
 
       // A one-shot timer completes after it fires; a completed schedule cannot be paused or resumed.
+      // (Its run is made ahead, so it reads completed before its instant; a pause then would withdraw
+      // that run and reopen it. Once the run has succeeded there is nothing left to withdraw.)
       const timer = await call('post', '/v1/schedules', { body: { in: '500ms', target: echo } });
+      await waitFor(
+        async () => ((await call('get', '/v1/runs', { query: `scheduleId=${timer.body.id}&state=succeeded&limit=1` })).body.items.length === 1 ? true : undefined),
+        'the timer fired',
+      );
       await waitFor(async () => ((await call('get', '/v1/schedules/{id}', { params: { id: timer.body.id } })).body.status === 'completed' ? true : undefined), 'the timer completed');
       expect((await call('post', '/v1/schedules/{id}/pause', { params: { id: timer.body.id } })).status).toBe(409);
       expect((await call('post', '/v1/schedules/{id}/resume', { params: { id: timer.body.id } })).status).toBe(409);

@@ -166,11 +166,19 @@ describe('the dashboard in Chromium', () => {
     // Straight into Postgres: copies of one schedule under new ids and names, due in a day.
     const c = await t.db.connect();
     await c.query('SET statement_timeout = 45000');
+    // Every column but the generated ones (the tick partition), which Postgres computes itself.
+    const columns = (
+      await c.query(
+        `SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) AS list
+         FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'schedules' AND is_generated = 'NEVER'`,
+      )
+    ).rows[0].list as string;
     await c.query(
-      `INSERT INTO schedules
-       SELECT copy.* FROM schedules s, generate_series(1, 9999) g,
-         LATERAL jsonb_populate_record(NULL::schedules, to_jsonb(s) || jsonb_build_object('id', gen_random_uuid(), 'name', 'bulk-' || g, 'idempotency_key', NULL)) copy
-       WHERE s.id = $1`,
+      `INSERT INTO schedules (${columns})
+       SELECT ${columns} FROM (
+         SELECT copy.* FROM schedules s, generate_series(1, 9999) g,
+           LATERAL jsonb_populate_record(NULL::schedules, to_jsonb(s) || jsonb_build_object('id', gen_random_uuid(), 'name', 'bulk-' || g, 'idempotency_key', NULL)) copy
+         WHERE s.id = $1) copy`,
       [template.id],
     ).finally(() => c.release());
     expect((await t.db.query(`SELECT count(*)::int AS n FROM schedules WHERE deleted_at IS NULL`)).rows[0].n).toBeGreaterThanOrEqual(10_000);
