@@ -206,13 +206,6 @@ interface Figures {
   rawLate: number[];
   kairosLate: number[];
 }
-interface Figures {
-  rawTps: number[];
-  kairosTps: number[];
-  sdkTps: number[];
-  rawLate: number[];
-  kairosLate: number[];
-}
 
 const ratio = (a: number, b: number): string => fmt(a / Math.max(1, b), 2);
 
