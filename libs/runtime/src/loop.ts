@@ -20,6 +20,8 @@ export interface LoopOptions {
 export class Loop {
   private running = false;
   private wakeUp: (() => void) | null = null;
+  /** A wake that came while a pass ran: what the pass read may predate it, so the next sleep is skipped. */
+  private woken = false;
   private timer: NodeJS.Timeout | null = null;
   private done: Promise<void> = Promise.resolve();
   private consecutiveFailures = 0;
@@ -32,9 +34,10 @@ export class Loop {
     this.done = this.run();
   }
 
-  /** Cuts the current sleep short. */
+  /** Cuts the current sleep short; during a pass, the sleep after it. */
   wake(): void {
-    this.wakeUp?.();
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
   }
 
   async stop(): Promise<void> {
@@ -46,6 +49,7 @@ export class Loop {
   private async run(): Promise<void> {
     while (this.running) {
       let sleepMs: number;
+      this.woken = false;
       try {
         sleepMs = await this.options.pass();
         if (this.consecutiveFailures > 0) this.options.logger.log(`${this.options.name} recovered`);
@@ -64,7 +68,7 @@ export class Loop {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (ms <= 0) return Promise.resolve();
+    if (ms <= 0 || this.woken) return Promise.resolve();
     return new Promise((resolve) => {
       const finish = (): void => {
         if (this.timer) clearTimeout(this.timer);

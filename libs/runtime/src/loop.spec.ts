@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { Loop } from './loop.js';
+
+const quiet = { log: () => undefined, warn: () => undefined };
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A loop whose passes are recorded and which asks to sleep `sleepMs` after each. */
+function recordingLoop(sleepMs: number, during?: (loop: Loop, pass: number) => Promise<void> | void) {
+  const starts: number[] = [];
+  const loop: Loop = new Loop({
+    name: 'test',
+    logger: quiet,
+    pass: async () => {
+      starts.push(Date.now());
+      await during?.(loop, starts.length);
+      return sleepMs;
+    },
+  });
+  return { loop, starts };
+}
+
+describe('Loop', () => {
+  it('sleeps as long as the pass asks', async () => {
+    const { loop, starts } = recordingLoop(10_000);
+    loop.start();
+    await tick(100);
+    await loop.stop();
+    expect(starts).toHaveLength(1);
+  });
+
+  it('a wake during the sleep starts the next pass at once', async () => {
+    const { loop, starts } = recordingLoop(10_000);
+    loop.start();
+    await tick(50);
+    loop.wake();
+    await tick(50);
+    await loop.stop();
+    expect(starts).toHaveLength(2);
+  });
+
+  it('a wake during a pass is kept: the sleep after that pass is skipped', async () => {
+    const { loop, starts } = recordingLoop(10_000, async (l, n) => {
+      if (n === 1) {
+        await tick(20);
+        l.wake();
+        await tick(20);
+      }
+    });
+    loop.start();
+    await tick(150);
+    await loop.stop();
+    expect(starts).toHaveLength(2);
+    expect(starts[1]! - starts[0]!).toBeLessThan(1_000);
+  });
+
+  it('a wake before a pass does not skip the sleep after it', async () => {
+    const { loop, starts } = recordingLoop(10_000);
+    loop.wake();
+    loop.start();
+    await tick(100);
+    await loop.stop();
+    expect(starts).toHaveLength(1);
+  });
+
+  it('a failing pass is retried after the backoff', async () => {
+    let calls = 0;
+    const warnings: string[] = [];
+    const loop = new Loop({
+      name: 'failing',
+      logger: { log: () => undefined, warn: (m) => warnings.push(m) },
+      errorBackoffMs: 20,
+      pass: async () => {
+        calls += 1;
+        if (calls < 3) throw new Error('boom');
+        return 10_000;
+      },
+    });
+    loop.start();
+    await tick(200);
+    await loop.stop();
+    expect(calls).toBe(3);
+    expect(warnings).toEqual(['failing failed (1x): boom']);
+  });
+});
