@@ -1,8 +1,7 @@
 /**
- * Catch-up after downtime and after a pause: stop the scheduler for five slots, restart it, and
- * check which slots of each schedule fired and which were recorded as missed, per mode, window and
- * limit. Slots are two seconds apart and aligned, and the restart lands between slots, so no slot
- * is on the boundary between "missed" and "on time".
+ * Catch-up after downtime and after a pause: stop the scheduler for about five slots, restart it,
+ * and check which slots of each schedule fired and which were recorded as missed, per mode, window
+ * and limit. Slots are two seconds apart and aligned.
  */
 import { describe, expect, it } from 'vitest';
 import { api, sleep, startInProcess, useKairos, waitFor } from '../support/kairos.js';
@@ -62,45 +61,69 @@ describe('catch-up', () => {
       ids[name] = created.body.id;
     }
 
-    // Slots T0 and T0+2 s fire; the scheduler stops at T0+3 s, between slots.
+    // The slots T0 and T0+2 s fire; the scheduler stops at about T0+3 s and is back at about
+    // T0+13 s. What the test expects is derived from what it observes: the last slot ticked before
+    // the stop, and when the restarted scheduler took each schedule's partition (its catch-up
+    // boundary), so a slow machine moves the gap but does not break the scenario.
     await sleepUntil(t0 + 3_000);
     await ticked(Object.values(ids), t0 + 2_000);
     await scheduler.app.close();
-    // Down for the slots T0+4 .. T0+12; back at about T0+13 s, between slots.
+    const tickedBefore = new Map<string, number[]>();
+    for (const [name, id] of Object.entries(ids)) tickedBefore.set(name, (await ticksOf(id, t0 + 86_400_000)).map((x) => x.slot));
     await sleepUntil(t0 + 12_700);
     scheduler = await startInProcess(schedulerEnv, ['scheduler']);
-    const acquiredAt = await waitFor(async () => {
-      const { rows } = await t.db.query(`SELECT acquired_at FROM leases WHERE name = 'scheduler' AND expires_at > now()`);
-      return rows[0] ? new Date(rows[0].acquired_at).getTime() : undefined;
-    }, 'the restarted scheduler to lead');
-    expect(acquiredAt - t0, 'the restart must land between the slots T0+12 s and T0+14 s').toBeGreaterThan(12_200);
-    expect(acquiredAt - t0).toBeLessThan(13_800);
-    // The slots T0+14 s and T0+16 s fire on time; later ones are not part of the scenario.
-    await ticked(Object.values(ids), t0 + 16_000);
+    const end = t0 + 18_000;
+    await ticked(Object.values(ids), end);
     await scheduler.app.close();
 
-    const gap = [4, 6, 8, 10, 12].map((s) => t0 + s * 1_000);
-    const onTime = [0, 2, 14, 16].map((s) => t0 + s * 1_000);
+    const slotsUpTo = (last: number) => Array.from({ length: (last - t0) / SLOT + 1 }, (_, i) => t0 + i * SLOT);
     const fired = (slot: number) => ({ slot, outcome: 'triggered', reason: 'TRIGGERED' });
     const missed = (slot: number, reason: string) => ({ slot, outcome: 'missed', reason });
-    const expected: Record<string, { slot: number; outcome: string; reason: string }[]> = {
-      none: gap.map((s) => missed(s, 'CATCHUP_NONE')),
-      latest: [...gap.slice(0, 4).map((s) => missed(s, 'CATCHUP_SUPERSEDED')), fired(gap[4]!)],
-      all: gap.map(fired),
-      allLimit2: [...gap.slice(0, 3).map((s) => missed(s, 'CATCHUP_LIMIT_EXCEEDED')), ...gap.slice(3).map(fired)],
-      allWindow4s: [...gap.slice(0, 3).map((s) => missed(s, 'CATCHUP_WINDOW_MISSED')), ...gap.slice(3).map(fired)],
-    };
-    for (const [name, gapTicks] of Object.entries(expected)) {
-      const ticks = await ticksOf(ids[name]!, t0 + 16_000);
-      const all = [...onTime.map(fired), ...gapTicks].sort((a, b) => a.slot - b.slot);
-      expect(ticks, name).toEqual(all);
+    const gaps: number[] = [];
+    for (const [name, id] of Object.entries(ids)) {
+      const before = tickedBefore.get(name)!;
+      // Every slot up to the stop fired on time, one after another from T0.
+      expect(before, name).toEqual(slotsUpTo(before.at(-1)!));
+      const boundary = (
+        await t.db.query(`SELECT l.covered_since FROM schedules s JOIN partition_leases l ON l.partition = s.tick_partition WHERE s.id = $1`, [id])
+      ).rows[0].covered_since.getTime() as number;
+      const gap = slotsUpTo(end).filter((s) => s > before.at(-1)! && s < boundary);
+      gaps.push(gap.length);
+      // The gap was decided in one evaluation, against the database clock of that tick.
+      const decided = (
+        await t.db.query(`SELECT DISTINCT created_at FROM ticks WHERE schedule_id = $1 AND scheduled_for = ANY($2::timestamptz[])`, [
+          id,
+          gap.map((s) => new Date(s)),
+        ])
+      ).rows.map((r) => new Date(r.created_at).getTime());
+      expect(decided, name).toHaveLength(1);
+      const now = decided[0]!;
+      const onTimeAlongside = slotsUpTo(end).some((s) => s >= boundary && s <= now);
+      const inWindow = (s: number) => now - s <= 4_000;
+      const gapTicks = {
+        none: gap.map((s) => missed(s, 'CATCHUP_NONE')),
+        // latest fires the newest missed slot, unless a slot on time fires in the same evaluation.
+        latest: gap.map((s, i) => (i === gap.length - 1 && !onTimeAlongside ? fired(s) : missed(s, 'CATCHUP_SUPERSEDED'))),
+        all: gap.map(fired),
+        allLimit2: gap.map((s, i) => (i >= gap.length - 2 ? fired(s) : missed(s, 'CATCHUP_LIMIT_EXCEEDED'))),
+        allWindow4s: gap.map((s) => (inWindow(s) ? fired(s) : missed(s, 'CATCHUP_WINDOW_MISSED'))),
+      }[name]!;
+      const onTime = slotsUpTo(end).filter((s) => s <= before.at(-1)! || s >= boundary);
+      expect(await ticksOf(id, end), name).toEqual([...onTime.map(fired), ...gapTicks].sort((a, b) => a.slot - b.slot));
+      if (name === 'allWindow4s') {
+        // The window drops the oldest slots of a gap this long and keeps the newest.
+        expect(gapTicks.some((x) => x.outcome === 'missed') && gapTicks.some((x) => x.outcome === 'triggered'), JSON.stringify(gapTicks)).toBe(true);
+      }
     }
+    // About five slots fell due while no scheduler ran: enough for limit, window and latest to differ.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(3);
 
-    // The downtime is on record as an outage.
+    // The downtime is on record as an outage, from the stop to the restart.
     const outage = (await t.db.query(`SELECT started_at, ended_at, reason_code FROM outages ORDER BY id DESC LIMIT 1`)).rows[0];
     expect(outage.reason_code).toBe('SCHEDULER_STOPPED');
-    expect(new Date(outage.started_at).getTime() - t0).toBeGreaterThan(2_000);
-    expect(new Date(outage.started_at).getTime() - t0).toBeLessThan(4_000);
+    expect(new Date(outage.started_at).getTime()).toBeGreaterThan(t0 + 2_000);
+    expect(new Date(outage.started_at).getTime()).toBeLessThan(new Date(outage.ended_at).getTime());
+    expect(new Date(outage.ended_at).getTime()).toBeGreaterThan(t0 + 12_000);
   });
 
   it('applies the policy to the slots a pause swallowed when the schedule resumes', async () => {
