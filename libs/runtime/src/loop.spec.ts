@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Loop } from './loop.js';
+import { GatedLoops, Loop } from './loop.js';
 
 const quiet = { log: () => undefined, warn: () => undefined };
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -80,5 +80,49 @@ describe('Loop', () => {
     await loop.stop();
     expect(calls).toBe(3);
     expect(warnings).toEqual(['failing failed (1x): boom']);
+  });
+});
+
+describe('GatedLoops', () => {
+  it('runs a task only while the grant is held, with the grant, inside `around`', async () => {
+    let grant: { epoch: number } | null = null;
+    const seen: string[] = [];
+    const loops = new GatedLoops<{ epoch: number }>(
+      () => grant,
+      async (g, pass) => {
+        seen.push(`around ${g.epoch}`);
+        return pass();
+      },
+    );
+    loops.add('task', quiet, 10_000, async (g) => {
+      seen.push(`pass ${g.epoch}`);
+      return 10_000;
+    });
+    loops.start();
+    await tick(50);
+    expect(seen).toEqual([]);
+    grant = { epoch: 7 };
+    loops.wakeAll();
+    await tick(50);
+    expect(seen).toEqual(['around 7', 'pass 7']);
+    grant = null;
+    loops.wakeAll();
+    await tick(50);
+    await loops.stop();
+    expect(seen).toEqual(['around 7', 'pass 7']);
+  });
+
+  it('stop waits for the pass in flight', async () => {
+    let finished = false;
+    const loops = new GatedLoops<true>(() => true);
+    loops.add('slow', quiet, 10_000, async () => {
+      await tick(100);
+      finished = true;
+      return 10_000;
+    });
+    loops.start();
+    await tick(10);
+    await loops.stop();
+    expect(finished).toBe(true);
   });
 });

@@ -81,3 +81,50 @@ export class Loop {
     });
   }
 }
+
+/** A loop that runs only while its gate is open (see GatedLoops). */
+export interface GatedTask {
+  /** Cuts the task's current sleep short. */
+  wake(): void;
+}
+
+/**
+ * Loops that run only while a grant is held (the leadership, a set of partitions): each pass reads
+ * the grant and runs with it, or sleeps the task's idle time and checks again. The owner starts
+ * them with the application, wakes them all when it gains the grant, and stops them before it
+ * gives the grant back, so nothing a task writes lands after a successor took over.
+ */
+export class GatedLoops<G> {
+  private readonly loops: Loop[] = [];
+
+  constructor(
+    private readonly grant: () => G | null,
+    /** Runs each pass, e.g. inside a log context naming the grant. */
+    private readonly around: (grant: G, pass: () => Promise<number>) => Promise<number> = (_grant, pass) => pass(),
+  ) {}
+
+  add(name: string, logger: LoopLogger, idleMs: number, pass: (grant: G) => Promise<number>): GatedTask {
+    const loop = new Loop({
+      name,
+      logger,
+      pass: async () => {
+        const grant = this.grant();
+        return grant === null ? idleMs : this.around(grant, () => pass(grant));
+      },
+    });
+    this.loops.push(loop);
+    return { wake: () => loop.wake() };
+  }
+
+  start(): void {
+    for (const loop of this.loops) loop.start();
+  }
+
+  wakeAll(): void {
+    for (const loop of this.loops) loop.wake();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.loops.map((loop) => loop.stop()));
+  }
+}

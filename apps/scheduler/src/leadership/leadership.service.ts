@@ -13,7 +13,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApp
 import type { KairosConfig } from '@kairos/config';
 import { newId } from '@kairos/domain';
 import { HolderPresence, LeaseRepository, SCHEDULER_LEASE, SessionRepository, inTransaction, observeLease, type Db, type LeaseGrant } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop, processIdentity, withLogContext } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, processIdentity, withLogContext, type GatedTask } from '@kairos/runtime';
 
 export interface LeadershipTerm {
   holder: string;
@@ -29,12 +29,6 @@ export interface LeadershipTerm {
  */
 const STANDBY_PROBE_MS = 100;
 
-/** A loop that runs only while this process leads (see whileLeading). */
-export interface LeaderTask {
-  /** Cuts the task's current sleep short. */
-  wake(): void;
-}
-
 @Injectable()
 export class LeadershipService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Leadership');
@@ -44,7 +38,10 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
   /** Local monotonic deadline after which an unrenewed lease must be presumed lost. */
   private validUntil = 0;
   /** The leader-only loops, started with the application and stopped before the lease is released. */
-  private readonly tasks: Loop[] = [];
+  private readonly tasks = new GatedLoops<LeadershipTerm>(
+    () => this.term(),
+    (term, pass) => withLogContext({ epoch: term.epoch }, pass),
+  );
   private readonly loop: Loop;
   private readonly presence: HolderPresence;
 
@@ -83,26 +80,17 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
    * it does not lead, the task sleeps `idleMs` and checks again. A new term wakes every task. Tasks
    * stop before the lease is released, so nothing a task writes can land after a successor took over.
    */
-  whileLeading(name: string, idleMs: number, pass: (term: LeadershipTerm) => Promise<number>): LeaderTask {
-    const loop = new Loop({
-      name,
-      logger: new Logger(name),
-      pass: async () => {
-        const term = this.term();
-        return term ? withLogContext({ epoch: term.epoch }, () => pass(term)) : idleMs;
-      },
-    });
-    this.tasks.push(loop);
-    return { wake: () => loop.wake() };
+  whileLeading(name: string, idleMs: number, pass: (term: LeadershipTerm) => Promise<number>): GatedTask {
+    return this.tasks.add(name, new Logger(name), idleMs, pass);
   }
 
   onApplicationBootstrap(): void {
     this.loop.start();
-    for (const task of this.tasks) task.start();
+    this.tasks.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all(this.tasks.map((task) => task.stop()));
+    await this.tasks.stop();
     await this.loop.stop();
     const term = this.currentTerm;
     if (!term) return;
@@ -188,6 +176,6 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private emit(): void {
-    for (const task of this.tasks) task.wake();
+    this.tasks.wakeAll();
   }
 }

@@ -13,8 +13,8 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import type { KairosConfig } from '@kairos/config';
 import { TICK_PARTITIONS, partitionMoves, planPartitions } from '@kairos/domain';
 import { PartitionLeaseRepository, inTransaction, type Db, type PartitionClaim } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, Loop } from '@kairos/runtime';
-import { LeadershipService, type LeaderTask } from '../leadership/leadership.service.js';
+import { DATABASE, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, type GatedTask } from '@kairos/runtime';
+import { LeadershipService } from '../leadership/leadership.service.js';
 
 /** The partitions this process owns right now, each at the epoch its writes are fenced by. */
 export interface PartitionOwnership {
@@ -37,7 +37,7 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
   /** The live members as last read (with each heartbeat); a member found gone since is left out. */
   private members: string[] = [];
   private readonly loop: Loop;
-  private readonly tasks: Loop[] = [];
+  private readonly tasks = new GatedLoops<PartitionOwnership>(() => this.ownership());
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -68,26 +68,17 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
    * asks; otherwise the task sleeps `idleMs` and checks again. Taking partitions wakes every task,
    * and tasks stop before the partitions are released at shutdown.
    */
-  whileOwning(name: string, idleMs: number, pass: (ownership: PartitionOwnership) => Promise<number>): LeaderTask {
-    const loop = new Loop({
-      name,
-      logger: new Logger(name),
-      pass: async () => {
-        const ownership = this.ownership();
-        return ownership ? pass(ownership) : idleMs;
-      },
-    });
-    this.tasks.push(loop);
-    return { wake: () => loop.wake() };
+  whileOwning(name: string, idleMs: number, pass: (ownership: PartitionOwnership) => Promise<number>): GatedTask {
+    return this.tasks.add(name, new Logger(name), idleMs, pass);
   }
 
   onApplicationBootstrap(): void {
     this.loop.start();
-    for (const task of this.tasks) task.start();
+    this.tasks.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all(this.tasks.map((task) => task.stop()));
+    await this.tasks.stop();
     await this.loop.stop();
     const claims = this.claims();
     this.owned.clear();
@@ -166,7 +157,7 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
             `partitions ${gaps.map((g) => g.partition).join(', ')} had no owner for up to ${(longest / 1000).toFixed(1)}s; catch-up policies apply to that gap`,
           );
         }
-        for (const task of this.tasks) task.wake();
+        this.tasks.wakeAll();
       }
     }
     return PROBE_MS;

@@ -28,8 +28,7 @@ import {
   type Materialized,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, TICK_SPAN, inSpan, leaderActor } from '@kairos/runtime';
-import type { LeaderTask } from '../leadership/leadership.service.js';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, TICK_SPAN, inSpan, leaderActor, type GatedTask } from '@kairos/runtime';
 import { PartitionService, type PartitionOwnership } from '../partitions/partition.service.js';
 
 export interface TickResult {
@@ -43,7 +42,7 @@ export interface TickResult {
 @Injectable()
 export class TickService implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Tick');
-  private task: LeaderTask | null = null;
+  private task: GatedTask | null = null;
   private listener: pg.Client | null = null;
   private stopping = false;
   /** The hand-over of the last batch written, which the next batch's writing overlaps. */
