@@ -70,3 +70,25 @@ export function pgConstraint(error: unknown): string | undefined {
     ? error.constraint
     : undefined;
 }
+
+/**
+ * Errors Postgres raises to break a lock cycle (40P01) or a serialization conflict (40001): the
+ * statement was rolled back whole, and running it again is safe.
+ */
+const TRANSIENT_CODES = new Set(['40P01', '40001']);
+
+/**
+ * Runs `work` (one autocommitted statement, or a whole transaction) again when Postgres rolled it
+ * back as a deadlock victim or for a serialization conflict, up to `attempts` times in all, after a
+ * short jittered pause so the transactions that collided do not collide again.
+ */
+export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= attempts || !TRANSIENT_CODES.has(pgErrorCode(error) ?? '')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 10 + Math.random() * 20));
+    }
+  }
+}

@@ -18,6 +18,7 @@ import {
   WorkerRepository,
   createPool,
   handBackRun,
+  retryTransient,
   type ClaimResult,
   type Db,
   type DispatchItem,
@@ -58,13 +59,16 @@ export class ExecutionLedger {
       applicationName: 'kairos-worker-batches',
       settings: { enable_seqscan: 'off' },
     });
-    this.claims = new MicroBatcher((ids) => this.runs.claimMany(this.batchDb, ids, this.owner, this.leaseTtlMs), BATCHING);
+    // A batch locks many runs in one statement, so a scheduler's statement over several of the same
+    // runs can make it a deadlock victim; it was rolled back whole and goes again, rather than drop
+    // verdicts (their runs would be executed again once their leases expired).
+    this.claims = new MicroBatcher((ids) => retryTransient(() => this.runs.claimMany(this.batchDb, ids, this.owner, this.leaseTtlMs)), BATCHING);
     this.finishes = new MicroBatcher(async (items) => {
-      const written = await this.runs.finishMany(this.batchDb, this.owner, items);
+      const written = await retryTransient(() => this.runs.finishMany(this.batchDb, this.owner, items));
       return items.map((i) => written.has(i.runId));
     }, BATCHING);
     this.requeues = new MicroBatcher(async (items) => {
-      const due = await this.runs.requeueMany(this.batchDb, this.owner, items);
+      const due = await retryTransient(() => this.runs.requeueMany(this.batchDb, this.owner, items));
       return items.map((i) => due.get(i.runId) ?? null);
     }, BATCHING);
   }
