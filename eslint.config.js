@@ -29,7 +29,7 @@ const stayInside = {
   },
 };
 
-/** Imports a folder may not make: the libs stay a stack (domain, config, ledger/queue, runtime), and tests reach libs by name. */
+/** Imports a folder may not make: the libs stay a stack (domain, config, telemetry, ledger/queue, process), and tests reach libs by name. */
 const restrictImports = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
 
 export default tseslint.config(
@@ -52,8 +52,9 @@ export default tseslint.config(
   },
   restrictImports(['libs/domain/**/*.ts'], [{ group: ['@kairos/*'], message: 'libs/domain is pure: it imports no other Kairos lib.' }]),
   restrictImports(['libs/config/**/*.ts'], [{ group: ['@kairos/*', '!@kairos/domain'], message: 'libs/config imports only @kairos/domain.' }]),
-  // The trace context is a leaf of the OpenTelemetry API alone (no bootstrap): the runs the ledger writes record it.
-  restrictImports(['libs/ledger/**/*.ts'], [{ regex: '^@kairos/(queue|runtime(?!/trace-context$))', message: 'libs/ledger is Postgres only: no process bootstrap, no transport.' }]),
+  restrictImports(['libs/telemetry/**/*.ts'], [{ group: ['@kairos/*', '!@kairos/domain', '!@kairos/config'], message: 'libs/telemetry imports only @kairos/domain and @kairos/config.' }]),
+  // The trace context is a leaf of the OpenTelemetry API alone (no logger, no exporter): the runs the ledger writes record it.
+  restrictImports(['libs/ledger/**/*.ts'], [{ regex: '^@kairos/(queue|process|telemetry(?!/trace-context$))', message: 'libs/ledger is Postgres only: no process bootstrap, no transport, of telemetry only the trace context.' }]),
   restrictImports(['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'], [{ regex: '(^|/)libs/[^/]+/src/', message: 'Import a lib by its @kairos/* name.' }]),
   {
     // The dashboard runs in the browser.

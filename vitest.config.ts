@@ -25,12 +25,12 @@ export default defineConfig({
       { find: '@kairos/config', replacement: lib('config') },
       { find: '@kairos/ledger', replacement: lib('ledger') },
       { find: '@kairos/queue', replacement: lib('queue') },
-      // The SDK takes the loop, the log and trace contexts and the process identity alone: the rest of @kairos/runtime is the server's Nest bootstrap.
-      { find: /^@kairos\/runtime\/loop$/, replacement: fileURLToPath(new URL('./libs/runtime/src/loop.ts', import.meta.url)) },
-      { find: /^@kairos\/runtime\/log-context$/, replacement: fileURLToPath(new URL('./libs/runtime/src/log-context.ts', import.meta.url)) },
-      { find: /^@kairos\/runtime\/trace-context$/, replacement: fileURLToPath(new URL('./libs/runtime/src/trace-context.ts', import.meta.url)) },
-      { find: /^@kairos\/runtime\/process-identity$/, replacement: fileURLToPath(new URL('./libs/runtime/src/process-identity.ts', import.meta.url)) },
-      { find: '@kairos/runtime', replacement: lib('runtime') },
+      // The SDK takes the loop, the process identity and the log and trace contexts alone: the rest
+      // of @kairos/process is the server's Nest bootstrap, the rest of @kairos/telemetry its logger and exporters.
+      { find: /^@kairos\/process\/(loop|process-identity)$/, replacement: fileURLToPath(new URL('./libs/process/src/$1.ts', import.meta.url)) },
+      { find: /^@kairos\/telemetry\/(log-context|trace-context)$/, replacement: fileURLToPath(new URL('./libs/telemetry/src/$1.ts', import.meta.url)) },
+      { find: '@kairos/telemetry', replacement: lib('telemetry') },
+      { find: '@kairos/process', replacement: lib('process') },
       { find: /^@kairos\/sdk$/, replacement: fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) },
       // graphql ships CommonJS (main) and ESM (module) copies. Node, and so @nestjs/graphql, loads
       // the CommonJS one; Vite would hand Kairos's own sources the ESM one, and two copies of

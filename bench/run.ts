@@ -19,7 +19,7 @@ import { newId, parseScheduleCreate, queueOf, specHash } from '@kairos/domain';
 import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
 import { TRANSPORT_SCHEMA, type TransportConfig } from '@kairos/config';
 import { openTransport, type RunsProcessor, type Transport } from '@kairos/queue';
-import { startKairos, type StartedKairos } from '@kairos/runtime';
+import { startKairos, type StartedKairos } from '@kairos/process';
 import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';

@@ -11,10 +11,10 @@ const manifest = JSON.parse(readFileSync(new URL('./package.json', import.meta.u
 };
 const LIBRARY_PATHS = {
   ...Object.fromEntries(['domain', 'config', 'ledger', 'queue'].map((lib) => [`@kairos/${lib}`, [`libs/${lib}/src/index.ts`]])),
-  '@kairos/runtime/loop': ['libs/runtime/src/loop.ts'],
-  '@kairos/runtime/log-context': ['libs/runtime/src/log-context.ts'],
-  '@kairos/runtime/trace-context': ['libs/runtime/src/trace-context.ts'],
-  '@kairos/runtime/process-identity': ['libs/runtime/src/process-identity.ts'],
+  '@kairos/process/loop': ['libs/process/src/loop.ts'],
+  '@kairos/process/process-identity': ['libs/process/src/process-identity.ts'],
+  '@kairos/telemetry/log-context': ['libs/telemetry/src/log-context.ts'],
+  '@kairos/telemetry/trace-context': ['libs/telemetry/src/trace-context.ts'],
 };
 const external = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)];
 

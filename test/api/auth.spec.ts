@@ -3,7 +3,7 @@
  * works only while auth is optional; Bull Board needs admin; health and metrics stay public.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { StartedKairos } from '@kairos/runtime';
+import type { StartedKairos } from '@kairos/process';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { startInProcess, useKairos, useTestEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

@@ -3,7 +3,7 @@
  * Redis so every replica shares them; 429 RATE_LIMITED with Retry-After; health and metrics exempt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '@kairos/runtime';
+import type { StartedKairos } from '@kairos/process';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { sleep, startInProcess, useTestEnvironment } from '../support/kairos.js';
 

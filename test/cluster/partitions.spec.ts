@@ -7,7 +7,7 @@
  * run per slot, none lost, none twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '@kairos/runtime';
+import type { StartedKairos } from '@kairos/process';
 import { SPAWNING_TIMEOUT_MS, api, sleep, spawnKairos, startInProcess, testEnvironment, waitFor, type KairosChild, type TestEnvironment } from '../support/kairos.js';
 
 const pidOf = (holder: string): number => Number(holder.split(':')[1]);

@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { RUN_STATES } from '@kairos/domain';
 import type { Db } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
-import { KairosMetrics, type StartedKairos } from '@kairos/runtime';
+import { KairosMetrics, type StartedKairos } from '@kairos/process';
 import { api, startInProcess, useKairos, waitFor } from '../support/kairos.js';
 
 interface Sample {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import type { StartedKairos } from '@kairos/runtime';
+import type { StartedKairos } from '@kairos/process';
 import { api, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 interface Published {

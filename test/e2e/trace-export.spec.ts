@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@kairos/config';
-import { startTracing } from '@kairos/runtime';
+import { startTracing } from '@kairos/telemetry';
 import { SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 interface Export {

@@ -11,7 +11,8 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTraceparent } from '@kairos/domain';
-import { addSpanProcessor, type StartedKairos } from '@kairos/runtime';
+import { type StartedKairos } from '@kairos/process';
+import { addSpanProcessor } from '@kairos/telemetry';
 import { KairosWorker, type HandlerContext } from '../../packages/sdk/src/index.js';
 import { api, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, type JsonValue } from '@kairos/domain';
 import { RunRepository, inTransaction, manualRun } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
-import type { StartedKairos } from '@kairos/runtime';
+import type { StartedKairos } from '@kairos/process';
 import { api, runsQueue, startInProcess, testEnvironment, waitFor, wipeTransport, TEST_TRANSPORT, type TestEnvironment } from '../support/kairos.js';
 
 /** A due time no test reaches: the run's job stays delayed in the transport until the test makes the run due. */

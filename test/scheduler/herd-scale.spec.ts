@@ -6,7 +6,7 @@
  * bound.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '@kairos/runtime';
+import type { StartedKairos } from '@kairos/process';
 import { insertSchedules } from '../../bench/herd-seed.js';
 import { sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

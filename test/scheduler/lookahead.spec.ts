@@ -5,7 +5,7 @@
  * overlap, maxRuns and endAt hold as without lookahead.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedKairos } from '@kairos/runtime';
+import type { StartedKairos } from '@kairos/process';
 import { fsck } from '@kairos/ledger';
 import { api, runsQueue, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

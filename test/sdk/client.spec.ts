@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KairosApiError, KairosClient, verifySignature, type Run, type Schedule } from '@kairos/sdk';
-import type { StartedKairos } from '@kairos/runtime';
+import type { StartedKairos } from '@kairos/process';
 import { startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
 
 const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunLeaseRepository } from '@kairos/ledger';
-import type { StartedKairos } from '@kairos/runtime';
+import type { StartedKairos } from '@kairos/process';
 import { api, startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
 import { userProject, type UserProject } from './packed-sdk.js';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { Worker, createPostgresBackend } from 'bullmq';
 import pg from 'pg';
 import { TRANSPORT_SCHEMA, type Role, type TransportConfig } from '@kairos/config';
-import { startKairos, type StartedKairos } from '@kairos/runtime';
+import { startKairos, type StartedKairos } from '@kairos/process';
 import { ApiModule } from '../../apps/api/src/api.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../../apps/worker/src/worker.module.js';

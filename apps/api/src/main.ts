@@ -1,4 +1,4 @@
-import { runKairos } from '@kairos/runtime';
+import { runKairos } from '@kairos/process';
 import { ApiModule } from './api.module.js';
 
 await runKairos({ name: 'api', defaultRoles: ['api'], modules: { api: ApiModule } });

@@ -8,7 +8,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import type { KairosConfig } from '@kairos/config';
 import { DEFAULT_QUEUE } from '@kairos/domain';
 import type { Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics } from '@kairos/process';
 import { KairosWorker } from '@kairos/sdk';
 import { BUILT_IN_HANDLERS } from './targets/handler/builtin.handlers.js';
 import { HttpTarget } from './targets/http/http-target.js';

@@ -1,4 +1,4 @@
-import { runKairos } from '@kairos/runtime';
+import { runKairos } from '@kairos/process';
 import { WorkerModule } from './worker.module.js';
 
 await runKairos({ name: 'worker', defaultRoles: ['worker'], modules: { worker: WorkerModule } });

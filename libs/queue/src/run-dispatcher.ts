@@ -5,7 +5,7 @@
  */
 import { SpanKind } from '@opentelemetry/api';
 import type { Db, DispatchItem, RunRecoveryRepository } from '@kairos/ledger';
-import { inSpan, traceContextOf } from '@kairos/runtime/trace-context';
+import { inSpan, traceContextOf } from '@kairos/telemetry/trace-context';
 import { RUN_JOB_DEFAULTS } from './jobs.js';
 import type { RunQueues } from './run-queues.js';
 

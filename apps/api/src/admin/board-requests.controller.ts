@@ -5,7 +5,7 @@
  */
 import { Controller, Get, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { PublicRoute } from '@kairos/runtime';
+import { PublicRoute } from '@kairos/process';
 
 export const BOARD_REQUESTS_SCRIPT_PATH = '/admin/board-requests.js';
 

@@ -11,7 +11,7 @@ import { BULL_BOARD_ADAPTER, BullBoardModule, InjectBullBoard, type BullBoardIns
 import { DEFAULT_QUEUE } from '@kairos/domain';
 import { WorkerRepository, type Db } from '@kairos/ledger';
 import { RUNS_QUEUE, RunQueues } from '@kairos/queue';
-import { DATABASE, Loop } from '@kairos/runtime';
+import { DATABASE, Loop } from '@kairos/process';
 import { RateLimitMiddleware } from '../requests/rate-limit.middleware.js';
 import { SecurityHeadersMiddleware } from '../requests/security-headers.middleware.js';
 import { AdminAuthMiddleware } from './admin-auth.middleware.js';

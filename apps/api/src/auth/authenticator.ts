@@ -11,7 +11,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { API_SCOPES, AccessError, effectiveScopes, hashSecret, parseApiKey, scopeAllows, secretMatches, type AnonymousAccess, type ApiScope } from '@kairos/domain';
 import { ApiKeyRepository, LoginSessionRepository, type ApiKeyRow, type Db, type LoginSessionRow } from '@kairos/ledger';
-import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG } from '@kairos/runtime';
+import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG } from '@kairos/process';
 import { SESSION_COOKIE, cookieValue, echoedCsrfToken } from '../auth/session-cookies.js';
 import type { CallerContext } from './request-context.js';
 

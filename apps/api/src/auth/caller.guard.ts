@@ -7,7 +7,7 @@ import { Injectable, SetMetadata, type CanActivate, type ExecutionContext } from
 import { Reflector } from '@nestjs/core';
 import { GqlExecutionContext, type GqlContextType } from '@nestjs/graphql';
 import type { ApiScope } from '@kairos/domain';
-import { PUBLIC_ROUTE } from '@kairos/runtime';
+import { PUBLIC_ROUTE } from '@kairos/process';
 import { Authenticator } from './authenticator.js';
 import { requestOf } from './request-context.js';
 

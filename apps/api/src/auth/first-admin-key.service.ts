@@ -7,7 +7,8 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { KairosConfig } from '@kairos/config';
 import { issueApiKey } from '@kairos/domain';
 import { ApiKeyRepository, DEFAULT_NAMESPACE, inTransaction, type Db } from '@kairos/ledger';
-import { DATABASE, DEFAULT_NAMESPACE_ID, JsonLogger, KAIROS_CONFIG, logsJson } from '@kairos/runtime';
+import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG } from '@kairos/process';
+import { JsonLogger, logsJson } from '@kairos/telemetry';
 
 @Injectable()
 export class FirstAdminKeyService implements OnApplicationBootstrap {

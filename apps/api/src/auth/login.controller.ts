@@ -10,7 +10,7 @@ import type { Request, Response } from 'express';
 import type { KairosConfig } from '@kairos/config';
 import { AccessError, ValidationError, hashSecret, isObject } from '@kairos/domain';
 import { LoginSessionRepository, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, PublicRoute } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, PublicRoute } from '@kairos/process';
 import { Authenticator } from './authenticator.js';
 import { SESSION_COOKIE, clearedSessionCookies, cookieValue, sessionCookies } from './session-cookies.js';
 

@@ -10,7 +10,7 @@ import type { KairosConfig } from '@kairos/config';
 import { ValidationError, formatInstant, isUuid } from '@kairos/domain';
 import { LeaseRepository, MAX_PAGE_SIZE, type Db } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, QUEUE_JOB_STATES, RUNS_QUEUE_TOKEN } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, QUEUE_JOB_STATES, RUNS_QUEUE_TOKEN } from '@kairos/process';
 import { Caller, type CallerContext } from '../auth/request-context.js';
 
 /** The lease the leading scheduler holds. */

@@ -9,7 +9,7 @@ import { GraphQLModule } from '@nestjs/graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { KairosConfig } from '@kairos/config';
-import { KAIROS_CONFIG } from '@kairos/runtime';
+import { KAIROS_CONFIG } from '@kairos/process';
 import { ApiErrorFilter } from '../errors/api-error.filter.js';
 import type { GraphqlContext, KairosRequest } from '../auth/request-context.js';
 import { queryLimitCode, queryLimitsRule } from './query-limits.js';

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Controller, Get, Inject, NotFoundException, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { PublicRoute } from '@kairos/runtime';
+import { PublicRoute } from '@kairos/process';
 import type { OpenApiDocument } from './openapi.types.js';
 
 /** The injection token of the document the controller serves. */

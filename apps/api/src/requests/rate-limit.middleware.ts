@@ -12,7 +12,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { KairosConfig } from '@kairos/config';
 import { hashSecret, parseApiKey } from '@kairos/domain';
 import type { Transport } from '@kairos/queue';
-import { KAIROS_CONFIG, TRANSPORT } from '@kairos/runtime';
+import { KAIROS_CONFIG, TRANSPORT } from '@kairos/process';
 import { SESSION_COOKIE, cookieValue } from '../auth/session-cookies.js';
 
 const EXEMPT = /^\/(health|metrics)(\/|$|\?)/;

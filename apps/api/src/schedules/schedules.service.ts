@@ -21,7 +21,7 @@ import {
   type Tx,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE } from '@kairos/runtime';
+import { DATABASE } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
 import type { DstView } from '../wire/policy.view.js';

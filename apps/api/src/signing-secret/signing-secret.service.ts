@@ -7,7 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { formatInstant } from '@kairos/domain';
 import { NamespaceRepository, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
 
 export interface SigningSecretView {

@@ -2,7 +2,7 @@
 import type { Provider } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { AddressPolicy, ValidationError, type Target } from '@kairos/domain';
-import { KAIROS_CONFIG } from '@kairos/runtime';
+import { KAIROS_CONFIG } from '@kairos/process';
 
 /** The worker's policy, built from the same allow-list, so what the API accepts the worker may call. */
 export const ADDRESS_POLICY_PROVIDER: Provider = {

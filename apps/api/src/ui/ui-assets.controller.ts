@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { PublicRoute } from '@kairos/runtime';
+import { PublicRoute } from '@kairos/process';
 
 export const UI_SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy':

@@ -7,7 +7,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ValidationError, type Target } from '@kairos/domain';
 import { WorkerRepository, type Db, type Page } from '@kairos/ledger';
-import { DATABASE } from '@kairos/runtime';
+import { DATABASE } from '@kairos/process';
 import { workerView, type WorkerView } from './worker.view.js';
 
 @Injectable()

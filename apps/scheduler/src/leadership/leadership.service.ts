@@ -13,7 +13,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApp
 import type { KairosConfig } from '@kairos/config';
 import { newId } from '@kairos/domain';
 import { HolderPresence, LeaseRepository, SCHEDULER_LEASE, SessionRepository, inTransaction, observeLease, type Db, type LeaseGrant } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, processIdentity, withLogContext, type GatedTask } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, processIdentity, type GatedTask } from '@kairos/process';
+import { withLogContext } from '@kairos/telemetry';
 
 export interface LeadershipTerm {
   holder: string;

@@ -13,7 +13,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import type { KairosConfig } from '@kairos/config';
 import { TICK_PARTITIONS, partitionMoves, planPartitions } from '@kairos/domain';
 import { PartitionLeaseRepository, inTransaction, type Db, type PartitionClaim } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, type GatedTask } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, type GatedTask } from '@kairos/process';
 import { LeadershipService } from '../leadership/leadership.service.js';
 
 /** The partitions this process owns right now, each at the epoch its writes are fenced by. */

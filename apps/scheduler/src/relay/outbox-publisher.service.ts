@@ -14,7 +14,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { OutboxRepository, inTransaction, type Db, type OutboxRow } from '@kairos/ledger';
 import type { Transport } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, TRANSPORT } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, TRANSPORT } from '@kairos/process';
 import { LeadershipService } from '../leadership/leadership.service.js';
 import { formatInstant } from '@kairos/domain';
 

@@ -7,7 +7,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { RunRecoveryRepository, type Db } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG } from '@kairos/process';
 import { LeadershipService } from '../leadership/leadership.service.js';
 
 const RELAY_BATCH = 500;

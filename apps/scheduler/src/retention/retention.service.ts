@@ -7,7 +7,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { RetentionRepository, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics } from '@kairos/process';
 import { LeadershipService } from '../leadership/leadership.service.js';
 
 /** The shortest rest between two batches, however quick the last one was. */

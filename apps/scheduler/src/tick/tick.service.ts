@@ -28,7 +28,8 @@ import {
   type Materialized,
 } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, TICK_SPAN, inSpan, leaderActor, type GatedTask } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, leaderActor, type GatedTask } from '@kairos/process';
+import { TICK_SPAN, inSpan } from '@kairos/telemetry';
 import { PartitionService, type PartitionOwnership } from '../partitions/partition.service.js';
 
 export interface TickResult {

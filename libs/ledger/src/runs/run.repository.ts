@@ -4,7 +4,7 @@
  * run_events row in the same statement or transaction.
  */
 import { formatInstant, isUuid, type ActiveRun, type ReasonCode, type RunState } from '@kairos/domain';
-import { traceContextOf } from '@kairos/runtime/trace-context';
+import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { inTransaction, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, type NewRun, type RunEventRow, type RunRow } from './run-row.js';

@@ -8,7 +8,7 @@ import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from '@kairos
 import { TRANSPORT_SCHEMA, loadConfig } from '@kairos/config';
 import { RunRecoveryRepository, createPool, type Db } from '@kairos/ledger';
 import { RunDispatcher, RunQueues, openTransport, runsQueueName, type RunsWorker, type Transport } from '@kairos/queue';
-import { processIdentity } from '@kairos/runtime/process-identity';
+import { processIdentity } from '@kairos/process/process-identity';
 import { ExecutionLedger } from './execution-ledger.js';
 import type { KairosHandlerFunction } from './handler.js';
 import { LeaseKeeper } from './lease-keeper.js';

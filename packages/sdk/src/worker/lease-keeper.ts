@@ -4,7 +4,7 @@
  * and any cancellation requested since; a run missing from it has lost its lease, and its
  * execution is aborted so it writes nothing.
  */
-import { Loop, type LoopLogger } from '@kairos/runtime/loop';
+import { Loop, type LoopLogger } from '@kairos/process/loop';
 import type { ExecutionLedger } from './execution-ledger.js';
 import { RunAbort, RunAborted, type AbortKind } from './run-abort.js';
 

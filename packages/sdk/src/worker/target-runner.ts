@@ -1,7 +1,7 @@
 /** Executes a claimed run's target once and reports what happened as an AttemptOutcome. */
 import type { AttemptOutcome, JsonValue, Target } from '@kairos/domain';
 import type { ClaimedRun } from '@kairos/ledger';
-import { traceContextOf } from '@kairos/runtime/trace-context';
+import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { NonRetryableError, type KairosHandlerFunction } from './handler.js';
 import { RunAborted, type RunAbort } from './run-abort.js';
 

@@ -18,7 +18,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { AddressPolicy, formatInstant, type AttemptOutcome, type JsonValue, type Target } from '@kairos/domain';
 import { NamespaceRepository, type ClaimedRun, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, traceContextOf } from '@kairos/runtime';
+import { DATABASE, KAIROS_CONFIG } from '@kairos/process';
+import { traceContextOf } from '@kairos/telemetry';
 
 type HttpTargetSpec = Extract<Target, { type: 'http' }>;
 

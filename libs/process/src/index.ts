@@ -1,3 +1,8 @@
+/**
+ * A Kairos process: `startKairos` builds one for its roles on the shared resources (pool, transport,
+ * queues, DI tokens), with health checks and metrics; `Loop`/`GatedLoops` run its background work.
+ * `@kairos/process/loop` and `@kairos/process/process-identity` are leaves the SDK imports alone.
+ */
 export * from './bootstrap.js';
 export * from './core.module.js';
 export * from './health/health.module.js';
@@ -5,11 +10,5 @@ export * from './metrics/kairos-metrics.service.js';
 export * from './metrics/metrics.module.js';
 export * from './tokens.js';
 export * from './loop.js';
-export * from './access-log.js';
-export * from './log-context.js';
-export * from './logger.js';
 export * from './public-route.js';
 export * from './process-identity.js';
-export * from './trace-context.js';
-export * from './tracing.js';
-export * from './request-span.js';

@@ -13,13 +13,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, describeDatabase, loadConfig, type KairosConfig, type Role } from '@kairos/config';
 import { DEFAULT_NAMESPACE, NamespaceRepository, openLedger, startEmbeddedPostgres, type EmbeddedPostgres } from '@kairos/ledger';
 import { describeTransport, openTransport } from '@kairos/queue';
+import { JsonLogger, accessLog, createLogger, logsJson, requestSpans, startTracing, stopTracing } from '@kairos/telemetry';
 import { CoreModule } from './core.module.js';
 import { HealthModule } from './health/health.module.js';
-import { accessLog } from './access-log.js';
-import { JsonLogger, createLogger, logsJson } from './logger.js';
 import { MetricsModule } from './metrics/metrics.module.js';
-import { requestSpans } from './request-span.js';
-import { startTracing, stopTracing } from './tracing.js';
 
 export interface KairosProcess {
   /** Names the process in logs and in Postgres' application_name. */
