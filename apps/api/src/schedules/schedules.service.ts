@@ -20,11 +20,12 @@ import {
   type TickRow,
   type Tx,
 } from '@kairos/ledger';
+import type { BackfillResult as BackfillResultShape, Preview } from '@kairos/domain/wire';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
+import type { z } from 'zod';
 import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
-import type { DstView } from '../wire/policy.view.js';
 import { scheduleView, type ScheduleView } from './schedule.view.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
@@ -33,12 +34,8 @@ import { WorkersService } from '../workers/workers.service.js';
 export const MAX_BACKFILL_SLOTS = 1_000;
 
 
-export interface BackfillResult {
-  slots: number;
-  created: number;
-  alreadyTicked: number;
-  runs: RunView[];
-}
+export type BackfillResult = z.output<typeof BackfillResultShape>;
+export type PreviewView = z.output<typeof Preview>;
 
 @Injectable()
 export class SchedulesService {
@@ -251,7 +248,7 @@ export class SchedulesService {
    * The next `count` fire instants after `after` (default now), within the schedule's bounds and
    * maxRuns, and the DST policy they were computed with.
    */
-  async preview(caller: CallerContext, id: string, count: number, after: number | undefined): Promise<{ fireTimes: string[]; dst: DstView }> {
+  async preview(caller: CallerContext, id: string, count: number, after: number | undefined): Promise<PreviewView> {
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
     const remaining = spec.maxRuns === null ? count : Math.max(0, Math.min(count, spec.maxRuns - row.fireCount));
