@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readScheduleName, readEnum, readObject, readPayload, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readScheduleName, readEnum, readObject, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -20,7 +20,7 @@ import {
   type TickRow,
   type Tx,
 } from '@kairos/ledger';
-import type { BackfillResult as BackfillResultShape, Preview } from '@kairos/domain/wire';
+import { readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { z } from 'zod';
@@ -182,9 +182,7 @@ export class SchedulesService {
 
   /** Runs the schedule now, outside its slots; works while paused. Overlap may be overridden for this run. */
   async trigger(caller: CallerContext, id: string, body: unknown): Promise<RunView> {
-    const obj = readObject(body ?? {}, '', ['overlap', 'payload']);
-    const overlap = readEnum(obj, 'overlap', '', OVERLAP_POLICIES);
-    const payload = obj.payload === undefined ? undefined : readPayload(obj, 'payload', '');
+    const { overlap, payload } = readWire(ScheduleTrigger, body ?? {});
     const nowMs = Date.now();
     const { runs, dispatch } = await inTransaction(this.db, async (tx) => {
       const row = await this.require(tx, caller, id, true);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { WIRE_COMPONENTS } from './registry.js';
 import { JsonValue } from './shared.js';
 
+export { readWire } from './read.js';
 export * from './shared.js';
 export * from './requests.js';
 export * from './responses.js';
@@ -33,5 +34,18 @@ export function wireJsonSchemas(): Record<string, JsonSchema> {
     },
   });
   // Inside the document each schema is a component, not a standalone resource with its own id.
-  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _schema, $id: _id, ...schema }]) => [name, schema as JsonSchema]));
+  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _schema, $id: _id, ...schema }]) => [name, referencesOnly(schema) as JsonSchema]));
+}
+
+/**
+ * A reference to a component says what it refers to and, at most, what this use of it means: a
+ * refined use of a component (a payload with its size limit) comes out of zod with the
+ * component's keywords copied beside the $ref, which the component already states.
+ */
+function referencesOnly(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(referencesOnly);
+  if (node === null || typeof node !== 'object') return node;
+  const entries = Object.entries(node);
+  if ('$ref' in node) return Object.fromEntries(entries.filter(([key]) => key === '$ref' || key === 'description'));
+  return Object.fromEntries(entries.map(([key, value]) => [key, key === 'examples' ? value : referencesOnly(value)]));
 }

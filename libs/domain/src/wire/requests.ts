@@ -5,12 +5,16 @@ import { MAX_PREVIEW_COUNT } from '../preview.js';
 import { DEFAULT_RUN_TIMEOUT_MS } from '../run-policy.js';
 import { MIN_EVERY_MS } from '../schedule-spec.js';
 import { formatDuration } from '../time/index.js';
+import { readPayload } from '../json-readers.js';
+import { checkedBy, closedObject } from './read.js';
 import { component, defaulted } from './registry.js';
 import { CatchupPolicyInput, DstPolicyInput, DurationInput, InstantInput, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, TargetInput } from './shared.js';
 
 const text = (maxLength: number) => z.string().min(1).max(maxLength);
 
-const payload = JsonValue.describe(`Any JSON value, passed to the target verbatim; at most ${MAX_PAYLOAD_BYTES} bytes serialized (PAYLOAD_TOO_LARGE otherwise).`);
+const payload = JsonValue.check(checkedBy('PAYLOAD_TOO_LARGE', (value, field) => readPayload({ [field]: value }, field, ''))).describe(
+  `Any JSON value, passed to the target verbatim; at most ${MAX_PAYLOAD_BYTES} bytes serialized (PAYLOAD_TOO_LARGE otherwise).`,
+);
 const timeout = defaulted(DurationInput, formatDuration(DEFAULT_RUN_TIMEOUT_MS), 'Of each attempt; at most 24h.');
 
 /** The definition fields a schedule body may carry; POST, PUT by name and PATCH share them. */
@@ -90,9 +94,9 @@ export const SchedulePatch = component(
 
 export const ScheduleTrigger = component(
   'ScheduleTrigger',
-  z.strictObject({
-    overlap: OverlapPolicy.describe("Overrides the schedule's overlap policy for this run.").optional(),
-    payload: JsonValue.describe("Replaces the schedule's payload for this run.").optional(),
+  closedObject({
+    overlap: OverlapPolicy.nullish().describe("Overrides the schedule's overlap policy for this run."),
+    payload: payload.describe("Replaces the schedule's payload for this run.").optional(),
   }),
   'Optional: run the schedule now, outside its slots.',
 );
