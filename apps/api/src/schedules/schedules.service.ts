@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readScheduleName, readEnum, readObject, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseScheduleCreate, readBoolean, readScheduleName, readObject, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -20,7 +20,7 @@ import {
   type TickRow,
   type Tx,
 } from '@kairos/ledger';
-import { readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
+import { BackfillRequest, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/runtime';
 import type { z } from 'zod';
@@ -212,16 +212,13 @@ export class SchedulesService {
    * Backfilled runs queue behind each other (overlap buffer_all) unless the request says otherwise.
    */
   async backfill(caller: CallerContext, id: string, body: unknown): Promise<BackfillResult> {
-    const obj = readObject(body, '', ['from', 'to', 'overlap']);
-    if (obj.from === undefined) throw new ValidationError('MISSING_FIELD', 'from', 'from is required: the first instant of the range');
-    if (obj.to === undefined) throw new ValidationError('MISSING_FIELD', 'to', 'to is required: the last instant of the range');
-    const from = parseInstant(obj.from, 'from');
-    const to = parseInstant(obj.to, 'to');
+    const request = readWire(BackfillRequest, body);
+    const { from, to } = request;
     if (to < from) throw new ValidationError('VALIDATION_FAILED', 'to', 'to must not be earlier than from');
     if (to > Date.now()) {
       throw new ValidationError('VALIDATION_FAILED', 'to', 'to is in the future; backfill covers past slots, the scheduler fires the rest');
     }
-    const overlap = readEnum(obj, 'overlap', '', OVERLAP_POLICIES) ?? 'buffer_all';
+    const overlap = request.overlap ?? 'buffer_all';
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
     const range = slotsInRange(spec, recurrenceOf(spec, row.createdAt.getTime()), {

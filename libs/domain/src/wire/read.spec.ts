@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { OVERLAP_POLICIES } from '../closed-sets.js';
 import { ValidationError } from '../errors.js';
-import { readEnum, readObject, readPayload } from '../json-readers.js';
-import { readWire, ScheduleTrigger } from './index.js';
+import { parseInstant, readEnum, readObject, readPayload } from '../json-readers.js';
+import { BackfillRequest, readWire, ScheduleTrigger } from './index.js';
 
 /** What the domain's readers make of a trigger body, field by field. */
 function readTriggerByHand(body: unknown) {
@@ -10,6 +10,14 @@ function readTriggerByHand(body: unknown) {
   const overlap = readEnum(obj, 'overlap', '', OVERLAP_POLICIES);
   const payload = obj.payload === undefined ? undefined : readPayload(obj, 'payload', '');
   return { overlap, payload };
+}
+
+/** What the domain's readers make of a backfill body, before the range is checked against now. */
+function readBackfillByHand(body: unknown) {
+  const obj = readObject(body, '', ['from', 'to', 'overlap']);
+  if (obj.from === undefined) throw new ValidationError('MISSING_FIELD', 'from', 'from is required: the first instant of the range');
+  if (obj.to === undefined) throw new ValidationError('MISSING_FIELD', 'to', 'to is required: the last instant of the range');
+  return { from: parseInstant(obj.from, 'from'), to: parseInstant(obj.to, 'to'), overlap: readEnum(obj, 'overlap', '', OVERLAP_POLICIES) };
 }
 
 function outcome(read: () => unknown): unknown {
@@ -58,5 +66,34 @@ describe('readWire', () => {
     const read = readWire(ScheduleTrigger, body);
     expect(read.overlap ?? undefined).toEqual(byHand.overlap);
     expect(read.payload).toEqual(byHand.payload);
+  });
+
+  const at = '2026-01-01T00:00:00Z';
+  it.each<[string, unknown]>([
+    ['a string', 'from now on'],
+    ['no from', { to: at }],
+    ['no from and no to, with an unknown field', { x: 1 }],
+    ['no to', { from: at }],
+    ['a number for an instant', { from: 5, to: at }],
+    ['null for an instant', { from: at, to: null }],
+    ['a day the month does not have', { from: '2026-02-30T00:00:00Z', to: at }],
+    ['a local time', { from: at, to: '2026-01-01T00:00:00' }],
+    ['a year past 9999', { from: at, to: '9999-12-31T23:30:00-01:00' }],
+    ['an unknown field beside a bad instant', { from: 'soon', to: at, until: at }],
+    ['a policy not in the set', { from: at, to: at, overlap: 'queue' }],
+  ])('refuses a backfill body with %s as the readers do', (_, body) => {
+    const expected = outcome(() => readBackfillByHand(body));
+    expect(expected).toHaveProperty('code');
+    expect(outcome(() => readWire(BackfillRequest, body))).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['two instants', { from: at, to: '2026-01-01T03:00:00+02:00' }],
+    ['a policy', { from: at, to: at, overlap: 'allow' }],
+    ['null as absent', { from: at, to: at, overlap: null }],
+  ])('reads a backfill body with %s as the readers do', (_, body) => {
+    const byHand = readBackfillByHand(body);
+    const read = readWire(BackfillRequest, body);
+    expect({ ...read, overlap: read.overlap ?? undefined }).toEqual(byHand);
   });
 });

@@ -47,6 +47,11 @@ export function checkedBy<T>(code: ErrorCode, read: (value: unknown, field: stri
   return refusedAs<T>(code, (value) => refused(value, '') === null, (field, value) => refused(value, field)!.message);
 }
 
+/** A field the body must carry, refused with MISSING_FIELD and `message` when it does not. */
+export function required<T extends z.ZodType>(schema: T, message: string): T {
+  return schema.check(refusedAs<unknown>('MISSING_FIELD', (value) => value !== undefined, () => message)) as T;
+}
+
 export function readWire<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const result = schema.safeParse(body, { reportInput: true });
   if (result.success) return result.data;

@@ -5,12 +5,15 @@ import { MAX_PREVIEW_COUNT } from '../preview.js';
 import { DEFAULT_RUN_TIMEOUT_MS } from '../run-policy.js';
 import { MIN_EVERY_MS } from '../schedule-spec.js';
 import { formatDuration } from '../time/index.js';
-import { readPayload } from '../json-readers.js';
-import { checkedBy, closedObject } from './read.js';
+import { parseInstant, readPayload } from '../json-readers.js';
+import { checkedBy, closedObject, required } from './read.js';
 import { component, defaulted } from './registry.js';
 import { CatchupPolicyInput, DstPolicyInput, DurationInput, InstantInput, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, TargetInput } from './shared.js';
 
 const text = (maxLength: number) => z.string().min(1).max(maxLength);
+
+/** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
+const instantMs = (instant: typeof InstantInput) => instant.transform((value) => parseInstant(value, ''));
 
 const payload = JsonValue.check(checkedBy('PAYLOAD_TOO_LARGE', (value, field) => readPayload({ [field]: value }, field, ''))).describe(
   `Any JSON value, passed to the target verbatim; at most ${MAX_PAYLOAD_BYTES} bytes serialized (PAYLOAD_TOO_LARGE otherwise).`,
@@ -103,10 +106,10 @@ export const ScheduleTrigger = component(
 
 export const BackfillRequest = component(
   'BackfillRequest',
-  z.strictObject({
-    from: InstantInput.describe('The first instant of the range.'),
-    to: InstantInput.describe('The last instant of the range; not in the future, not before from.'),
-    overlap: defaulted(OverlapPolicy, 'buffer_all', 'Backfilled runs queue behind each other unless this says otherwise.'),
+  closedObject({
+    from: instantMs(required(InstantInput.describe('The first instant of the range.'), 'from is required: the first instant of the range')),
+    to: instantMs(required(InstantInput.describe('The last instant of the range; not in the future, not before from.'), 'to is required: the last instant of the range')),
+    overlap: defaulted(OverlapPolicy.nullable(), 'buffer_all', 'Backfilled runs queue behind each other unless this says otherwise.'),
   }),
 );
 

@@ -24,6 +24,8 @@ import { REASON_CODES, type ReasonCode } from '../reason-codes.js';
 import { DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_RETRY_POLICY, MAX_ATTEMPTS_LIMIT } from '../run-policy.js';
 import { DEFAULT_CATCHUP, MAX_CATCHUP_LIMIT } from '../schedule-spec.js';
 import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, formatDuration } from '../time/index.js';
+import { parseInstant } from '../json-readers.js';
+import { checkedBy } from './read.js';
 import { component, defaulted } from './registry.js';
 
 // ---- Closed sets ----
@@ -82,9 +84,14 @@ export const Instant = component(
   z.string().meta({ format: 'date-time', examples: ['2026-12-01T01:30:00Z'] }),
   'An instant in UTC, ISO 8601 with Z; milliseconds only when there are some.',
 );
+// Any value reaches the domain's instant reader (which owns the calendar and the year range), so
+// a number is refused as an instant is, not as a non-string; the document says what it accepts.
 export const InstantInput = component(
   'InstantInput',
-  z.string().meta({ format: 'date-time', examples: ['2026-12-01T09:00:00Z'] }),
+  z
+    .unknown()
+    .check(checkedBy('INVALID_INSTANT', parseInstant))
+    .meta({ type: 'string', format: 'date-time', examples: ['2026-12-01T09:00:00Z'] }),
   'An ISO 8601 instant with an offset ("Z" or "+02:00"); a local time without one is refused as ambiguous.',
 );
 export const JsonValue = component('JsonValue', z.json(), 'Any JSON value, null included.', [{ any: 'json' }]);
