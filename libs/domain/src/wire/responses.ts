@@ -1,6 +1,8 @@
 /** The REST API's response shapes. The API's views are typed as their outputs, so a view cannot drift from what the document says. */
 import { z } from 'zod';
+import { API_SCOPES } from '../api-keys.js';
 import { QUEUE_NAME_PATTERN } from '../handlers.js';
+import { TICK_PARTITIONS } from '../partitions.js';
 import { component, page } from './registry.js';
 import {
   AttemptOutcome,
@@ -204,4 +206,69 @@ export const RotatedSigningSecret = component(
     previousValidUntil: Instant.describe('Until then deliveries carry a second v1 signature, made with the previous secret.'),
   }),
   'A rotated signing secret.',
+);
+
+// ---- The dashboard's reads ----
+
+const partition = () => z.int().min(0).max(TICK_PARTITIONS - 1);
+const counts = () => z.record(z.string(), count());
+
+export const WhoAmI = component(
+  'WhoAmI',
+  z.strictObject({ namespaceId: z.uuid(), actor: z.string(), scopes: z.array(z.enum(API_SCOPES)) }),
+  "The caller's namespace, actor and scopes.",
+);
+
+export const ClusterState = component(
+  'Cluster',
+  z.strictObject({
+    leader: z.strictObject({ holder: z.string(), epoch: z.int().min(1), expiresAt: Instant, live: z.boolean() }).nullable(),
+    sessions: z.array(z.strictObject({ holder: z.string(), startedAt: Instant, lastSeenAt: Instant })),
+    schedulers: z
+      .array(
+        z.strictObject({
+          holder: z.string(),
+          hostname: z.string(),
+          pid: z.int(),
+          startedAt: Instant,
+          lastSeenAt: Instant,
+          live: z.boolean().describe('Its heartbeat is fresher than the lease TTL.'),
+          partitions: z.array(partition()),
+        }),
+      )
+      .describe('The scheduler processes sharing the tick, oldest first, with the partitions each owns now.'),
+    partitions: z
+      .array(
+        z.strictObject({
+          partition: partition(),
+          holder: z.string().nullable().describe('Null for a partition never owned.'),
+          epoch: count(),
+          expiresAt: Instant,
+          live: z.boolean(),
+          coveredSince: Instant.describe('Since when it has been owned without a gap: slots due before this fell into an outage.'),
+        }),
+      )
+      .describe(`Every tick partition (schedules fall into ${TICK_PARTITIONS} by a hash of their id) and its lease.`),
+    runs: counts().describe('Runs of the namespace by state.'),
+    queue: counts().describe('BullMQ jobs by state (waiting, active, delayed, failed, prioritized).'),
+    outages: z
+      .array(
+        z.strictObject({
+          startedAt: Instant,
+          endedAt: Instant,
+          reasonCode: z.string(),
+          partition: partition().nullable().describe('Null for a span without a leader.'),
+        }),
+      )
+      .describe('The ten most recent spans without a leader, or without an owner of one partition, newest first.'),
+  }),
+  'The leader lease, live scheduler sessions, the schedulers and their partitions, run counts of the namespace, queue depths and recent outages.',
+);
+
+export const LatestTickList = component(
+  'LatestTickList',
+  z.strictObject({
+    items: z.array(z.strictObject({ scheduleId: z.uuid(), scheduledFor: Instant, outcome: TickOutcome, reasonCode: ReasonCodeSchema, runId: z.uuid().nullable() })),
+  }),
+  'The newest tick of each listed schedule; schedules without ticks are left out.',
 );
