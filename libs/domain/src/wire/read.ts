@@ -52,6 +52,7 @@ export function required<T extends z.ZodType>(schema: T, message: string): T {
   return schema.check(refusedAs<unknown>('MISSING_FIELD', (value) => value !== undefined, () => message)) as T;
 }
 
+/** The body as `schema` reads it, or the ValidationError of its first fault. */
 export function readWire<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const result = schema.safeParse(body, { reportInput: true });
   if (result.success) return result.data;
@@ -94,7 +95,6 @@ function refusal(issue: z.core.$ZodIssue): ValidationError {
       );
     case 'invalid_type':
       if (issue.expected === 'object') return new ValidationError('VALIDATION_FAILED', field || null, `${field || 'the body'} must be a JSON object`);
-      if (issue.expected === 'boolean') return new ValidationError('VALIDATION_FAILED', field, `${field} must be true or false`);
       return new ValidationError('VALIDATION_FAILED', field || null, `${field || 'the body'} must be a ${issue.expected}`);
     default:
       return new ValidationError('VALIDATION_FAILED', field || null, `${field || 'the body'}: ${issue.message}`);
