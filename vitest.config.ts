@@ -21,6 +21,8 @@ export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
     alias: [
+      // The wire shapes are an entry of their own: they load zod, which the rest of the domain does not.
+      { find: /^@kairos\/domain\/wire$/, replacement: fileURLToPath(new URL('./libs/domain/src/wire/index.ts', import.meta.url)) },
       { find: '@kairos/domain', replacement: lib('domain') },
       { find: '@kairos/config', replacement: lib('config') },
       { find: '@kairos/ledger', replacement: lib('ledger') },

@@ -4,13 +4,14 @@
  * events are the one record; attempts are a view of them, so the two can never disagree.
  */
 import type { AttemptOutcomeKind } from './closed-sets.js';
+import type { ReasonCode } from './reason-codes.js';
 
 export interface AttemptEvent {
   at: Date;
   kind: string;
   leaseEpoch: number | null;
   actor: string;
-  reasonCode: string | null;
+  reasonCode: ReasonCode | null;
   detail: Record<string, unknown>;
 }
 
@@ -22,7 +23,7 @@ export interface Attempt {
   finishedAt: Date | null;
   /** Null while the attempt is still executing. */
   outcome: AttemptOutcomeKind | null;
-  reasonCode: string | null;
+  reasonCode: ReasonCode | null;
   error: Record<string, unknown> | null;
   /** What an HTTP target answered. */
   response: Record<string, unknown> | null;

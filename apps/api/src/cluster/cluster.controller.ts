@@ -7,10 +7,12 @@
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { ValidationError, formatInstant, isUuid } from '@kairos/domain';
+import { ValidationError, formatInstant, isUuid, type ReasonCode, type TickOutcome } from '@kairos/domain';
+import type { ClusterState, LatestTickList, WhoAmI } from '@kairos/domain/wire';
 import { LeaseRepository, MAX_PAGE_SIZE, type Db } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
 import { DATABASE, KAIROS_CONFIG, QUEUE_JOB_STATES, RUNS_QUEUE_TOKEN } from '@kairos/process';
+import type { z } from 'zod';
 import { Caller, type CallerContext } from '../auth/request-context.js';
 
 /** The lease the leading scheduler holds. */
@@ -28,12 +30,12 @@ export class ClusterController {
   ) {}
 
   @Get('whoami')
-  whoami(@Caller() caller: CallerContext) {
+  whoami(@Caller() caller: CallerContext): z.output<typeof WhoAmI> {
     return { namespaceId: caller.namespaceId, actor: caller.actor, scopes: caller.scopes };
   }
 
   @Get('cluster')
-  async cluster(@Caller() caller: CallerContext) {
+  async cluster(@Caller() caller: CallerContext): Promise<z.output<typeof ClusterState>> {
     const [leader, sessions, members, partitions, outages, runs, queue] = await Promise.all([
       this.leases.current(this.db, LEADER_LEASE),
       this.db.query<{ holder: string; startedAt: Date; lastSeenAt: Date }>(
@@ -86,12 +88,12 @@ export class ClusterController {
   }
 
   @Get('ticks/latest')
-  async latestTicks(@Caller() caller: CallerContext, @Query('scheduleIds') scheduleIds?: string) {
+  async latestTicks(@Caller() caller: CallerContext, @Query('scheduleIds') scheduleIds?: string): Promise<z.output<typeof LatestTickList>> {
     const ids = (scheduleIds ?? '').split(',').filter((id) => id !== '');
     if (ids.length === 0 || ids.length > MAX_PAGE_SIZE || !ids.every(isUuid)) {
       throw new ValidationError('VALIDATION_FAILED', 'scheduleIds', `scheduleIds must be 1 to ${MAX_PAGE_SIZE} schedule UUIDs separated by commas`);
     }
-    const { rows } = await this.db.query<{ scheduleId: string; scheduledFor: Date; outcome: string; reasonCode: string; runId: string | null }>(
+    const { rows } = await this.db.query<{ scheduleId: string; scheduledFor: Date; outcome: TickOutcome; reasonCode: ReasonCode; runId: string | null }>(
       `SELECT t.schedule_id AS "scheduleId", t.scheduled_for AS "scheduledFor", t.outcome, t.reason_code AS "reasonCode", t.run_id AS "runId"
        FROM unnest($2::uuid[]) AS s(id)
        CROSS JOIN LATERAL (SELECT * FROM ticks WHERE schedule_id = s.id AND namespace_id = $1 ORDER BY scheduled_for DESC LIMIT 1) t`,

@@ -10,12 +10,10 @@ import type { GqlContextType } from '@nestjs/graphql';
 import type { Response } from 'express';
 import { GraphQLError } from 'graphql';
 import { AccessError, ConflictError, NotFoundError, ValidationError } from '@kairos/domain';
+import type { ErrorBody } from '@kairos/domain/wire';
+import type { z } from 'zod';
 
-export interface ApiError {
-  code: string;
-  message: string;
-  field: string | null;
-}
+export type ApiError = z.output<typeof ErrorBody>;
 
 @Catch()
 export class ApiErrorFilter implements ExceptionFilter {
@@ -73,7 +71,7 @@ export class ApiErrorFilter implements ExceptionFilter {
   }
 }
 
-const FRAMEWORK_CODES: Record<number, string> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
+const FRAMEWORK_CODES: Record<number, ApiError['code']> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
 
 /** Errors thrown by Express's body parser carry their HTTP status. */
 function bodyParserStatus(error: unknown): number | null {

@@ -4,7 +4,7 @@
  * fails when a controller route is missing or a response does not match what is declared.
  */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@kairos/ledger';
-import { ref, type SchemaName } from './openapi.schemas.js';
+import { ref } from './openapi.schemas.js';
 import type { OperationObject, ParameterObject, ReferenceObject, RequestBodyObject, ResponseObject } from './openapi.types.js';
 
 const JSON_MEDIA = 'application/json';
@@ -90,11 +90,11 @@ export function query(name: string, description: string, schema: ParameterObject
   return { name, in: 'query', description, schema };
 }
 
-export function json(schema: SchemaName, description: string): ResponseObject {
+export function json(schema: string, description: string): ResponseObject {
   return { description, content: { [JSON_MEDIA]: { schema: ref(schema) } } };
 }
 
-export function body(schema: SchemaName, required = true, examples?: Record<string, { summary: string; value: unknown }>): RequestBodyObject {
+export function body(schema: string, required = true, examples?: Record<string, { summary: string; value: unknown }>): RequestBodyObject {
   return { required, content: { [JSON_MEDIA]: { schema: ref(schema), ...(examples ? { examples } : {}) } } };
 }
 

@@ -1,6 +1,7 @@
 /**
- * The part of the OpenAPI 3.1 object model the Kairos document uses, so the hand-written document
- * is checked by the compiler. Schemas are JSON Schema 2020-12, OpenAPI 3.1's own dialect.
+ * The part of the OpenAPI 3.1 object model the Kairos document uses, so its paths and operations
+ * are checked by the compiler. Schemas are JSON Schema 2020-12, OpenAPI 3.1's own dialect, generated
+ * from the wire declarations in @kairos/domain/wire.
  */
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';

@@ -4,13 +4,14 @@
  */
 import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
+import type { RetryView, TargetView } from '../wire/policy.view.js';
 import type { AttemptView, RunEventView, RunView } from './run.view.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { AttemptOutcomeEnum, BackoffTypeEnum, ReasonCodeEnum, RunEventKindEnum, RunOriginEnum, RunStateEnum } from '../graphql/wire.enums.js';
 
 @ObjectType('Backoff')
 export class BackoffType {
-  @Field(() => BackoffTypeEnum) type!: string;
+  @Field(() => BackoffTypeEnum) type!: RetryView['backoff']['type'];
   @Field(() => String) base!: string;
   @Field(() => String) max!: string;
   @Field(() => Float) jitter!: number;
@@ -44,7 +45,7 @@ export class AttemptType implements AttemptView {
   @Field(() => String) startedAt!: string;
   @Field(() => String, { nullable: true }) finishedAt!: string | null;
   @Field(() => AttemptOutcomeEnum, { nullable: true }) outcome!: AttemptView['outcome'];
-  @Field(() => ReasonCodeEnum, { nullable: true }) reasonCode!: string | null;
+  @Field(() => ReasonCodeEnum, { nullable: true }) reasonCode!: AttemptView['reasonCode'];
   @Field(() => JsonScalar, { nullable: true }) error!: Record<string, unknown> | null;
   @Field(() => JsonScalar, { nullable: true }) response!: Record<string, unknown> | null;
 }
@@ -61,7 +62,7 @@ export class RunType implements RunView {
   @Field(() => RunStateEnum) state!: RunView['state'];
   @Field(() => Int) attempt!: number;
   @Field(() => Int) maxAttempts!: number;
-  @Field(() => JsonScalar) target!: Record<string, unknown>;
+  @Field(() => JsonScalar) target!: TargetView;
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => JsonScalar, { nullable: true }) result!: JsonValue | null;

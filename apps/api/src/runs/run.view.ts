@@ -1,10 +1,15 @@
 /** The wire shape of a run, as REST and GraphQL return it, and of its events. */
-import type { Attempt, JsonValue } from '@kairos/domain';
+import { formatInstant, type Attempt, type JsonValue } from '@kairos/domain';
+import type { Attempt as AttemptShape, Run, RunEvent } from '@kairos/domain/wire';
 import type { RunEventRow, RunRow } from '@kairos/ledger';
+import type { z } from 'zod';
 import { iso, retryView, targetView } from '../wire/policy.view.js';
-import { formatInstant } from '@kairos/domain';
 
-export function runView(row: RunRow) {
+export type RunView = z.output<typeof Run>;
+export type AttemptView = z.output<typeof AttemptShape>;
+export type RunEventView = z.output<typeof RunEvent>;
+
+export function runView(row: RunRow): RunView {
   return {
     id: row.id,
     scheduleId: row.scheduleId,
@@ -33,9 +38,7 @@ export function runView(row: RunRow) {
   };
 }
 
-export type RunView = ReturnType<typeof runView>;
-
-export function attemptView(attempt: Attempt) {
+export function attemptView(attempt: Attempt): AttemptView {
   return {
     attempt: attempt.attempt,
     leaseEpoch: attempt.leaseEpoch,
@@ -49,9 +52,7 @@ export function attemptView(attempt: Attempt) {
   };
 }
 
-export type AttemptView = ReturnType<typeof attemptView>;
-
-export function runEventView(event: RunEventRow) {
+export function runEventView(event: RunEventRow): RunEventView {
   return {
     id: event.id,
     at: formatInstant(event.at),
@@ -64,5 +65,3 @@ export function runEventView(event: RunEventRow) {
     detail: event.detail,
   };
 }
-
-export type RunEventView = ReturnType<typeof runEventView>;

@@ -7,7 +7,7 @@ import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue, ResolvedDstPolicy } from '@kairos/domain';
 import type { ScheduleView, TickView } from './schedule.view.js';
 import type { BackfillResult } from './schedules.service.js';
-import type { DstView } from '../wire/policy.view.js';
+import type { DstView, TargetView } from '../wire/policy.view.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { CatchupModeEnum, DstGapPolicyEnum, DstOverlapPolicyEnum, OverlapPolicyEnum, ReasonCodeEnum, ScheduleStatusEnum, TickOriginEnum, TickOutcomeEnum } from '../graphql/wire.enums.js';
 import { RetryPolicyType, RunType } from '../runs/run.types.js';
@@ -30,7 +30,7 @@ export class DstPolicyType implements DstView {
 
 @ObjectType('CatchupPolicy')
 export class CatchupPolicyType {
-  @Field(() => CatchupModeEnum) mode!: string;
+  @Field(() => CatchupModeEnum) mode!: ScheduleView['catchup']['mode'];
   @Field(() => String, { nullable: true }) window!: string | null;
   @Field(() => Int, { nullable: true }) limit!: number | null;
 }
@@ -45,8 +45,8 @@ export class ScheduleType implements ScheduleView {
   @Field(() => String) timezone!: string;
   @Field(() => DstPolicyType) dst!: DstPolicyType;
   @Field(() => CatchupPolicyType) catchup!: CatchupPolicyType;
-  @Field(() => OverlapPolicyEnum) overlap!: string;
-  @Field(() => JsonScalar) target!: Record<string, unknown>;
+  @Field(() => OverlapPolicyEnum) overlap!: ScheduleView['overlap'];
+  @Field(() => JsonScalar) target!: TargetView;
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => String) timeout!: string;
@@ -57,7 +57,7 @@ export class ScheduleType implements ScheduleView {
   @Field(() => Boolean) paused!: boolean;
   @Field(() => String, { nullable: true }) idempotencyKey!: string | null;
   @Field(() => JsonScalar) labels!: Record<string, string>;
-  @Field(() => ScheduleStatusEnum) status!: string;
+  @Field(() => ScheduleStatusEnum) status!: ScheduleView['status'];
   @Field(() => String, { nullable: true }) nextFireAt!: string | null;
   @Field(() => String, { nullable: true }) lastFireAt!: string | null;
   @Field(() => Int) fireCount!: number;

@@ -1,37 +1,12 @@
 /** The wire shape of a schedule, as REST and GraphQL return it: the definition with defaults filled in, and its cursor; and of its ticks. */
-import { formatDuration, type JsonValue, formatInstant } from '@kairos/domain';
+import { formatDuration, formatInstant } from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
-import { dstView, iso, retryView, targetView, type DstView, type RetryView } from '../wire/policy.view.js';
+import type { Schedule, Tick } from '@kairos/domain/wire';
+import type { z } from 'zod';
+import { dstView, iso, retryView, targetView } from '../wire/policy.view.js';
 
-export interface ScheduleView {
-  id: string;
-  name: string;
-  cron: string | null;
-  every: string | null;
-  at: string | null;
-  timezone: string;
-  dst: DstView;
-  catchup: { mode: string; window: string | null; limit: number | null };
-  overlap: string;
-  target: Record<string, unknown>;
-  payload: JsonValue | null;
-  retry: RetryView;
-  timeout: string;
-  startAt: string | null;
-  endAt: string | null;
-  maxRuns: number | null;
-  jitter: string;
-  paused: boolean;
-  idempotencyKey: string | null;
-  labels: Record<string, string>;
-  status: string;
-  nextFireAt: string | null;
-  lastFireAt: string | null;
-  fireCount: number;
-  createdAt: string;
-  updatedAt: string;
-  deduped: boolean;
-}
+export type ScheduleView = z.output<typeof Schedule>;
+export type TickView = z.output<typeof Tick>;
 
 export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
   return {
@@ -70,7 +45,7 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
 }
 
 /** One evaluated slot of a schedule and what came of it. */
-export function tickView(tick: TickRow) {
+export function tickView(tick: TickRow): TickView {
   return {
     scheduledFor: formatInstant(tick.scheduledFor),
     outcome: tick.outcome,
@@ -81,5 +56,3 @@ export function tickView(tick: TickRow) {
     createdAt: formatInstant(tick.createdAt),
   };
 }
-
-export type TickView = ReturnType<typeof tickView>;

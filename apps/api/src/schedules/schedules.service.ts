@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, OVERLAP_POLICIES, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseInstant, parseScheduleCreate, readBoolean, readScheduleName, readEnum, readObject, readPayload, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseScheduleCreate, readBoolean, readScheduleName, readObject, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -20,11 +20,12 @@ import {
   type TickRow,
   type Tx,
 } from '@kairos/ledger';
+import { BackfillRequest, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/process';
+import type { z } from 'zod';
 import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
-import type { DstView } from '../wire/policy.view.js';
 import { scheduleView, type ScheduleView } from './schedule.view.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
@@ -33,12 +34,8 @@ import { WorkersService } from '../workers/workers.service.js';
 export const MAX_BACKFILL_SLOTS = 1_000;
 
 
-export interface BackfillResult {
-  slots: number;
-  created: number;
-  alreadyTicked: number;
-  runs: RunView[];
-}
+export type BackfillResult = z.output<typeof BackfillResultShape>;
+export type PreviewView = z.output<typeof Preview>;
 
 @Injectable()
 export class SchedulesService {
@@ -185,9 +182,7 @@ export class SchedulesService {
 
   /** Runs the schedule now, outside its slots; works while paused. Overlap may be overridden for this run. */
   async trigger(caller: CallerContext, id: string, body: unknown): Promise<RunView> {
-    const obj = readObject(body ?? {}, '', ['overlap', 'payload']);
-    const overlap = readEnum(obj, 'overlap', '', OVERLAP_POLICIES);
-    const payload = obj.payload === undefined ? undefined : readPayload(obj, 'payload', '');
+    const { overlap, payload } = readWire(ScheduleTrigger, body ?? {});
     const nowMs = Date.now();
     const { runs, dispatch } = await inTransaction(this.db, async (tx) => {
       const row = await this.require(tx, caller, id, true);
@@ -217,16 +212,13 @@ export class SchedulesService {
    * Backfilled runs queue behind each other (overlap buffer_all) unless the request says otherwise.
    */
   async backfill(caller: CallerContext, id: string, body: unknown): Promise<BackfillResult> {
-    const obj = readObject(body, '', ['from', 'to', 'overlap']);
-    if (obj.from === undefined) throw new ValidationError('MISSING_FIELD', 'from', 'from is required: the first instant of the range');
-    if (obj.to === undefined) throw new ValidationError('MISSING_FIELD', 'to', 'to is required: the last instant of the range');
-    const from = parseInstant(obj.from, 'from');
-    const to = parseInstant(obj.to, 'to');
+    const request = readWire(BackfillRequest, body);
+    const { from, to } = request;
     if (to < from) throw new ValidationError('VALIDATION_FAILED', 'to', 'to must not be earlier than from');
     if (to > Date.now()) {
       throw new ValidationError('VALIDATION_FAILED', 'to', 'to is in the future; backfill covers past slots, the scheduler fires the rest');
     }
-    const overlap = readEnum(obj, 'overlap', '', OVERLAP_POLICIES) ?? 'buffer_all';
+    const overlap = request.overlap ?? 'buffer_all';
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
     const range = slotsInRange(spec, recurrenceOf(spec, row.createdAt.getTime()), {
@@ -251,7 +243,7 @@ export class SchedulesService {
    * The next `count` fire instants after `after` (default now), within the schedule's bounds and
    * maxRuns, and the DST policy they were computed with.
    */
-  async preview(caller: CallerContext, id: string, count: number, after: number | undefined): Promise<{ fireTimes: string[]; dst: DstView }> {
+  async preview(caller: CallerContext, id: string, count: number, after: number | undefined): Promise<PreviewView> {
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
     const remaining = spec.maxRuns === null ? count : Math.max(0, Math.min(count, spec.maxRuns - row.fireCount));

@@ -6,19 +6,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { formatInstant } from '@kairos/domain';
+import type { RotatedSigningSecret, SigningSecret } from '@kairos/domain/wire';
 import { NamespaceRepository, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG } from '@kairos/process';
+import type { z } from 'zod';
 import type { CallerContext } from '../auth/request-context.js';
 
-export interface SigningSecretView {
-  secret: string;
-}
-
-export interface RotatedSigningSecretView {
-  secret: string;
-  /** Until this instant deliveries also carry a signature made with the previous secret. */
-  previousValidUntil: string;
-}
+export type SigningSecretView = z.output<typeof SigningSecret>;
+export type RotatedSigningSecretView = z.output<typeof RotatedSigningSecret>;
 
 @Injectable()
 export class SigningSecretService {

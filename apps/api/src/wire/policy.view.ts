@@ -4,21 +4,20 @@ import {
   formatDuration,
   formatOptionalInstant,
   parseCron,
-  type DstExplanation,
   type DstPolicy,
   type RetryPolicy,
   type Target,
   queueOf,
 } from '@kairos/domain';
+import type { DstPolicy as DstPolicyShape, RetryPolicy as RetryPolicyShape, Target as TargetShape } from '@kairos/domain/wire';
+import type { z } from 'zod';
 
 export const iso = formatOptionalInstant;
 
-export interface RetryView {
-  maxAttempts: number;
-  backoff: { type: string; base: string; max: string; jitter: number };
-}
+export type TargetView = z.output<typeof TargetShape>;
+export type RetryView = z.output<typeof RetryPolicyShape>;
 
-export function targetView(target: Target): Record<string, unknown> {
+export function targetView(target: Target): TargetView {
   return target.type === 'handler'
     ? { type: 'handler', name: target.name, queue: queueOf(target) }
     : { type: 'http', url: target.url, method: target.method, headers: target.headers, timeout: formatDuration(target.timeoutMs) };
@@ -36,7 +35,7 @@ export function retryView(retry: RetryPolicy): RetryView {
  * The DST policy as declared (`auto` stays `auto`), what it resolves to for the schedule's cron
  * expression (null for intervals and one-shots, which DST does not touch), and one line saying so.
  */
-export type DstView = DstExplanation;
+export type DstView = z.output<typeof DstPolicyShape>;
 
 export function dstView(cron: string | null, dst: DstPolicy): DstView {
   return explainDstPolicy(cron === null ? null : parseCron(cron), dst);

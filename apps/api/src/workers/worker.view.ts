@@ -1,8 +1,12 @@
 /** The wire shape of a registered worker, as GET /v1/workers lists it. */
 import { formatInstant } from '@kairos/domain';
+import type { Worker } from '@kairos/domain/wire';
 import type { WorkerRow } from '@kairos/ledger';
+import type { z } from 'zod';
 
-export function workerView(row: WorkerRow) {
+export type WorkerView = z.output<typeof Worker>;
+
+export function workerView(row: WorkerRow): WorkerView {
   return {
     id: row.id,
     queue: row.queue,
@@ -12,5 +16,3 @@ export function workerView(row: WorkerRow) {
     lastSeenAt: formatInstant(row.lastSeenAt),
   };
 }
-
-export type WorkerView = ReturnType<typeof workerView>;

@@ -1,0 +1,51 @@
+/**
+ * The REST wire shapes, each declared once with zod: the API types its views by them and builds
+ * the OpenAPI document's components from them. Reached as `@kairos/domain/wire`, apart from the
+ * rest of the domain, so what only needs the domain (the SDK among them) does not load zod.
+ */
+import { z } from 'zod';
+import { WIRE_COMPONENTS } from './registry.js';
+import { JsonValue } from './shared.js';
+
+export { readWire } from './read.js';
+export * from './shared.js';
+export * from './requests.js';
+export * from './responses.js';
+
+/** A JSON Schema 2020-12 object, OpenAPI 3.1's own dialect. */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * Every registered shape as JSON Schema, by component name, each reference to another written as
+ * `#/components/schemas/<name>`.
+ */
+export function wireJsonSchemas(): Record<string, JsonSchema> {
+  const { schemas } = z.toJSONSchema(WIRE_COMPONENTS, {
+    target: 'draft-2020-12',
+    io: 'input',
+    uri: (id) => `#/components/schemas/${id}`,
+    override: ({ zodSchema, jsonSchema }) => {
+      // A request body is parsed JSON, so any value of it is JSON; and openapi-typescript cannot
+      // type the self-referencing union that would spell that out. The document says it in prose.
+      if (zodSchema === JsonValue) delete jsonSchema.anyOf;
+      // zod bounds every integer to the safe range; JSON has no such limit to state.
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+    },
+  });
+  // Inside the document each schema is a component, not a standalone resource with its own id.
+  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _schema, $id: _id, ...schema }]) => [name, referencesOnly(schema) as JsonSchema]));
+}
+
+/**
+ * A reference to a component says what it refers to and, at most, what this use of it means: a
+ * refined use of a component (a payload with its size limit) comes out of zod with the
+ * component's keywords copied beside the $ref, which the component already states.
+ */
+function referencesOnly(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(referencesOnly);
+  if (node === null || typeof node !== 'object') return node;
+  const entries = Object.entries(node);
+  if ('$ref' in node) return Object.fromEntries(entries.filter(([key]) => key === '$ref' || key === 'description'));
+  return Object.fromEntries(entries.map(([key, value]) => [key, key === 'examples' ? value : referencesOnly(value)]));
+}

@@ -1,0 +1,274 @@
+/** The REST API's response shapes. The API's views are typed as their outputs, so a view cannot drift from what the document says. */
+import { z } from 'zod';
+import { API_SCOPES } from '../api-keys.js';
+import { QUEUE_NAME_PATTERN } from '../handlers.js';
+import { TICK_PARTITIONS } from '../partitions.js';
+import { component, page } from './registry.js';
+import {
+  AttemptOutcome,
+  CatchupPolicy,
+  DstPolicy,
+  Duration,
+  ErrorCode,
+  HandlerName,
+  Instant,
+  JsonValue,
+  Labels,
+  OverlapPolicy,
+  ReasonCodeSchema,
+  RetryPolicy,
+  RunEventKind,
+  RunOrigin,
+  RunState,
+  ScheduleStatus,
+  Target,
+  TickOrigin,
+  TickOutcome,
+} from './shared.js';
+
+const count = () => z.int().min(0);
+/** A JSON object whose fields depend on what produced it (an error, an HTTP response). */
+const detail = () => z.record(z.string(), z.unknown());
+
+export const ErrorBody = component(
+  'Error',
+  z.strictObject({
+    code: ErrorCode,
+    message: z.string().describe('What was wrong and what to do about it.'),
+    field: z.string().nullable().describe('The offending field as a dotted path (`target.name`), or null.'),
+  }),
+  'Every error the REST API answers with.',
+);
+
+export const Schedule = component(
+  'Schedule',
+  z.strictObject({
+    id: z.uuid(),
+    name: z.string(),
+    cron: z.string().nullable(),
+    every: Duration.nullable(),
+    at: Instant.nullable(),
+    timezone: z.string(),
+    dst: DstPolicy,
+    catchup: CatchupPolicy,
+    overlap: OverlapPolicy,
+    target: Target,
+    payload: JsonValue,
+    retry: RetryPolicy,
+    timeout: Duration,
+    startAt: Instant.nullable(),
+    endAt: Instant.nullable(),
+    maxRuns: z.int().min(1).nullable(),
+    jitter: Duration,
+    paused: z.boolean().describe('Whether status is paused.'),
+    idempotencyKey: z.string().nullable(),
+    labels: Labels,
+    status: ScheduleStatus,
+    nextFireAt: Instant.nullable().describe('The next slot; null once the schedule has nothing left to fire.'),
+    lastFireAt: Instant.nullable(),
+    fireCount: count(),
+    createdAt: Instant,
+    updatedAt: Instant,
+    deduped: z.boolean().describe('True when a create with a repeated idempotencyKey returned this existing schedule.'),
+  }),
+  'A schedule: its definition with defaults filled in (one of cron, every or at is set), and its cursor.',
+);
+export const SchedulePage = component('SchedulePage', page(Schedule, 'A page of schedules, newest first.'));
+
+export const Tick = component(
+  'Tick',
+  z.strictObject({
+    scheduledFor: Instant.describe('The slot.'),
+    outcome: TickOutcome,
+    reasonCode: ReasonCodeSchema,
+    reasonText: z.string().nullable(),
+    runId: z.uuid().nullable().describe('The run the slot created, if any.'),
+    origin: TickOrigin,
+    createdAt: Instant,
+  }),
+  'One evaluated slot of a schedule and what came of it.',
+);
+export const TickPage = component('TickPage', page(Tick, 'A page of ticks, newest slot first.'));
+
+const runFields = z.strictObject({
+  id: z.uuid(),
+  scheduleId: z.uuid().nullable().describe('Null for an ad-hoc run.'),
+  origin: RunOrigin,
+  sourceRunId: z.uuid().nullable().describe('The run a retry or republish re-runs.'),
+  scheduledFor: Instant.describe('The slot (for an ad-hoc run: when it was due).'),
+  availableAt: Instant.nullable().describe('When the run may start; null while it waits behind an earlier run of its schedule.'),
+  deferReason: z.string().nullable().describe('Why availableAt is later than the slot.'),
+  state: RunState,
+  attempt: count().describe('Attempts started so far.'),
+  maxAttempts: z.int().min(1),
+  target: Target,
+  retry: RetryPolicy,
+  payload: JsonValue,
+  result: JsonValue.describe('What the target returned, once succeeded.'),
+  error: detail().nullable().describe('The last failure, if any.'),
+  reasonCode: ReasonCodeSchema.nullable().describe('Set once the run is terminal.'),
+  reasonText: z.string().nullable(),
+  crashCount: count().describe('Executors that died holding the run.'),
+  cancelRequestedAt: Instant.nullable(),
+  idempotencyKey: z.string().nullable(),
+  createdAt: Instant,
+  startedAt: Instant.nullable(),
+  finishedAt: Instant.nullable(),
+  leaseEpoch: count().describe('Rises with every claim and every reap; verdicts are fenced by it.'),
+});
+
+export const Run = component('Run', runFields, 'One execution of a target, with its retries.');
+export const RunCreated = component(
+  'RunCreated',
+  runFields.extend({ deduped: z.boolean().describe('True when a repeated idempotencyKey returned this existing run.') }),
+  'The run POST /v1/runs created (or found by idempotency key).',
+);
+
+export const Attempt = component(
+  'Attempt',
+  z.strictObject({
+    attempt: z.int().min(1),
+    leaseEpoch: z.int(),
+    worker: z.string(),
+    startedAt: Instant,
+    finishedAt: Instant.nullable(),
+    outcome: AttemptOutcome.nullable().describe('Null while the attempt is executing.'),
+    reasonCode: ReasonCodeSchema.nullable(),
+    error: detail().nullable(),
+    response: detail().nullable().describe('What an HTTP target answered.'),
+  }),
+  'One execution attempt: a claim at a new lease epoch and the event that ended it.',
+);
+export const RunDetail = component(
+  'RunDetail',
+  runFields.extend({ attempts: z.array(Attempt).describe('Each execution attempt, read from the run events.') }),
+  'A run as GET /v1/runs/{id} returns it.',
+);
+export const RunPage = component('RunPage', page(Run, 'A page of runs, newest first.'));
+
+export const BackfillResult = component(
+  'BackfillResult',
+  z.strictObject({
+    slots: count().describe('Slots of the schedule inside the range.'),
+    created: count().describe('Runs created now.'),
+    alreadyTicked: count().describe('Slots that already had a tick (fired, skipped or backfilled before) and were left alone.'),
+    runs: z.array(Run),
+  }),
+  'What a backfill created. Repeating a backfill over the same range creates nothing new.',
+);
+
+export const Preview = component(
+  'Preview',
+  z.strictObject({ fireTimes: z.array(Instant), dst: DstPolicy }),
+  'The next fire instants, in UTC, and the DST policy they were computed with.',
+);
+
+export const RunEvent = component(
+  'RunEvent',
+  z.strictObject({
+    id: z.int().describe('Increases with every event written.'),
+    at: Instant,
+    kind: RunEventKind,
+    fromState: RunState.nullable(),
+    toState: RunState.nullable(),
+    leaseEpoch: z.int().nullable(),
+    actor: z.string().describe('Who caused the transition: api, scheduler, a worker id, ...'),
+    reasonCode: ReasonCodeSchema.nullable(),
+    detail: detail().describe('Event-specific detail (errors, HTTP responses, attempt numbers).'),
+  }),
+  'One transition of a run, appended in the same transaction as the transition.',
+);
+export const RunEventList = component('RunEventList', z.strictObject({ items: z.array(RunEvent) }), "A run's whole event history, oldest first (not paginated).");
+
+export const Worker = component(
+  'Worker',
+  z.strictObject({
+    id: z.string().describe('The worker process, as it signs its leases.'),
+    queue: z.string().regex(QUEUE_NAME_PATTERN),
+    handlers: z.array(HandlerName).describe('The handlers it registered, sorted.'),
+    version: z.string(),
+    startedAt: Instant,
+    lastSeenAt: Instant.describe('Its last heartbeat.'),
+  }),
+  'A worker that registered with the cluster; kept after it stops.',
+);
+export const WorkerPage = component('WorkerPage', page(Worker, 'A page of workers, by id.'));
+
+export const SigningSecret = component(
+  'SigningSecret',
+  z.strictObject({ secret: z.string().min(32).describe('The HMAC-SHA256 key of the v1 signatures in Kairos-Signature.') }),
+  "The namespace's webhook signing secret.",
+);
+export const RotatedSigningSecret = component(
+  'RotatedSigningSecret',
+  z.strictObject({
+    secret: z.string().min(32).describe('The new secret; deliveries are signed with it from now on.'),
+    previousValidUntil: Instant.describe('Until then deliveries carry a second v1 signature, made with the previous secret.'),
+  }),
+  'A rotated signing secret.',
+);
+
+// ---- The dashboard's reads ----
+
+const partition = () => z.int().min(0).max(TICK_PARTITIONS - 1);
+const counts = () => z.record(z.string(), count());
+
+export const WhoAmI = component(
+  'WhoAmI',
+  z.strictObject({ namespaceId: z.uuid(), actor: z.string(), scopes: z.array(z.enum(API_SCOPES)) }),
+  "The caller's namespace, actor and scopes.",
+);
+
+export const ClusterState = component(
+  'Cluster',
+  z.strictObject({
+    leader: z.strictObject({ holder: z.string(), epoch: z.int().min(1), expiresAt: Instant, live: z.boolean() }).nullable(),
+    sessions: z.array(z.strictObject({ holder: z.string(), startedAt: Instant, lastSeenAt: Instant })),
+    schedulers: z
+      .array(
+        z.strictObject({
+          holder: z.string(),
+          hostname: z.string(),
+          pid: z.int(),
+          startedAt: Instant,
+          lastSeenAt: Instant,
+          live: z.boolean().describe('Its heartbeat is fresher than the lease TTL.'),
+          partitions: z.array(partition()),
+        }),
+      )
+      .describe('The scheduler processes sharing the tick, oldest first, with the partitions each owns now.'),
+    partitions: z
+      .array(
+        z.strictObject({
+          partition: partition(),
+          holder: z.string().nullable().describe('Null for a partition never owned.'),
+          epoch: count(),
+          expiresAt: Instant,
+          live: z.boolean(),
+          coveredSince: Instant.describe('Since when it has been owned without a gap: slots due before this fell into an outage.'),
+        }),
+      )
+      .describe(`Every tick partition (schedules fall into ${TICK_PARTITIONS} by a hash of their id) and its lease.`),
+    runs: counts().describe('Runs of the namespace by state.'),
+    queue: counts().describe('BullMQ jobs by state (waiting, active, delayed, failed, prioritized).'),
+    outages: z
+      .array(
+        z.strictObject({
+          startedAt: Instant,
+          endedAt: Instant,
+          reasonCode: z.string(),
+          partition: partition().nullable().describe('Null for a span without a leader.'),
+        }),
+      )
+      .describe('The ten most recent spans without a leader, or without an owner of one partition, newest first.'),
+  }),
+  'The leader lease, live scheduler sessions, the schedulers and their partitions, run counts of the namespace, queue depths and recent outages.',
+);
+
+export const LatestTickList = component(
+  'LatestTickList',
+  z.strictObject({
+    items: z.array(z.strictObject({ scheduleId: z.uuid(), scheduledFor: Instant, outcome: TickOutcome, reasonCode: ReasonCodeSchema, runId: z.uuid().nullable() })),
+  }),
+  'The newest tick of each listed schedule; schedules without ticks are left out.',
+);

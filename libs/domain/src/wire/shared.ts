@@ -1,0 +1,218 @@
+/**
+ * The wire shapes requests and responses share: the closed sets, instants, durations, labels,
+ * targets and policies. Every closed set and limit is read from the domain, so a new run state or
+ * error code reaches the wire without an edit here. What JSON Schema cannot say (cron syntax,
+ * zone names, DST rules, the size of a payload) stays with the domain's readers.
+ */
+import { z } from 'zod';
+import {
+  ATTEMPT_OUTCOMES,
+  BACKOFF_TYPES,
+  CATCHUP_MODES,
+  HTTP_METHODS,
+  OVERLAP_POLICIES,
+  RUN_EVENT_KINDS,
+  RUN_ORIGINS,
+  RUN_STATES,
+  SCHEDULE_STATUSES,
+  TICK_ORIGINS,
+  TICK_OUTCOMES,
+} from '../closed-sets.js';
+import { ERROR_CODES } from '../errors.js';
+import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, HANDLER_NAMES, QUEUE_NAME_PATTERN } from '../handlers.js';
+import { REASON_CODES, type ReasonCode } from '../reason-codes.js';
+import { DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_RETRY_POLICY, MAX_ATTEMPTS_LIMIT } from '../run-policy.js';
+import { DEFAULT_CATCHUP, MAX_CATCHUP_LIMIT } from '../schedule-spec.js';
+import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, formatDuration } from '../time/index.js';
+import { parseInstant } from '../json-readers.js';
+import { checkedBy } from './read.js';
+import { component, defaulted } from './registry.js';
+
+// ---- Closed sets ----
+
+export const ErrorCode = component('ErrorCode', z.enum([...ERROR_CODES, 'INTERNAL']), 'A stable, machine-readable error code. INTERNAL is an unexpected failure (500).');
+export const ReasonCodeSchema = component(
+  'ReasonCode',
+  z.enum(Object.keys(REASON_CODES) as [ReasonCode, ...ReasonCode[]]),
+  'The one closed catalogue of reasons carried by terminal runs, ticks and run events.',
+);
+export const RunState = component('RunState', z.enum(RUN_STATES), 'queued and running are active; the rest are terminal.');
+export const RunOrigin = component('RunOrigin', z.enum(RUN_ORIGINS), 'What created the run.');
+export const RunEventKind = component('RunEventKind', z.enum(RUN_EVENT_KINDS), 'What a run event records.');
+export const ScheduleStatus = component('ScheduleStatus', z.enum(SCHEDULE_STATUSES), 'deleted schedules are never returned.');
+export const TickOutcome = component('TickOutcome', z.enum(TICK_OUTCOMES), 'What became of an evaluated slot.');
+export const TickOrigin = component('TickOrigin', z.enum(TICK_ORIGINS), 'Who evaluated the slot: the scheduler or a backfill request.');
+export const OverlapPolicy = component('OverlapPolicy', z.enum(OVERLAP_POLICIES), 'What to do when a slot comes due while an earlier run of the schedule is still active.');
+export const CatchupMode = component('CatchupMode', z.enum(CATCHUP_MODES), 'none skips missed slots, latest fires the most recent once, all fires every one.');
+export const BackoffType = component('BackoffType', z.enum(BACKOFF_TYPES), 'How the delay between attempts grows.');
+export const HttpMethod = component('HttpMethod', z.enum(HTTP_METHODS), 'The method of an HTTP target.');
+export const HandlerName = component(
+  'HandlerName',
+  z.string().regex(HANDLER_NAME_PATTERN),
+  `A handler's name: built in (${HANDLER_NAMES.join(', ')}, on the default queue) or registered by a worker on the target's queue; any other name is refused with UNKNOWN_HANDLER.`,
+);
+export const DstGapPolicy = component(
+  'DstGapPolicy',
+  z.enum(DST_GAP_POLICIES),
+  'shift fires a nonexistent wall time at the instant it names with the pre-transition offset; skip drops it; auto (the default) is skip when the minute or hour field starts with *, else shift.',
+);
+export const DstOverlapPolicy = component(
+  'DstOverlapPolicy',
+  z.enum(DST_OVERLAP_POLICIES),
+  'Which occurrence of a repeated wall time fires; auto (the default) is both when the minute or hour field starts with *, else first.',
+);
+export const AttemptOutcome = component('AttemptOutcome', z.enum(ATTEMPT_OUTCOMES), 'How one execution attempt ended.');
+
+// ---- Scalars ----
+
+export const Duration = component(
+  'Duration',
+  z
+    .string()
+    .min(2)
+    .regex(/^(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?$/)
+    .meta({ examples: ['1m30s', '5m', '1h'] }),
+  'A duration as Kairos writes it: units d, h, m, s, ms from largest to smallest ("90s" is written "1m30s").',
+);
+export const DurationInput = component(
+  'DurationInput',
+  z.xor([z.string().min(2).regex(/^\s*(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?\s*$/), z.int().min(0)]).meta({ examples: ['90s', '15m', '1h30m', 60000] }),
+  'A duration: whole numbers with units d, h, m, s, ms from largest to smallest ("90s", "15m", "1h30m", "500ms"), or integer milliseconds. At most 100 years.',
+);
+export const Instant = component(
+  'Instant',
+  z.string().meta({ format: 'date-time', examples: ['2026-12-01T01:30:00Z'] }),
+  'An instant in UTC, ISO 8601 with Z; milliseconds only when there are some.',
+);
+// Any value reaches the domain's instant reader (which owns the calendar and the year range), so
+// a number is refused as an instant is, not as a non-string; the document says what it accepts.
+export const InstantInput = component(
+  'InstantInput',
+  z
+    .unknown()
+    .check(checkedBy('INVALID_INSTANT', parseInstant))
+    .meta({ type: 'string', format: 'date-time', examples: ['2026-12-01T09:00:00Z'] }),
+  'An ISO 8601 instant with an offset ("Z" or "+02:00"); a local time without one is refused as ambiguous.',
+);
+export const JsonValue = component('JsonValue', z.json(), 'Any JSON value, null included.', [{ any: 'json' }]);
+export const Labels = component(
+  'Labels',
+  z.record(z.string(), z.string().max(256)).meta({ maxProperties: 64, examples: [{ team: 'billing' }] }),
+  'Free-form string labels; filter schedules with `?label=key:value`.',
+);
+
+// ---- Targets ----
+
+/** No CR, LF or NUL: a header value cannot end its line or the header block early. */
+// eslint-disable-next-line no-control-regex -- NUL is one of the characters refused
+const HEADER_VALUE = /^[^\r\n\u0000]*$/;
+
+export const HandlerTarget = component(
+  'HandlerTarget',
+  z.strictObject({
+    type: z.literal('handler'),
+    name: HandlerName,
+    queue: defaulted(z.string().regex(QUEUE_NAME_PATTERN), DEFAULT_QUEUE, 'The queue whose workers run the handler.'),
+  }),
+  'A handler registered by a worker on a queue.',
+);
+export const HttpTarget = component(
+  'HttpTarget',
+  z.strictObject({
+    type: z.literal('http'),
+    url: z.url(),
+    method: HttpMethod,
+    headers: z.record(z.string(), z.string()),
+    timeout: Duration,
+  }),
+  'An HTTP webhook, with its defaults filled in.',
+);
+export const HttpTargetInput = component(
+  'HttpTargetInput',
+  z.strictObject({
+    type: z.literal('http'),
+    url: z.url().max(2048).describe('http or https, without credentials (send those in headers).'),
+    method: defaulted(HttpMethod, 'POST'),
+    headers: z
+      .record(z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/), z.string().max(4096).regex(HEADER_VALUE))
+      .meta({ maxProperties: 50 })
+      .describe(
+        'Sent with every request. Names are RFC 9110 tokens; values hold no CR, LF or NUL. Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, Keep-Alive, Proxy-* and the Kairos-Signature and Idempotency-Key that Kairos sets are refused (INVALID_TARGET).',
+      )
+      .optional(),
+    timeout: defaulted(DurationInput, formatDuration(DEFAULT_HTTP_TIMEOUT_MS)),
+  }),
+  'An HTTP webhook. The body carries run id, schedule id, slot, attempt and payload; the request is signed (HMAC-SHA256).',
+);
+export const Target = component('Target', z.xor([HandlerTarget, HttpTarget]), 'What a run executes.');
+export const TargetInput = component(
+  'TargetInput',
+  z.xor([HandlerTarget, HttpTargetInput]),
+  'What a run executes: { "type": "handler", "name": "echo" } or { "type": "http", "url": "https://..." }.',
+);
+
+// ---- Retry policy ----
+
+export const RetryPolicy = component(
+  'RetryPolicy',
+  z.strictObject({
+    maxAttempts: z.int().min(1),
+    backoff: z.strictObject({ type: BackoffType, base: Duration, max: Duration, jitter: z.number().min(0).max(1) }),
+  }),
+  'How failed attempts are retried, with defaults filled in.',
+);
+export const RetryPolicyInput = component(
+  'RetryPolicyInput',
+  z.strictObject({
+    maxAttempts: defaulted(z.int().min(1).max(MAX_ATTEMPTS_LIMIT), DEFAULT_RETRY_POLICY.maxAttempts),
+    backoff: z
+      .strictObject({
+        type: defaulted(BackoffType, DEFAULT_RETRY_POLICY.backoff.type),
+        base: defaulted(DurationInput, formatDuration(DEFAULT_RETRY_POLICY.backoff.baseMs), 'At most 24h.'),
+        max: defaulted(DurationInput, formatDuration(DEFAULT_RETRY_POLICY.backoff.maxMs), 'At least `base`, at most 7d.'),
+        jitter: defaulted(z.number().min(0).max(1), DEFAULT_RETRY_POLICY.backoff.jitter, 'Fraction of each delay randomised away.'),
+      })
+      .optional(),
+  }),
+  'How failed attempts are retried. Absent or null: the defaults.',
+);
+
+// ---- DST and catch-up policies ----
+
+export const DstPolicy = component(
+  'DstPolicy',
+  z.strictObject({
+    gap: DstGapPolicy,
+    overlap: DstOverlapPolicy,
+    resolved: z
+      .strictObject({
+        gap: z.enum(DST_GAP_POLICIES).exclude(['auto']),
+        overlap: z.enum(DST_OVERLAP_POLICIES).exclude(['auto']),
+      })
+      .nullable()
+      .describe('The policy fire instants are computed with, auto decided for the cron expression; null for every and at, which DST does not touch.'),
+    description: z.string().describe('What the policy means for the expression, e.g. "gap auto (skip), overlap auto (both): ...".'),
+  }),
+  'The DST policy as declared (auto stays auto) and what it resolves to.',
+);
+export const DstPolicyInput = component(
+  'DstPolicyInput',
+  z.strictObject({
+    gap: defaulted(DstGapPolicy, DEFAULT_DST_POLICY.gap),
+    overlap: defaulted(DstOverlapPolicy, DEFAULT_DST_POLICY.overlap),
+  }),
+  "How cron wall times that do not exist (gap) or occur twice (overlap) on DST change days fire. Default auto: Vixie cron's rule, decided by the expression.",
+);
+export const CatchupPolicy = component(
+  'CatchupPolicy',
+  z.strictObject({ mode: CatchupMode, window: Duration.nullable(), limit: z.int().min(1).nullable() }),
+);
+export const CatchupPolicyInput = component(
+  'CatchupPolicyInput',
+  z.strictObject({
+    mode: defaulted(CatchupMode, DEFAULT_CATCHUP.mode),
+    window: DurationInput.nullable().optional().describe('Missed slots older than this are recorded as missed, not fired. Absent or null: no window.'),
+    limit: z.int().min(1).max(MAX_CATCHUP_LIMIT).nullable().optional().describe('At most this many missed slots fire (the newest). Absent or null: no limit.'),
+  }),
+  'What to fire for slots that passed while the scheduler was down or the schedule was paused.',
+);
