@@ -166,11 +166,13 @@ describe('lookahead', () => {
     const ids: Record<string, string> = {};
 
     beforeAll(async () => {
+      // The first slot is 5 s out, so its run is made ahead however slowly a loaded machine ticks.
+      const startAt = iso(Date.now() + 5_000);
       for (const overlap of ['skip', 'replace']) {
-        const created = await client.post('/v1/schedules', { every: '2s', overlap, target: { type: 'handler', name: 'sleep' }, payload: { ms: 3_000 } });
+        const created = await client.post('/v1/schedules', { every: '2s', startAt, overlap, target: { type: 'handler', name: 'sleep' }, payload: { ms: 3_000 } });
         ids[overlap] = created.body.id;
       }
-      await sleep(11_000);
+      await sleep(15_000);
       for (const id of Object.values(ids)) await client.post(`/v1/schedules/${id}/pause`);
       await waitFor(async () => {
         const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) AND state IN ('queued', 'running')`, [
