@@ -73,25 +73,31 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     await this.listener?.end().catch(() => undefined);
+    // The last batch's hand-over, before the transport closes.
+    await this.handingOver;
   }
 
   /**
    * One pass: write a batch and hand it over while the next pass writes the next batch (one
-   * hand-over in flight at a time); once a batch comes back short, wait for the hand-over and sleep
-   * until the next slot enters the lookahead (bounded).
+   * hand-over in flight at a time). Once a batch comes back short and nothing more is due within
+   * the lookahead, wait for the hand-over and sleep until the next slot enters the lookahead
+   * (bounded). A schedule created while the batch was written is due at once: the next pass
+   * writes it without waiting for the hand-over, which on a slow transport can take longer than
+   * the lookahead of a slot due soon.
    */
   private async pass(ownership: PartitionOwnership): Promise<number> {
     const maxIdle = this.config.scheduler.tickMaxIdleMs;
     const lookahead = this.config.scheduler.lookaheadMs;
     const result = await this.tickOnce(ownership);
     if (result.more) return 0;
-    await this.handingOver;
     const dueInMs = await this.schedules.msUntilNextDue(this.db, ownership.claims.map((c) => c.partition));
-    if (dueInMs === null) return maxIdle;
     // Nothing was claimable although a slot is within the lookahead: its schedule waits for an
     // active run (see claimDue), so the next chance is the slot's own instant.
-    const wakeInMs = result.schedules === 0 && dueInMs <= lookahead ? dueInMs : dueInMs - lookahead;
-    return Math.min(maxIdle, Math.max(0, wakeInMs));
+    const wakeInMs = dueInMs === null ? maxIdle : Math.min(maxIdle, Math.max(0, result.schedules === 0 && dueInMs <= lookahead ? dueInMs : dueInMs - lookahead));
+    if (wakeInMs === 0 && !this.stopping) return 0;
+    const wakeAt = performance.now() + wakeInMs;
+    await this.handingOver;
+    return Math.max(0, wakeAt - performance.now());
   }
 
   /**
