@@ -2,23 +2,22 @@
 import { z } from 'zod';
 import { MAX_PAYLOAD_BYTES } from '../closed-sets.js';
 import { MAX_PREVIEW_COUNT } from '../preview.js';
-import { DEFAULT_RUN_TIMEOUT_MS } from '../run-policy.js';
+import { DEFAULT_RUN_TIMEOUT_MS, MAX_RUN_TIMEOUT_MS } from '../run-policy.js';
+import type { RunCreateRequest } from '../run-spec.js';
 import { MIN_EVERY_MS } from '../schedule-spec.js';
 import { formatDuration } from '../time/index.js';
 import { parseInstant, readPayload } from '../json-readers.js';
-import { checkedBy, closedObject, required } from './read.js';
+import { checkedBy, closedObject, readWire, required, text } from './read.js';
 import { component, defaulted } from './registry.js';
-import { CatchupPolicyInput, DstPolicyInput, DurationInput, InstantInput, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, TargetInput } from './shared.js';
-
-const text = (maxLength: number) => z.string().min(1).max(maxLength);
+import { CatchupPolicyInput, DstPolicyInput, DurationInput, durationMs, InstantInput, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, TargetInput } from './shared.js';
 
 /** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
 const instantMs = (instant: typeof InstantInput) => instant.transform((value) => parseInstant(value, ''));
 
-const payload = JsonValue.check(checkedBy('PAYLOAD_TOO_LARGE', (value, field) => readPayload({ [field]: value }, field, ''))).describe(
+const payload = JsonValue.check(checkedBy((value, field) => readPayload({ [field]: value }, field, ''))).describe(
   `Any JSON value, passed to the target verbatim; at most ${MAX_PAYLOAD_BYTES} bytes serialized (PAYLOAD_TOO_LARGE otherwise).`,
 );
-const timeout = defaulted(DurationInput, formatDuration(DEFAULT_RUN_TIMEOUT_MS), 'Of each attempt; at most 24h.');
+const timeout = defaulted(durationMs({ minMs: 1, maxMs: MAX_RUN_TIMEOUT_MS }), formatDuration(DEFAULT_RUN_TIMEOUT_MS), 'Of each attempt; at most 24h.');
 
 /** The definition fields a schedule body may carry; POST, PUT by name and PATCH share them. */
 const definition = {
@@ -137,16 +136,32 @@ export const CronPreviewRequest = component(
 
 export const RunCreate = component(
   'RunCreate',
-  z.strictObject({
+  closedObject({
     target: TargetInput,
     payload: payload.optional(),
-    retry: RetryPolicyInput.nullable().optional(),
+    retry: retryPolicy(),
     timeout,
-    availableAt: InstantInput.nullable().optional().describe('When the run becomes due; an instant in the past means now. Default: now.'),
+    availableAt: InstantInput.nullable()
+      .optional()
+      .describe('When the run becomes due; an instant in the past means now. Default: now.')
+      .transform((value) => (value === undefined || value === null ? null : parseInstant(value, ''))),
     idempotencyKey: text(200)
       .nullable()
       .optional()
       .describe('A repeated key in the namespace returns the first run with `deduped: true` (status 200).'),
-  }),
+  }).transform(({ target, payload, retry, timeout, availableAt, idempotencyKey }) => ({
+    target,
+    payload: payload ?? null,
+    retry,
+    timeoutMs: timeout ?? DEFAULT_RUN_TIMEOUT_MS,
+    availableAtMs: availableAt,
+    idempotencyKey: idempotencyKey ?? null,
+  })),
   'An ad-hoc run of a target, now or at availableAt.',
 );
+
+/** A POST /v1/runs body; an availableAt before `nowMs` (or none) means now. */
+export function readRunCreate(body: unknown, nowMs: number): RunCreateRequest {
+  const run = readWire(RunCreate, body);
+  return { ...run, availableAtMs: Math.max(nowMs, run.availableAtMs ?? nowMs) };
+}
