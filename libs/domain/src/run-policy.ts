@@ -1,19 +1,8 @@
 /** What a run executes and how it is retried: shared by schedules and ad-hoc runs. */
 import { ValidationError } from './errors.js';
-import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from './handlers.js';
-import {
-  isObject,
-  join,
-  readDuration,
-  readEnum,
-  readInteger,
-  readNumber,
-  readObject,
-  readString,
-  readStringMap,
-  type JsonObject,
-} from './json-readers.js';
-import { BACKOFF_TYPES, HTTP_METHODS, type BackoffType, type HttpMethod } from './closed-sets.js';
+import { DEFAULT_QUEUE } from './handlers.js';
+import { isObject, join, readEnum, readStringMap } from './json-readers.js';
+import type { BackoffType, HttpMethod } from './closed-sets.js';
 
 export type Target =
   /** Whether a worker on `queue` knows `name` is checked against the worker registry, not here. */
@@ -44,47 +33,6 @@ export const MAX_RUN_TIMEOUT_MS = 24 * 3_600_000;
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 export const MAX_ATTEMPTS_LIMIT = 100;
 export const MAX_BACKOFF_MS = 7 * 24 * 3_600_000;
-
-export function readTarget(body: JsonObject, key: string): Target {
-  checkTargetShape(body[key], key);
-  const raw = body[key] as JsonObject;
-  const type = raw.type as Target['type'];
-  const obj = readObject(raw, key, type === 'handler' ? ['type', 'name', 'queue'] : ['type', 'url', 'method', 'headers', 'timeout']);
-  if (type === 'handler') {
-    const name = readString(obj, 'name', key);
-    if (name === undefined) {
-      throw new ValidationError('MISSING_FIELD', join(key, 'name'), `${key}.name is required for a handler target`);
-    }
-    if (!HANDLER_NAME_PATTERN.test(name)) {
-      throw new ValidationError(
-        'VALIDATION_FAILED',
-        join(key, 'name'),
-        `${key}.name must be 1 to 128 letters, digits, "_", "." or "-"`,
-      );
-    }
-    const queue = readString(obj, 'queue', key) ?? DEFAULT_QUEUE;
-    if (!QUEUE_NAME_PATTERN.test(queue)) {
-      throw new ValidationError(
-        'VALIDATION_FAILED',
-        join(key, 'queue'),
-        `${key}.queue must be 1 to 64 letters, digits, "_", "." or "-" (default "${DEFAULT_QUEUE}")`,
-      );
-    }
-    return { type, name, queue };
-  }
-  const url = readString(obj, 'url', key, { maxLength: 2048 });
-  if (url === undefined) {
-    throw new ValidationError('MISSING_FIELD', join(key, 'url'), `${key}.url is required for an http target`);
-  }
-  checkWebhookUrl(url, join(key, 'url'));
-  return {
-    type,
-    url,
-    method: readEnum(obj, 'method', key, HTTP_METHODS) ?? 'POST',
-    headers: readHeaders(obj.headers, join(key, 'headers')) ?? {},
-    timeoutMs: readDuration(obj, 'timeout', key, { minMs: 1, maxMs: MAX_RUN_TIMEOUT_MS }) ?? DEFAULT_HTTP_TIMEOUT_MS,
-  };
-}
 
 /** A target is an object whose `type` says which kind it is; what each kind carries is read after. */
 export function checkTargetShape(value: unknown, field: string): void {
@@ -151,31 +99,4 @@ export function readHeaders(value: unknown, field: string): Record<string, strin
 /** The queue a run of `target` travels on: its handler's queue, or the default queue for HTTP targets. */
 export function queueOf(target: Target): string {
   return target.type === 'handler' ? (target.queue ?? DEFAULT_QUEUE) : DEFAULT_QUEUE;
-}
-
-export function readRetryPolicy(body: JsonObject, key: string): RetryPolicy {
-  const raw = body[key];
-  if (raw === undefined || raw === null) return DEFAULT_RETRY_POLICY;
-  const obj = readObject(raw, key, ['maxAttempts', 'backoff']);
-  const maxAttempts = readInteger(obj, 'maxAttempts', key, 1, MAX_ATTEMPTS_LIMIT) ?? DEFAULT_RETRY_POLICY.maxAttempts;
-  const backoffField = join(key, 'backoff');
-  const defaults = DEFAULT_RETRY_POLICY.backoff;
-  if (obj.backoff === undefined || obj.backoff === null) return { maxAttempts, backoff: defaults };
-  const b = readObject(obj.backoff, backoffField, ['type', 'base', 'max', 'jitter']);
-  const baseMs = readDuration(b, 'base', backoffField, { maxMs: MAX_RUN_TIMEOUT_MS }) ?? defaults.baseMs;
-  // Without an explicit max, a base above the default cap raises the cap to the base.
-  const backoff: BackoffPolicy = {
-    type: readEnum(b, 'type', backoffField, BACKOFF_TYPES) ?? defaults.type,
-    baseMs,
-    maxMs: readDuration(b, 'max', backoffField, { maxMs: MAX_BACKOFF_MS }) ?? Math.max(defaults.maxMs, baseMs),
-    jitter: readNumber(b, 'jitter', backoffField, 0, 1) ?? defaults.jitter,
-  };
-  if (backoff.maxMs < backoff.baseMs) {
-    throw new ValidationError(
-      'VALIDATION_FAILED',
-      join(backoffField, 'max'),
-      `${backoffField}.max must be at least ${backoffField}.base`,
-    );
-  }
-  return { maxAttempts, backoff };
 }

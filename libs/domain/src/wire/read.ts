@@ -36,12 +36,18 @@ export function worded(message: (field: string) => string) {
   return { error: (issue: z.core.$ZodRawIssue) => message(fieldOf(issue.path ?? [])) };
 }
 
-/** A check that `read`, a domain function, accepts the value; refused with the error `read` throws. */
-export function checkedBy<T>(read: Read) {
-  return z.check<T>((payload) => {
-    const issue = refusalIssue(read, payload.value);
-    if (issue) payload.issues.push({ ...issue, continue: true });
-  });
+/**
+ * A check that `read`, a domain function, accepts the value; refused with the error `read` throws.
+ * `when` decides whether it runs after other faults were found (by default only if none abort).
+ */
+export function checkedBy<T>(read: Read, when?: (payload: z.core.ParsePayload) => boolean) {
+  return z.superRefine<T>(
+    (value, payload) => {
+      const issue = refusalIssue(read, value);
+      if (issue) payload.addIssue(issue);
+    },
+    when && { when },
+  );
 }
 
 /**
@@ -95,11 +101,15 @@ export function required<T extends z.ZodType>(schema: T, message: string): T {
   ) as T;
 }
 
-/** The body as `schema` reads it, or the ValidationError of its first fault. */
-export function readWire<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+/**
+ * The body as `schema` reads it, or the ValidationError of its first fault. `order` lists the
+ * body's fields in the order the readers report their faults, when that is not the order the
+ * schema declares them in; '' stands for a check of the body as a whole.
+ */
+export function readWire<T extends z.ZodType>(schema: T, body: unknown, order?: readonly string[]): z.output<T> {
   const result = schema.safeParse(body, { reportInput: true, error: wording });
   if (result.success) return result.data;
-  throw refusal(firstIssue(result.error.issues));
+  throw refusal(firstIssue(result.error.issues, order));
 }
 
 function fieldOf(path: readonly PropertyKey[]): string {
@@ -140,12 +150,14 @@ function wording(issue: z.core.$ZodRawIssue): string | undefined {
 
 /**
  * The issue the readers would have stopped at: a body that is no object, then a key it does not
- * declare, then a required field left out; otherwise the first field in declaration order.
+ * declare; then the first field in `order`, or without one a required field left out before the
+ * first field in declaration order.
  */
-function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
+function firstIssue(issues: readonly z.core.$ZodIssue[], order: readonly string[] | undefined): z.core.$ZodIssue {
   const rank = (issue: z.core.$ZodIssue): number => {
     if (issue.path.length === 0 && issue.code === 'invalid_type') return 0;
     if (issue.code === 'unrecognized_keys') return 1;
+    if (order) return 2 + order.indexOf(issue.path.length === 0 ? '' : String(issue.path[0]));
     if (isRefusal(issue) && issue.params.code === 'MISSING_FIELD') return 2;
     return 3;
   };

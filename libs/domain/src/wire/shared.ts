@@ -33,8 +33,8 @@ import {
   type RetryPolicy as DomainRetryPolicy,
   type Target as DomainTarget,
 } from '../run-policy.js';
-import { DEFAULT_CATCHUP, MAX_CATCHUP_LIMIT } from '../schedule-spec.js';
-import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, formatDuration } from '../time/index.js';
+import { DEFAULT_CATCHUP, MAX_CATCHUP_LIMIT, type CatchupPolicy as DomainCatchupPolicy } from '../schedule-spec.js';
+import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, formatDuration, type DstPolicy as DomainDstPolicy } from '../time/index.js';
 import { join, parseInstant, readDuration } from '../json-readers.js';
 import { checkedBy, closedObject, integer, number, present, screenedBy, text, worded } from './read.js';
 import { component, defaulted } from './registry.js';
@@ -275,10 +275,10 @@ export const DstPolicy = component(
 );
 export const DstPolicyInput = component(
   'DstPolicyInput',
-  z.strictObject({
-    gap: defaulted(DstGapPolicy, DEFAULT_DST_POLICY.gap),
-    overlap: defaulted(DstOverlapPolicy, DEFAULT_DST_POLICY.overlap),
-  }),
+  closedObject({
+    gap: defaulted(DstGapPolicy.nullable(), DEFAULT_DST_POLICY.gap),
+    overlap: defaulted(DstOverlapPolicy.nullable(), DEFAULT_DST_POLICY.overlap),
+  }).transform(({ gap, overlap }): DomainDstPolicy => ({ gap: gap ?? DEFAULT_DST_POLICY.gap, overlap: overlap ?? DEFAULT_DST_POLICY.overlap })),
   "How cron wall times that do not exist (gap) or occur twice (overlap) on DST change days fire. Default auto: Vixie cron's rule, decided by the expression.",
 );
 export const CatchupPolicy = component(
@@ -287,10 +287,15 @@ export const CatchupPolicy = component(
 );
 export const CatchupPolicyInput = component(
   'CatchupPolicyInput',
-  z.strictObject({
-    mode: defaulted(CatchupMode, DEFAULT_CATCHUP.mode),
-    window: DurationInput.nullable().optional().describe('Missed slots older than this are recorded as missed, not fired. Absent or null: no window.'),
-    limit: z.int().min(1).max(MAX_CATCHUP_LIMIT).nullable().optional().describe('At most this many missed slots fire (the newest). Absent or null: no limit.'),
-  }),
+  closedObject({
+    mode: defaulted(CatchupMode.nullable(), DEFAULT_CATCHUP.mode),
+    window: durationMs({ minMs: 1 })
+      .nullable()
+      .optional()
+      .describe('Missed slots older than this are recorded as missed, not fired. Absent or null: no window.'),
+    limit: integer(1, MAX_CATCHUP_LIMIT).nullable().optional().describe('At most this many missed slots fire (the newest). Absent or null: no limit.'),
+  }).transform(
+    ({ mode, window, limit }): DomainCatchupPolicy => ({ mode: mode ?? DEFAULT_CATCHUP.mode, windowMs: window ?? null, limit: limit ?? null }),
+  ),
   'What to fire for slots that passed while the scheduler was down or the schedule was paused.',
 );
