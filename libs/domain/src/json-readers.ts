@@ -16,23 +16,6 @@ export function join(prefix: string, key: string): string {
   return prefix ? `${prefix}.${key}` : key;
 }
 
-/** The body itself must be an object whose keys are all known. */
-export function readObject(value: unknown, field: string, known: readonly string[]): JsonObject {
-  if (!isObject(value)) {
-    throw new ValidationError('VALIDATION_FAILED', field || null, `${field || 'the body'} must be a JSON object`);
-  }
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      throw new ValidationError(
-        'UNKNOWN_FIELD',
-        join(field, key),
-        `unknown field "${join(field, key)}"; accepted fields here are: ${known.join(', ')}`,
-      );
-    }
-  }
-  return value;
-}
-
 /**
  * Text Postgres can store and give back unchanged: no NUL (a text column refuses it) and no
  * unpaired UTF-16 surrogate (it would be stored as U+FFFD and read back as something else).
@@ -90,16 +73,6 @@ export function readEnum<T extends string>(
     );
   }
   return value as T;
-}
-
-export function readBoolean(obj: JsonObject, key: string, prefix: string): boolean | undefined {
-  const value = obj[key];
-  if (value === undefined || value === null) return undefined;
-  const field = join(prefix, key);
-  if (typeof value !== 'boolean') {
-    throw new ValidationError('VALIDATION_FAILED', field, `${field} must be true or false`);
-  }
-  return value;
 }
 
 /** A duration: "90s", "15m", "1h30m", or integer milliseconds. */

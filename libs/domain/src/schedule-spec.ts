@@ -51,28 +51,6 @@ export const MAX_CATCHUP_LIMIT = 1_000;
 export const MAX_JITTER_MS = 24 * 3_600_000;
 export const LABEL_LIMITS = { maxEntries: 64, maxValueLength: 256 };
 
-/** The fields of a definition; a PATCH may send any of them (and `paused`). */
-export const SPEC_FIELDS = [
-  'name',
-  'cron',
-  'every',
-  'at',
-  'in',
-  'timezone',
-  'dst',
-  'catchup',
-  'overlap',
-  'target',
-  'payload',
-  'retry',
-  'timeout',
-  'startAt',
-  'endAt',
-  'maxRuns',
-  'jitter',
-  'labels',
-] as const;
-
 /** The ways to say when a schedule fires; a body gives exactly one. */
 export const TIMING_FIELDS = ['cron', 'every', 'at', 'in'] as const;
 

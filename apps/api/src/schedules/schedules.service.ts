@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, readBoolean, readScheduleName, readObject, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -20,7 +20,7 @@ import {
   type TickRow,
   type Tx,
 } from '@kairos/ledger';
-import { BackfillRequest, readScheduleCreate, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
+import { BackfillRequest, readScheduleCreate, readSchedulePatch, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/process';
 import type { z } from 'zod';
@@ -106,13 +106,11 @@ export class SchedulesService {
   /** PATCH: the given fields replace the stored ones (a new cron/every/at/in replaces the old timing). */
   async patch(caller: CallerContext, id: string, body: unknown): Promise<ScheduleView> {
     const row = await this.require(this.db, caller, id);
-    const patch = readObject(body, '', [...SPEC_FIELDS, 'paused']);
+    const { definition, paused } = readSchedulePatch(body);
     const merged: JsonObject = { ...wireDefinition(row) };
-    if (['cron', 'every', 'at', 'in'].some((k) => patch[k] !== undefined)) {
+    if (['cron', 'every', 'at', 'in'].some((k) => definition[k] !== undefined)) {
       for (const k of ['cron', 'every', 'at']) delete merged[k];
     }
-    const { paused: _paused, ...definition } = patch;
-    const paused = readBoolean(patch, 'paused', '');
     Object.assign(merged, definition);
     const nowMs = Date.now();
     const { spec } = readScheduleCreate(merged, nowMs);

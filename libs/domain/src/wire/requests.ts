@@ -178,6 +178,21 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
   return spec;
 }
 
+/**
+ * A PATCH body as it is read here: which definition fields it replaces, and `paused`. The fields
+ * are read with the stored ones they join, as a whole schedule body.
+ */
+const schedulePatchBody = closedObject({
+  ...(Object.fromEntries(Object.keys(definition).map((key) => [key, z.unknown().optional()])) as Record<keyof typeof definition, z.ZodOptional<z.ZodUnknown>>),
+  paused: z.boolean().nullable().optional(),
+});
+
+/** A PATCH /v1/schedules/{id} body: the definition fields it gives, and whether to pause or resume (null: neither). */
+export function readSchedulePatch(body: unknown): { definition: Record<string, unknown>; paused: boolean | null } {
+  const { paused, ...definition } = readWire(schedulePatchBody, body);
+  return { definition, paused: paused ?? null };
+}
+
 export const SchedulePatch = component(
   'SchedulePatch',
   z.strictObject({ ...definition, paused: z.boolean() }).partial(),
