@@ -5,7 +5,8 @@
  * scenario and the scale test share it.
  */
 import type pg from 'pg';
-import { firstFireAt, parseScheduleCreate, type ScheduleSpec } from '@kairos/domain';
+import { firstFireAt, type ScheduleSpec } from '@kairos/domain';
+import { readScheduleCreate } from '@kairos/domain/wire';
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Asia/Tokyo', 'Australia/Sydney', 'America/Los_Angeles'];
 const HOUR = 3_600_000;
@@ -14,7 +15,7 @@ const SPREAD_CRONS = 1_440 * ZONES.length;
 
 /** A schedule spec as POST /v1/schedules would store it. */
 const specOf = (body: Record<string, unknown>): ScheduleSpec =>
-  parseScheduleCreate({ target: { type: 'handler', name: 'noop' }, retry: { maxAttempts: 1 }, ...body }, Date.now()).spec;
+  readScheduleCreate({ target: { type: 'handler', name: 'noop' }, retry: { maxAttempts: 1 }, ...body }, Date.now()).spec;
 
 /**
  * Inserts schedules `from..to` (by number) with one statement: one in three each kind. `herdAt`

@@ -11,7 +11,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { TICK_PARTITIONS, newId, parseScheduleCreate, specHash } from '@kairos/domain';
+import { TICK_PARTITIONS, newId, specHash } from '@kairos/domain';
+import { readScheduleCreate } from '@kairos/domain/wire';
 import { ScheduleRepository, inTransaction, openLedger } from '@kairos/ledger';
 import { deleteKeysWithPrefix } from '@kairos/queue';
 
@@ -74,7 +75,7 @@ async function round(schedulers: number): Promise<number> {
     // (which spread them over the partitions), all parked an hour ahead.
     const later = new Date(Date.now() + 3_600_000);
     const { rows: ns } = await db.query<{ id: string }>(`SELECT id FROM namespaces WHERE name = 'default'`);
-    const { spec } = parseScheduleCreate({ name: 'slot-0', at: later.toISOString(), target: { type: 'handler', name: 'noop' }, overlap: 'allow' }, Date.now());
+    const { spec } = readScheduleCreate({ name: 'slot-0', at: later.toISOString(), target: { type: 'handler', name: 'noop' }, overlap: 'allow' }, Date.now());
     await inTransaction(db, (tx) =>
       new ScheduleRepository().create(tx, { id: newId(), namespaceId: ns[0]!.id, name: 'slot-0', spec, specHash: specHash(spec), paused: false, idempotencyKey: null, requestHash: null, nextFireAt: later }),
     );

@@ -15,7 +15,8 @@
 import type { Job, Queue, Worker } from 'bullmq';
 import os from 'node:os';
 import { Registry } from 'prom-client';
-import { newId, parseScheduleCreate, queueOf, specHash } from '@kairos/domain';
+import { newId, queueOf, specHash } from '@kairos/domain';
+import { readScheduleCreate } from '@kairos/domain/wire';
 import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
 import { TRANSPORT_SCHEMA, type TransportConfig } from '@kairos/config';
 import { openTransport, type RunsProcessor, type Transport } from '@kairos/queue';
@@ -178,7 +179,7 @@ async function kairosLateness(kind: TransportKind): Promise<number[]> {
     for (let i = 0; i < TIMERS; i++) {
       const at = t0 + Math.floor((i * SPREAD_MS) / TIMERS);
       // The same reader as POST /v1/schedules, without the HTTP round trip per timer.
-      const { spec } = parseScheduleCreate(
+      const { spec } = readScheduleCreate(
         { name: `timer-${i}`, at: new Date(at).toISOString(), target: { type: 'handler', name: 'noop' }, overlap: 'allow', retry: { maxAttempts: 1 } },
         Date.now(),
       );

@@ -4,7 +4,8 @@
  * slot writer keeps a run only when its slot's tick was written.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newId, parseScheduleCreate, specHash } from '@kairos/domain';
+import { newId, specHash } from '@kairos/domain';
+import { readScheduleCreate } from '@kairos/domain/wire';
 import {
   RunLeaseRepository,
   RunRepository,
@@ -33,7 +34,7 @@ describe('the run repositories', () => {
 
   async function schedule(): Promise<ScheduleRow> {
     const nowMs = Date.now();
-    const { spec } = parseScheduleCreate({ every: '1h', target: { type: 'handler', name: 'noop' } }, nowMs);
+    const { spec } = readScheduleCreate({ every: '1h', target: { type: 'handler', name: 'noop' } }, nowMs);
     const id = newId(nowMs);
     const { row } = await inTransaction(t.db, (tx) =>
       schedules.create(tx, { id, namespaceId, name: id, spec, specHash: specHash(spec), paused: false, idempotencyKey: null, requestHash: null, nextFireAt: new Date(nowMs + 3_600_000) }),

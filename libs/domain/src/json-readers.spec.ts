@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from './errors.js';
-import { parseInstant, readDuration, readObject, readString, readStringMap } from './json-readers.js';
+import { parseInstant, readDuration, readString, readStringMap } from './json-readers.js';
 
 describe('parseInstant', () => {
   it.each<[string, string]>([
@@ -62,28 +62,6 @@ describe('parseInstant', () => {
   ])('refuses an instant %s', (_name, input) => {
     expect(() => parseInstant(input, 'startAt')).toThrow(expect.objectContaining({ code: 'INVALID_INSTANT', field: 'startAt' }));
     expect(() => parseInstant(input, 'startAt')).toThrow(`startAt must lie in the years 0000 to 9999 in UTC; got "${input}"`);
-  });
-});
-
-describe('readObject', () => {
-  it.each<[string, unknown, string, string | null, string]>([
-    ['an array', [], '', null, 'the body must be a JSON object'],
-    ['null', null, '', null, 'the body must be a JSON object'],
-    ['a number under a field', 5, 'retry', 'retry', 'retry must be a JSON object'],
-  ])('refuses %s', (_name, value, field, expectedField, message) => {
-    expect(() => readObject(value, field, ['a'])).toThrow(message);
-    expect(() => readObject(value, field, ['a'])).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', field: expectedField }));
-  });
-
-  it('names an unknown key with its full path', () => {
-    expect(() => readObject({ a: 1, b: 2 }, 'retry.backoff', ['a'])).toThrow(
-      expect.objectContaining({ code: 'UNKNOWN_FIELD', field: 'retry.backoff.b' }),
-    );
-  });
-
-  it('accepts known keys, including ones set to undefined', () => {
-    const value = { a: 1, b: undefined };
-    expect(readObject(value, '', ['a', 'b'])).toBe(value);
   });
 });
 

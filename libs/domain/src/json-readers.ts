@@ -16,23 +16,6 @@ export function join(prefix: string, key: string): string {
   return prefix ? `${prefix}.${key}` : key;
 }
 
-/** The body itself must be an object whose keys are all known. */
-export function readObject(value: unknown, field: string, known: readonly string[]): JsonObject {
-  if (!isObject(value)) {
-    throw new ValidationError('VALIDATION_FAILED', field || null, `${field || 'the body'} must be a JSON object`);
-  }
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      throw new ValidationError(
-        'UNKNOWN_FIELD',
-        join(field, key),
-        `unknown field "${join(field, key)}"; accepted fields here are: ${known.join(', ')}`,
-      );
-    }
-  }
-  return value;
-}
-
 /**
  * Text Postgres can store and give back unchanged: no NUL (a text column refuses it) and no
  * unpaired UTF-16 surrogate (it would be stored as U+FFFD and read back as something else).
@@ -92,42 +75,6 @@ export function readEnum<T extends string>(
   return value as T;
 }
 
-export function readBoolean(obj: JsonObject, key: string, prefix: string): boolean | undefined {
-  const value = obj[key];
-  if (value === undefined || value === null) return undefined;
-  const field = join(prefix, key);
-  if (typeof value !== 'boolean') {
-    throw new ValidationError('VALIDATION_FAILED', field, `${field} must be true or false`);
-  }
-  return value;
-}
-
-export function readInteger(
-  obj: JsonObject,
-  key: string,
-  prefix: string,
-  min: number,
-  max: number,
-): number | undefined {
-  const value = obj[key];
-  if (value === undefined || value === null) return undefined;
-  const field = join(prefix, key);
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ValidationError('VALIDATION_FAILED', field, `${field} must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
-export function readNumber(obj: JsonObject, key: string, prefix: string, min: number, max: number): number | undefined {
-  const value = obj[key];
-  if (value === undefined || value === null) return undefined;
-  const field = join(prefix, key);
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new ValidationError('VALIDATION_FAILED', field, `${field} must be a number from ${min} to ${max}`);
-  }
-  return value;
-}
-
 /** A duration: "90s", "15m", "1h30m", or integer milliseconds. */
 export function readDuration(
   obj: JsonObject,
@@ -161,17 +108,11 @@ export function readDuration(
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
-/** An ISO 8601 instant with an explicit offset ("Z" or "+02:00"); a bare local time is ambiguous and refused. */
-export function readInstant(obj: JsonObject, key: string, prefix: string): number | undefined {
-  const value = obj[key];
-  if (value === undefined || value === null) return undefined;
-  return parseInstant(value, join(prefix, key));
-}
-
 /** Instants are written back as four-digit years in UTC, so an offset may not carry one out of 0000..9999. */
 const MIN_INSTANT_MS = Date.parse('0000-01-01T00:00:00Z');
 const MAX_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
+/** An ISO 8601 instant with an explicit offset ("Z" or "+02:00"); a bare local time is ambiguous and refused. */
 export function parseInstant(value: unknown, field: string): number {
   const ms = typeof value === 'string' && ISO_INSTANT.test(value) && isCalendarDate(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(ms)) {

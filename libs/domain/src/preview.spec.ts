@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type ErrorCode } from './errors.js';
-import { MAX_PREVIEW_COUNT, previewSpec } from './preview.js';
+import { MAX_PREVIEW_COUNT } from './preview.js';
+import { previewSpec } from './wire/index.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const isoTimes = (times: number[]): string[] => times.map((ms) => new Date(ms).toISOString().replace('.000Z', 'Z'));

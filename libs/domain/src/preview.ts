@@ -1,7 +1,7 @@
-/** The stateless preview: `{cron|every, timezone, dst, startAt, after, count}` to the next fire instants. */
+/** The stateless preview: a spec's next fire instants after a given one. */
 import { ValidationError } from './errors.js';
-import { present, readInstant, readInteger, readObject } from './json-readers.js';
-import { parseScheduleCreate, recurrenceOf } from './schedule-spec.js';
+import { present, type JsonObject } from './json-readers.js';
+import { recurrenceOf, type ScheduleSpec } from './schedule-spec.js';
 import { slotsInRange } from './slot-range.js';
 import type { DstPolicy } from './time/index.js';
 
@@ -15,19 +15,17 @@ export interface SpecPreview {
   dst: DstPolicy;
 }
 
-export function previewSpec(body: unknown, nowMs: number): SpecPreview {
-  const obj = readObject(body, '', ['cron', 'every', 'timezone', 'dst', 'startAt', 'after', 'count']);
+/** A preview body says what to preview with cron or every. */
+export function checkPreviewTiming(obj: JsonObject): void {
   if (!present(obj, 'cron') && !present(obj, 'every')) {
     throw new ValidationError('MISSING_FIELD', 'cron', 'give "cron" or "every" to preview');
   }
-  const after = readInstant(obj, 'after', '') ?? nowMs;
-  const count = readInteger(obj, 'count', '', 1, MAX_PREVIEW_COUNT) ?? 10;
-  const { after: _after, count: _count, ...definition } = obj;
-  // Reuse the schedule reader so preview accepts exactly what a schedule would; a placeholder
-  // target stands in, as a preview executes nothing.
-  const { spec } = parseScheduleCreate({ ...definition, target: { type: 'handler', name: 'noop' } }, after);
+}
+
+/** The first `count` fire instants of `spec` after `afterMs`. */
+export function previewOf(spec: ScheduleSpec, afterMs: number, count: number): SpecPreview {
   // Walk the bounded slots, as the stored schedule's preview does: a cron slot before startAt does
   // not exist, so it must not be shown.
-  const fireTimes = slotsInRange(spec, recurrenceOf(spec, after), { afterMs: after, limit: count, keep: 'oldest' }).slots;
+  const fireTimes = slotsInRange(spec, recurrenceOf(spec, afterMs), { afterMs, limit: count, keep: 'oldest' }).slots;
   return { fireTimes, cron: spec.timing.kind === 'cron' ? spec.timing.cron : null, dst: spec.dst };
 }

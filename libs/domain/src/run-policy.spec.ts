@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type ErrorCode } from './errors.js';
-import { DEFAULT_RETRY_POLICY, readRetryPolicy, readTarget, type RetryPolicy, type Target } from './run-policy.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, type Target } from './run-policy.js';
+import { readWire, retryPolicy, TargetInput } from './wire/index.js';
+import { closedObject } from './wire/read.js';
+
+/** The target under `key` of a body, as a schedule or a run reads it. */
+const readTarget = (body: Record<string, unknown>, key: string) => readWire(closedObject({ [key]: TargetInput }), body)[key];
+const readRetryPolicy = (body: Record<string, unknown>) => readWire(closedObject({ retry: retryPolicy() }), body).retry;
 
 function refusal(fn: () => unknown): { code: ErrorCode; field: string | null } {
   try {
@@ -151,7 +157,7 @@ describe('readRetryPolicy', () => {
       { maxAttempts: 7, backoff: { type: 'fixed', baseMs: 5_000, maxMs: 5_000, jitter: 0.25 } },
     ],
   ])('accepts %s', (_name, retry, expected) => {
-    expect(readRetryPolicy({ retry }, 'retry')).toEqual(expected);
+    expect(readRetryPolicy({ retry })).toEqual(expected);
   });
 
   it.each<[string, unknown, ErrorCode, string]>([
@@ -173,6 +179,6 @@ describe('readRetryPolicy', () => {
     ['backoff jitter over 1', { backoff: { jitter: 1.5 } }, 'VALIDATION_FAILED', 'retry.backoff.jitter'],
     ['backoff jitter as a string', { backoff: { jitter: '10%' } }, 'VALIDATION_FAILED', 'retry.backoff.jitter'],
   ])('refuses %s: %s on %s', (_name, retry, code, field) => {
-    expect(refusal(() => readRetryPolicy({ retry }, 'retry'))).toEqual({ code, field });
+    expect(refusal(() => readRetryPolicy({ retry }))).toEqual({ code, field });
   });
 });

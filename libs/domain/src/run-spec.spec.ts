@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type ErrorCode } from './errors.js';
-import { parseRunCreate } from './run-spec.js';
+import { readRunCreate } from './wire/index.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const TARGET = { type: 'handler', name: 'echo' };
 
-describe('parseRunCreate', () => {
+describe('readRunCreate', () => {
   it('fills in the defaults: now, no payload, the default retry policy, 5 minutes', () => {
-    expect(parseRunCreate({ target: TARGET }, NOW)).toEqual({
+    expect(readRunCreate({ target: TARGET }, NOW)).toEqual({
       target: { type: 'handler', name: 'echo', queue: 'default' },
       payload: null,
       retry: { maxAttempts: 3, backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 } },
@@ -19,7 +19,7 @@ describe('parseRunCreate', () => {
 
   it('reads every field', () => {
     expect(
-      parseRunCreate(
+      readRunCreate(
         {
           target: { type: 'http', url: 'https://example.com/hook', method: 'PUT' },
           payload: { order: 42, items: ['a', 'b'] },
@@ -46,12 +46,12 @@ describe('parseRunCreate', () => {
     ['an availableAt of now is now', '2026-06-01T12:00:00Z', NOW],
     ['a past availableAt runs now, never earlier', '2026-05-01T00:00:00Z', NOW],
   ])('%s', (_name, availableAt, expected) => {
-    expect(parseRunCreate({ target: TARGET, availableAt }, NOW).availableAtMs).toBe(expected);
+    expect(readRunCreate({ target: TARGET, availableAt }, NOW).availableAtMs).toBe(expected);
   });
 
   it('passes the payload through verbatim', () => {
     const payload = { z: 1, a: [null, true, 'x', { nested: 1.5 }] };
-    expect(JSON.stringify(parseRunCreate({ target: TARGET, payload }, NOW).payload)).toBe(JSON.stringify(payload));
+    expect(JSON.stringify(readRunCreate({ target: TARGET, payload }, NOW).payload)).toBe(JSON.stringify(payload));
   });
 
   it.each<[string, unknown, ErrorCode, string | null]>([
@@ -71,7 +71,7 @@ describe('parseRunCreate', () => {
   ])('refuses %s: %s on %s', (_name, body, code, field) => {
     let caught: unknown;
     try {
-      parseRunCreate(body, NOW);
+      readRunCreate(body, NOW);
     } catch (error) {
       caught = error;
     }

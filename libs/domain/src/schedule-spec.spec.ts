@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type ErrorCode } from './errors.js';
-import { firstFireAt, nextSlotWithinBounds, parseScheduleCreate, recurrenceOf, specHash, type ScheduleSpec } from './schedule-spec.js';
+import { firstFireAt, nextSlotWithinBounds, recurrenceOf, specHash, type ScheduleSpec } from './schedule-spec.js';
+import { readScheduleCreate } from './wire/index.js';
 
 /** Monday 2026-06-01 12:00 UTC (14:00 in Berlin, CEST). */
 const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -8,7 +9,7 @@ const iso = (s: string): number => Date.parse(s);
 const HOUR = 3_600_000;
 
 const BASE = { cron: '0 * * * *', target: { type: 'handler', name: 'echo' } };
-const parse = (extra: Record<string, unknown>, nowMs = NOW) => parseScheduleCreate({ ...BASE, ...extra }, nowMs);
+const parse = (extra: Record<string, unknown>, nowMs = NOW) => readScheduleCreate({ ...BASE, ...extra }, nowMs);
 
 function refusal(fn: () => unknown): { code: ErrorCode; field: string | null; message: string } {
   try {
@@ -21,9 +22,9 @@ function refusal(fn: () => unknown): { code: ErrorCode; field: string | null; me
   throw new Error('expected a ValidationError, but the body was accepted');
 }
 
-describe('parseScheduleCreate: defaults', () => {
+describe('readScheduleCreate: defaults', () => {
   it('fills in every default of a minimal body', () => {
-    expect(parseScheduleCreate(BASE, NOW)).toEqual({
+    expect(readScheduleCreate(BASE, NOW)).toEqual({
       spec: {
         name: null,
         timing: { kind: 'cron', cron: '0 * * * *' },
@@ -67,7 +68,7 @@ describe('parseScheduleCreate: defaults', () => {
       paused: null,
       idempotencyKey: null,
     };
-    expect(parse(nulls)).toEqual(parseScheduleCreate(BASE, NOW));
+    expect(parse(nulls)).toEqual(readScheduleCreate(BASE, NOW));
   });
 
   it('an explicit body spelling out every default is the same definition (same specHash)', () => {
@@ -81,11 +82,11 @@ describe('parseScheduleCreate: defaults', () => {
       jitter: '0s',
       labels: {},
     });
-    expect(specHash(explicit.spec)).toBe(specHash(parseScheduleCreate(BASE, NOW).spec));
+    expect(specHash(explicit.spec)).toBe(specHash(readScheduleCreate(BASE, NOW).spec));
   });
 });
 
-describe('parseScheduleCreate: accepted forms', () => {
+describe('readScheduleCreate: accepted forms', () => {
   it.each<[string, Record<string, unknown>, Partial<ScheduleSpec>]>([
     ['5-field cron', { cron: '30 2 * * *' }, { timing: { kind: 'cron', cron: '30 2 * * *' } }],
     ['6-field cron with seconds', { cron: '*/10 * * * * *' }, { timing: { kind: 'cron', cron: '*/10 * * * * *' } }],
@@ -168,7 +169,7 @@ describe('parseScheduleCreate: accepted forms', () => {
   });
 });
 
-describe('parseScheduleCreate: refusals', () => {
+describe('readScheduleCreate: refusals', () => {
   const long = (n: number): string => 'a'.repeat(n);
   const manyLabels = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
 
@@ -273,7 +274,7 @@ describe('parseScheduleCreate: refusals', () => {
     ['idempotencyKey over 200 characters', { ...BASE, idempotencyKey: long(201) }, 'VALIDATION_FAILED', 'idempotencyKey'],
     ['idempotencyKey a number', { ...BASE, idempotencyKey: 42 }, 'VALIDATION_FAILED', 'idempotencyKey'],
   ])('%s: %s on %s', (_name, body, code, field) => {
-    const r = refusal(() => parseScheduleCreate(body, NOW));
+    const r = refusal(() => readScheduleCreate(body, NOW));
     expect({ code: r.code, field: r.field }).toEqual({ code, field });
     expect(r.message.length).toBeGreaterThan(10);
   });
@@ -298,7 +299,7 @@ describe('parseScheduleCreate: refusals', () => {
     ['duration', { ...BASE, timeout: '5 minutes' }, /timeout: .*write a duration such as "90s"/],
     ['payload', { ...BASE, payload: 'x'.repeat(300_000) }, /payload is 300002 bytes of JSON; the limit is 262144 bytes/],
   ])('says what to do: %s', (_name, body, message) => {
-    expect(refusal(() => parseScheduleCreate(body, NOW)).message).toMatch(message);
+    expect(refusal(() => readScheduleCreate(body, NOW)).message).toMatch(message);
   });
 });
 
@@ -360,7 +361,7 @@ describe('specHash', () => {
   });
 
   it('does not depend on key order, at any depth', () => {
-    const reordered = parseScheduleCreate(
+    const reordered = readScheduleCreate(
       {
         labels: { tier: 'gold', team: 'billing' },
         target: { headers: { 'X-B': '2', 'X-A': '1' }, url: 'https://example.com/hook', type: 'http' },

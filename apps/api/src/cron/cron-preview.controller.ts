@@ -1,6 +1,7 @@
 /** POST /v1/cron/preview: the next fire instants of an ad-hoc spec, without storing anything. */
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { previewSpec, formatInstant } from '@kairos/domain';
+import { formatInstant } from '@kairos/domain';
+import { previewSpec } from '@kairos/domain/wire';
 import { RequiresScope } from '../auth/caller.guard.js';
 import { dstView } from '../wire/policy.view.js';
 

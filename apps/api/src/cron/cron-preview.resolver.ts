@@ -1,6 +1,7 @@
 /** GraphQL for the stateless preview of an ad-hoc timing spec. */
 import { Args, Query, Resolver } from '@nestjs/graphql';
-import { previewSpec, type JsonValue, formatInstant } from '@kairos/domain';
+import { type JsonValue, formatInstant } from '@kairos/domain';
+import { previewSpec } from '@kairos/domain/wire';
 import { dstView, type DstView } from '../wire/policy.view.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { DstPolicyType } from '../schedules/schedule.types.js';

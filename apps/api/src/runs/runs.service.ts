@@ -1,6 +1,7 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, parseRunCreate, queueOf, type RunState } from '@kairos/domain';
+import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type RunState } from '@kairos/domain';
+import { readRunCreate } from '@kairos/domain/wire';
 import { RunRepository, inTransaction, manualRun, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/process';
@@ -31,7 +32,7 @@ export class RunsService implements BeforeApplicationShutdown {
    */
   async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
     const nowMs = Date.now();
-    const request = parseRunCreate(body, nowMs);
+    const request = readRunCreate(body, nowMs);
     assertTargetAddressAllowed(this.addresses, request.target);
     await this.workers.admit(request.target);
     const run = manualRun({

@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, SPEC_FIELDS, firstFireAt, isObject, newId, nextSlotWithinBounds, parseScheduleCreate, readBoolean, readScheduleName, readObject, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -20,7 +20,7 @@ import {
   type TickRow,
   type Tx,
 } from '@kairos/ledger';
-import { BackfillRequest, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
+import { BackfillRequest, readScheduleCreate, readSchedulePatch, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
 import { RunDispatcher } from '@kairos/queue';
 import { DATABASE } from '@kairos/process';
 import type { z } from 'zod';
@@ -52,7 +52,7 @@ export class SchedulesService {
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
     const nowMs = Date.now();
-    const request = parseScheduleCreate(body, nowMs);
+    const request = readScheduleCreate(body, nowMs);
     assertTargetAddressAllowed(this.addresses, request.spec.target);
     await this.workers.admit(request.spec.target);
     const id = newId(nowMs);
@@ -98,7 +98,7 @@ export class SchedulesService {
       return { view, created: !view.deduped };
     }
     const nowMs = Date.now();
-    const { spec } = parseScheduleCreate({ ...obj, name }, nowMs);
+    const { spec } = readScheduleCreate({ ...obj, name }, nowMs);
     if (specHash(spec) === existing.specHash) return { view: scheduleView(existing), created: false };
     return { view: await this.replace(caller, existing.id, spec, nowMs), created: false };
   }
@@ -106,16 +106,14 @@ export class SchedulesService {
   /** PATCH: the given fields replace the stored ones (a new cron/every/at/in replaces the old timing). */
   async patch(caller: CallerContext, id: string, body: unknown): Promise<ScheduleView> {
     const row = await this.require(this.db, caller, id);
-    const patch = readObject(body, '', [...SPEC_FIELDS, 'paused']);
+    const { definition, paused } = readSchedulePatch(body);
     const merged: JsonObject = { ...wireDefinition(row) };
-    if (['cron', 'every', 'at', 'in'].some((k) => patch[k] !== undefined)) {
+    if (['cron', 'every', 'at', 'in'].some((k) => definition[k] !== undefined)) {
       for (const k of ['cron', 'every', 'at']) delete merged[k];
     }
-    const { paused: _paused, ...definition } = patch;
-    const paused = readBoolean(patch, 'paused', '');
     Object.assign(merged, definition);
     const nowMs = Date.now();
-    const { spec } = parseScheduleCreate(merged, nowMs);
+    const { spec } = readScheduleCreate(merged, nowMs);
     let view = specHash(spec) === row.specHash ? scheduleView(row) : await this.replace(caller, id, spec, nowMs);
     if (paused === true && view.status === 'active') view = await this.setPaused(caller, id, true);
     if (paused === false && view.status === 'paused') view = await this.setPaused(caller, id, false);

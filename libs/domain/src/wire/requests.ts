@@ -1,40 +1,58 @@
-/** The REST API's request bodies, as the domain's readers accept them. */
+/** The REST API's request bodies, declared once: what the document shows and what reads them. */
 import { z } from 'zod';
 import { MAX_PAYLOAD_BYTES } from '../closed-sets.js';
-import { MAX_PREVIEW_COUNT } from '../preview.js';
-import { DEFAULT_RUN_TIMEOUT_MS } from '../run-policy.js';
-import { MIN_EVERY_MS } from '../schedule-spec.js';
-import { formatDuration } from '../time/index.js';
-import { parseInstant, readPayload } from '../json-readers.js';
-import { checkedBy, closedObject, required } from './read.js';
+import { DEFAULT_QUEUE } from '../handlers.js';
+import { checkPreviewTiming, MAX_PREVIEW_COUNT, previewOf, type SpecPreview } from '../preview.js';
+import { DEFAULT_RETRY_POLICY, DEFAULT_RUN_TIMEOUT_MS, MAX_RUN_TIMEOUT_MS, type Target } from '../run-policy.js';
+import type { RunCreateRequest } from '../run-spec.js';
+import {
+  checkBounds,
+  checkCron,
+  checkFutureFire,
+  checkOneTiming,
+  checkTimeZone,
+  DEFAULT_CATCHUP,
+  LABEL_LIMITS,
+  MAX_JITTER_MS,
+  MIN_EVERY_MS,
+  NAME_PATTERN,
+  NAME_PATTERN_HINT,
+  TIMING_FIELDS,
+  type ScheduleCreateRequest,
+  type ScheduleSpec,
+  type Timing,
+} from '../schedule-spec.js';
+import { DEFAULT_DST_POLICY, formatDuration } from '../time/index.js';
+import { isObject, parseInstant, readPayload, readStringMap } from '../json-readers.js';
+import { checkedBy, closedObject, integer, readWire, required, screenedBy, text, worded } from './read.js';
 import { component, defaulted } from './registry.js';
-import { CatchupPolicyInput, DstPolicyInput, DurationInput, InstantInput, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, TargetInput } from './shared.js';
-
-const text = (maxLength: number) => z.string().min(1).max(maxLength);
+import { CatchupPolicyInput, DstPolicyInput, durationMs, InstantInput, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, TargetInput } from './shared.js';
 
 /** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
 const instantMs = (instant: typeof InstantInput) => instant.transform((value) => parseInstant(value, ''));
 
-const payload = JsonValue.check(checkedBy('PAYLOAD_TOO_LARGE', (value, field) => readPayload({ [field]: value }, field, ''))).describe(
+const payload = JsonValue.check(checkedBy((value, field) => readPayload({ [field]: value }, field, ''))).describe(
   `Any JSON value, passed to the target verbatim; at most ${MAX_PAYLOAD_BYTES} bytes serialized (PAYLOAD_TOO_LARGE otherwise).`,
 );
-const timeout = defaulted(DurationInput, formatDuration(DEFAULT_RUN_TIMEOUT_MS), 'Of each attempt; at most 24h.');
+const timeout = defaulted(durationMs({ minMs: 1, maxMs: MAX_RUN_TIMEOUT_MS }), formatDuration(DEFAULT_RUN_TIMEOUT_MS), 'Of each attempt; at most 24h.');
 
 /** The definition fields a schedule body may carry; POST, PUT by name and PATCH share them. */
 const definition = {
-  name: z
-    .string()
-    .min(1)
-    .max(200)
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/)
+  name: text(200)
+    .regex(NAME_PATTERN, worded((field) => `${field} ${NAME_PATTERN_HINT}`))
     .describe('Unique per namespace. Defaults to the schedule id.'),
   cron: text(256)
+    .check(checkedBy((value, field) => checkCron(value as string, field)))
     .meta({ examples: ['30 2 * * *'] })
     .describe('5 fields (minute precision) or 6 (leading seconds), @yearly @monthly @weekly @daily @hourly, ranges, steps, lists, names, L and #.'),
-  every: DurationInput.describe(`A fixed interval, at least ${MIN_EVERY_MS} ms, anchored at startAt (default: creation).`),
-  at: InstantInput.describe('A one-shot timer at this instant.'),
-  in: DurationInput.describe('A one-shot timer this long after the request; stored (and returned) as `at`.'),
-  timezone: defaulted(text(64), 'UTC', 'An IANA zone name; cron fields match the wall clock of this zone.'),
+  every: durationMs({ minMs: MIN_EVERY_MS }).describe(`A fixed interval, at least ${MIN_EVERY_MS} ms, anchored at startAt (default: creation).`),
+  at: instantMs(InstantInput.describe('A one-shot timer at this instant.')),
+  in: durationMs({ minMs: 1 }).describe('A one-shot timer this long after the request; stored (and returned) as `at`.'),
+  timezone: defaulted(
+    text(64).check(checkedBy((value, field) => checkTimeZone(value as string, field))),
+    'UTC',
+    'An IANA zone name; cron fields match the wall clock of this zone.',
+  ),
   dst: DstPolicyInput,
   catchup: CatchupPolicyInput,
   overlap: defaulted(OverlapPolicy, 'skip'),
@@ -42,11 +60,11 @@ const definition = {
   payload,
   retry: RetryPolicyInput.nullable(),
   timeout,
-  startAt: InstantInput.nullable().describe('No slot before this instant.'),
-  endAt: InstantInput.nullable().describe('No slot after this instant; must be later than startAt.'),
-  maxRuns: z.int().min(1).nullable().describe('The schedule completes after this many fires.'),
-  jitter: defaulted(DurationInput, '0s', 'At most 24h; deterministic per slot (a hash of schedule id and slot).'),
-  labels: Labels,
+  startAt: instantMs(InstantInput.describe('No slot before this instant.')).nullable(),
+  endAt: instantMs(InstantInput.describe('No slot after this instant; must be later than startAt.')).nullable(),
+  maxRuns: integer(1, Number.MAX_SAFE_INTEGER).nullable().describe('The schedule completes after this many fires.'),
+  jitter: defaulted(durationMs({ maxMs: MAX_JITTER_MS }), '0s', 'At most 24h; deterministic per slot (a hash of schedule id and slot).'),
+  labels: screenedBy((value, field) => readStringMap({ [field]: value }, field, '', LABEL_LIMITS), Labels),
 };
 
 type Fields = Record<string, z.ZodType>;
@@ -69,7 +87,7 @@ function timedBody(fields: Fields, timing: string, timings: readonly string[], r
 const SCHEDULE_TIMINGS = ['cron', 'every', 'at', 'in'] as const;
 const PREVIEW_TIMINGS = ['cron', 'every'] as const;
 
-const scheduleCreateFields: Fields = {
+const scheduleCreateFields = {
   ...definition,
   paused: defaulted(z.boolean(), false, 'Create the schedule paused.'),
   idempotencyKey: text(200)
@@ -88,6 +106,92 @@ export const ScheduleCreate = component(
   z.xor(SCHEDULE_TIMINGS.map(scheduleCreate)),
   'A schedule definition (POST /v1/schedules, PUT /v1/schedules/by-name/{name}). Exactly one of cron, every, at or in; unknown fields are refused (UNKNOWN_FIELD). Null counts as absent for every optional field.',
 );
+
+/** Every field but the target may be absent or null, which is how the readers take a field left out. */
+type Absentable<T extends z.ZodRawShape> = { [K in keyof T]: K extends 'target' ? T[K] : z.ZodOptional<z.ZodNullable<T[K]>> };
+
+function absentable<T extends z.ZodRawShape>(shape: T): Absentable<T> {
+  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, key === 'target' ? schema : (schema as z.ZodType).nullable().optional()])) as Absentable<T>;
+}
+
+/**
+ * A schedule body as it is read: the fields of ScheduleCreate in one closed object, said when in
+ * exactly one way, with endAt after startAt.
+ */
+const scheduleBody = screenedBy(
+  (value) => {
+    // An unknown field is reported first, by the object itself.
+    if (isObject(value) && Object.keys(value).every((key) => key in scheduleCreateFields)) checkOneTiming(value);
+  },
+  closedObject(absentable(scheduleCreateFields)).check(
+    // Read after every field but these two, as the readers did.
+    checkedBy(
+      (value) => {
+        const { startAt, endAt } = value as { startAt?: number | null; endAt?: number | null };
+        checkBounds(startAt ?? null, endAt ?? null);
+      },
+      (payload) => payload.issues.every((issue) => issue.path?.[0] === 'paused' || issue.path?.[0] === 'idempotencyKey'),
+    ),
+  ),
+);
+
+/** The order the readers report a schedule body's faults in; '' is the bounds check. */
+const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'payload', 'retry', 'timeout', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', '', 'paused', 'idempotencyKey'];
+
+/** A POST /v1/schedules (or PUT by-name) body. `nowMs` resolves `in` and checks for a future fire. */
+export function readScheduleCreate(body: unknown, nowMs: number): ScheduleCreateRequest {
+  const { paused, idempotencyKey, ...read } = readWire(scheduleBody, body, SCHEDULE_READ_ORDER);
+  return { spec: specOf(read, nowMs), paused: paused ?? false, idempotencyKey: idempotencyKey ?? null };
+}
+
+/** A definition's fields as read; the ones a body leaves out are absent or null. */
+type DeclaredSpec = Partial<Omit<z.output<typeof scheduleBody>, 'target' | 'paused' | 'idempotencyKey'>> & { target: Target };
+
+/** The spec a definition declares, with its defaults, checked to fire after `nowMs`. */
+function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
+  const timing: Timing =
+    read.cron != null
+      ? { kind: 'cron', cron: read.cron }
+      : read.every != null
+        ? { kind: 'every', everyMs: read.every }
+        : read.at != null
+          ? { kind: 'at', atMs: read.at }
+          : { kind: 'at', atMs: nowMs + read.in! };
+  const spec: ScheduleSpec = {
+    name: read.name ?? null,
+    timing,
+    timezone: read.timezone ?? 'UTC',
+    dst: read.dst ?? DEFAULT_DST_POLICY,
+    catchup: read.catchup ?? DEFAULT_CATCHUP,
+    overlap: read.overlap ?? 'skip',
+    target: read.target,
+    payload: read.payload ?? null,
+    retry: read.retry ?? DEFAULT_RETRY_POLICY,
+    timeoutMs: read.timeout ?? DEFAULT_RUN_TIMEOUT_MS,
+    startAtMs: read.startAt ?? null,
+    endAtMs: read.endAt ?? null,
+    maxRuns: read.maxRuns ?? null,
+    jitterMs: read.jitter ?? 0,
+    labels: read.labels ?? {},
+  };
+  checkFutureFire(spec, nowMs, TIMING_FIELDS.find((key) => read[key] != null)!);
+  return spec;
+}
+
+/**
+ * A PATCH body as it is read here: which definition fields it replaces, and `paused`. The fields
+ * are read with the stored ones they join, as a whole schedule body.
+ */
+const schedulePatchBody = closedObject({
+  ...(Object.fromEntries(Object.keys(definition).map((key) => [key, z.unknown().optional()])) as Record<keyof typeof definition, z.ZodOptional<z.ZodUnknown>>),
+  paused: z.boolean().nullable().optional(),
+});
+
+/** A PATCH /v1/schedules/{id} body: the definition fields it gives, and whether to pause or resume (null: neither). */
+export function readSchedulePatch(body: unknown): { definition: Record<string, unknown>; paused: boolean | null } {
+  const { paused, ...definition } = readWire(schedulePatchBody, body);
+  return { definition, paused: paused ?? null };
+}
 
 export const SchedulePatch = component(
   'SchedulePatch',
@@ -113,14 +217,14 @@ export const BackfillRequest = component(
   }),
 );
 
-const previewFields: Fields = {
+const previewFields = {
   cron: definition.cron,
   every: definition.every,
   timezone: definition.timezone,
   dst: definition.dst,
   startAt: definition.startAt,
-  after: InstantInput.nullable().describe('List fire instants after this one. Default: now.'),
-  count: defaulted(z.int().min(1).max(MAX_PREVIEW_COUNT).nullable(), 10),
+  after: instantMs(InstantInput.describe('List fire instants after this one. Default: now.')).nullable(),
+  count: defaulted(integer(1, MAX_PREVIEW_COUNT).nullable(), 10),
 };
 
 const cronPreview = (timing: (typeof PREVIEW_TIMINGS)[number]) =>
@@ -135,18 +239,62 @@ export const CronPreviewRequest = component(
   'An ad-hoc spec to preview, validated as a schedule would be. Exactly one of cron or every.',
 );
 
+/** A preview body as it is read: the fields of CronPreviewRequest in one closed object. */
+const previewBody = screenedBy(
+  (value) => {
+    if (isObject(value) && Object.keys(value).every((key) => key in previewFields)) checkPreviewTiming(value);
+  },
+  closedObject(absentable(previewFields)).check(
+    // Whether cron and every conflict is known from the body alone, so it is asked whatever else is wrong.
+    checkedBy(
+      (value) => {
+        if (isObject(value)) checkOneTiming(value);
+      },
+      () => true,
+    ),
+  ),
+);
+
+/** The order the readers report a preview body's faults in; '' is the choice of cron or every. */
+const PREVIEW_READ_ORDER = ['after', 'count', '', 'cron', 'every', 'timezone', 'dst', 'startAt'];
+
+/** The next fire instants of a POST /v1/cron/preview body, listed after `after` (default `nowMs`). */
+export function previewSpec(body: unknown, nowMs: number): SpecPreview {
+  const { after, count, ...read } = readWire(previewBody, body, PREVIEW_READ_ORDER);
+  const from = after ?? nowMs;
+  // A preview executes nothing: a placeholder target stands in, as the spec requires one.
+  const spec = specOf({ ...read, target: { type: 'handler', name: 'noop', queue: DEFAULT_QUEUE } }, from);
+  return previewOf(spec, from, count ?? 10);
+}
+
 export const RunCreate = component(
   'RunCreate',
-  z.strictObject({
+  closedObject({
     target: TargetInput,
     payload: payload.optional(),
-    retry: RetryPolicyInput.nullable().optional(),
+    retry: retryPolicy(),
     timeout,
-    availableAt: InstantInput.nullable().optional().describe('When the run becomes due; an instant in the past means now. Default: now.'),
+    availableAt: InstantInput.nullable()
+      .optional()
+      .describe('When the run becomes due; an instant in the past means now. Default: now.')
+      .transform((value) => (value === undefined || value === null ? null : parseInstant(value, ''))),
     idempotencyKey: text(200)
       .nullable()
       .optional()
       .describe('A repeated key in the namespace returns the first run with `deduped: true` (status 200).'),
-  }),
+  }).transform(({ target, payload, retry, timeout, availableAt, idempotencyKey }) => ({
+    target,
+    payload: payload ?? null,
+    retry,
+    timeoutMs: timeout ?? DEFAULT_RUN_TIMEOUT_MS,
+    availableAtMs: availableAt,
+    idempotencyKey: idempotencyKey ?? null,
+  })),
   'An ad-hoc run of a target, now or at availableAt.',
 );
+
+/** A POST /v1/runs body; an availableAt before `nowMs` (or none) means now. */
+export function readRunCreate(body: unknown, nowMs: number): RunCreateRequest {
+  const run = readWire(RunCreate, body);
+  return { ...run, availableAtMs: Math.max(nowMs, run.availableAtMs ?? nowMs) };
+}

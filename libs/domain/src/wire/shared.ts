@@ -18,14 +18,25 @@ import {
   TICK_ORIGINS,
   TICK_OUTCOMES,
 } from '../closed-sets.js';
-import { ERROR_CODES } from '../errors.js';
+import { ERROR_CODES, ValidationError } from '../errors.js';
 import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, HANDLER_NAMES, QUEUE_NAME_PATTERN } from '../handlers.js';
 import { REASON_CODES, type ReasonCode } from '../reason-codes.js';
-import { DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_RETRY_POLICY, MAX_ATTEMPTS_LIMIT } from '../run-policy.js';
-import { DEFAULT_CATCHUP, MAX_CATCHUP_LIMIT } from '../schedule-spec.js';
-import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, formatDuration } from '../time/index.js';
-import { parseInstant } from '../json-readers.js';
-import { checkedBy } from './read.js';
+import {
+  checkTargetShape,
+  checkWebhookUrl,
+  DEFAULT_HTTP_TIMEOUT_MS,
+  DEFAULT_RETRY_POLICY,
+  MAX_ATTEMPTS_LIMIT,
+  MAX_BACKOFF_MS,
+  MAX_RUN_TIMEOUT_MS,
+  readHeaders,
+  type RetryPolicy as DomainRetryPolicy,
+  type Target as DomainTarget,
+} from '../run-policy.js';
+import { DEFAULT_CATCHUP, MAX_CATCHUP_LIMIT, type CatchupPolicy as DomainCatchupPolicy } from '../schedule-spec.js';
+import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, formatDuration, type DstPolicy as DomainDstPolicy } from '../time/index.js';
+import { join, parseInstant, readDuration } from '../json-readers.js';
+import { checkedBy, closedObject, integer, number, present, screenedBy, text, worded } from './read.js';
 import { component, defaulted } from './registry.js';
 
 // ---- Closed sets ----
@@ -48,7 +59,7 @@ export const BackoffType = component('BackoffType', z.enum(BACKOFF_TYPES), 'How 
 export const HttpMethod = component('HttpMethod', z.enum(HTTP_METHODS), 'The method of an HTTP target.');
 export const HandlerName = component(
   'HandlerName',
-  z.string().regex(HANDLER_NAME_PATTERN),
+  text(200).regex(HANDLER_NAME_PATTERN, worded((field) => `${field} must be 1 to 128 letters, digits, "_", "." or "-"`)),
   `A handler's name: built in (${HANDLER_NAMES.join(', ')}, on the default queue) or registered by a worker on the target's queue; any other name is refused with UNKNOWN_HANDLER.`,
 );
 export const DstGapPolicy = component(
@@ -74,11 +85,28 @@ export const Duration = component(
     .meta({ examples: ['1m30s', '5m', '1h'] }),
   'A duration as Kairos writes it: units d, h, m, s, ms from largest to smallest ("90s" is written "1m30s").',
 );
+// Like an instant, any value reaches the domain's duration reader, which owns the units and the
+// range; the document says what it accepts.
 export const DurationInput = component(
   'DurationInput',
-  z.xor([z.string().min(2).regex(/^\s*(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?\s*$/), z.int().min(0)]).meta({ examples: ['90s', '15m', '1h30m', 60000] }),
+  z
+    .unknown()
+    .check(checkedBy((value, field) => readDuration({ [field]: value }, field, '')))
+    .meta({
+      oneOf: [
+        { type: 'string', minLength: 2, pattern: '^\\s*(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?\\s*$' },
+        { type: 'integer', minimum: 0 },
+      ],
+      examples: ['90s', '15m', '1h30m', 60000],
+    }),
   'A duration: whole numbers with units d, h, m, s, ms from largest to smallest ("90s", "15m", "1h30m", "500ms"), or integer milliseconds. At most 100 years.',
 );
+
+/** A duration within `bounds`, read as milliseconds; absent or null stays undefined for the default. */
+export function durationMs(bounds: { minMs?: number; maxMs?: number }) {
+  const read = (value: unknown, field: string) => readDuration({ [field]: value }, field, '', bounds);
+  return DurationInput.check(checkedBy(read)).transform((value) => read(value, ''));
+}
 export const Instant = component(
   'Instant',
   z.string().meta({ format: 'date-time', examples: ['2026-12-01T01:30:00Z'] }),
@@ -90,7 +118,7 @@ export const InstantInput = component(
   'InstantInput',
   z
     .unknown()
-    .check(checkedBy('INVALID_INSTANT', parseInstant))
+    .check(checkedBy(parseInstant))
     .meta({ type: 'string', format: 'date-time', examples: ['2026-12-01T09:00:00Z'] }),
   'An ISO 8601 instant with an offset ("Z" or "+02:00"); a local time without one is refused as ambiguous.',
 );
@@ -109,10 +137,16 @@ const HEADER_VALUE = /^[^\r\n\u0000]*$/;
 
 export const HandlerTarget = component(
   'HandlerTarget',
-  z.strictObject({
+  closedObject({
     type: z.literal('handler'),
-    name: HandlerName,
-    queue: defaulted(z.string().regex(QUEUE_NAME_PATTERN), DEFAULT_QUEUE, 'The queue whose workers run the handler.'),
+    name: present(HandlerName, (field) => `${field} is required for a handler target`),
+    queue: defaulted(
+      text(200)
+        .regex(QUEUE_NAME_PATTERN, worded((field) => `${field} must be 1 to 64 letters, digits, "_", "." or "-" (default "${DEFAULT_QUEUE}")`))
+        .nullable(),
+      DEFAULT_QUEUE,
+      'The queue whose workers run the handler.',
+    ),
   }),
   'A handler registered by a worker on a queue.',
 );
@@ -129,25 +163,45 @@ export const HttpTarget = component(
 );
 export const HttpTargetInput = component(
   'HttpTargetInput',
-  z.strictObject({
+  closedObject({
     type: z.literal('http'),
-    url: z.url().max(2048).describe('http or https, without credentials (send those in headers).'),
-    method: defaulted(HttpMethod, 'POST'),
-    headers: z
-      .record(z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/), z.string().max(4096).regex(HEADER_VALUE))
-      .meta({ maxProperties: 50 })
-      .describe(
-        'Sent with every request. Names are RFC 9110 tokens; values hold no CR, LF or NUL. Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, Keep-Alive, Proxy-* and the Kairos-Signature and Idempotency-Key that Kairos sets are refused (INVALID_TARGET).',
-      )
-      .optional(),
-    timeout: defaulted(DurationInput, formatDuration(DEFAULT_HTTP_TIMEOUT_MS)),
+    url: present(
+      text(2048)
+        .check(checkedBy((value, field) => checkWebhookUrl(value as string, field)))
+        .meta({ format: 'uri' })
+        .describe('http or https, without credentials (send those in headers).'),
+      (field) => `${field} is required for an http target`,
+    ),
+    method: defaulted(HttpMethod.nullable(), 'POST'),
+    // The domain reads the map first, as a whole, so its faults come in the order it finds them.
+    headers: screenedBy(
+      readHeaders,
+      z
+        .record(z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/), z.string().max(4096).regex(HEADER_VALUE))
+        .meta({ maxProperties: 50 })
+        .describe(
+          'Sent with every request. Names are RFC 9110 tokens; values hold no CR, LF or NUL. Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, Keep-Alive, Proxy-* and the Kairos-Signature and Idempotency-Key that Kairos sets are refused (INVALID_TARGET).',
+        )
+        .nullable(),
+    ).optional(),
+    timeout: defaulted(durationMs({ minMs: 1, maxMs: MAX_RUN_TIMEOUT_MS }), formatDuration(DEFAULT_HTTP_TIMEOUT_MS)),
   }),
   'An HTTP webhook. The body carries run id, schedule id, slot, attempt and payload; the request is signed (HMAC-SHA256).',
 );
 export const Target = component('Target', z.xor([HandlerTarget, HttpTarget]), 'What a run executes.');
 export const TargetInput = component(
   'TargetInput',
-  z.xor([HandlerTarget, HttpTargetInput]),
+  screenedBy(
+    checkTargetShape,
+    z
+      .discriminatedUnion('type', [HandlerTarget, HttpTargetInput])
+      .transform(
+        (target): DomainTarget =>
+          target.type === 'handler'
+            ? { type: 'handler', name: target.name, queue: target.queue ?? DEFAULT_QUEUE }
+            : { type: 'http', url: target.url, method: target.method ?? 'POST', headers: target.headers ?? {}, timeoutMs: target.timeout ?? DEFAULT_HTTP_TIMEOUT_MS },
+      ),
+  ),
   'What a run executes: { "type": "handler", "name": "echo" } or { "type": "http", "url": "https://..." }.',
 );
 
@@ -163,19 +217,43 @@ export const RetryPolicy = component(
 );
 export const RetryPolicyInput = component(
   'RetryPolicyInput',
-  z.strictObject({
-    maxAttempts: defaulted(z.int().min(1).max(MAX_ATTEMPTS_LIMIT), DEFAULT_RETRY_POLICY.maxAttempts),
-    backoff: z
-      .strictObject({
-        type: defaulted(BackoffType, DEFAULT_RETRY_POLICY.backoff.type),
-        base: defaulted(DurationInput, formatDuration(DEFAULT_RETRY_POLICY.backoff.baseMs), 'At most 24h.'),
-        max: defaulted(DurationInput, formatDuration(DEFAULT_RETRY_POLICY.backoff.maxMs), 'At least `base`, at most 7d.'),
-        jitter: defaulted(z.number().min(0).max(1), DEFAULT_RETRY_POLICY.backoff.jitter, 'Fraction of each delay randomised away.'),
-      })
+  closedObject({
+    maxAttempts: defaulted(integer(1, MAX_ATTEMPTS_LIMIT).nullable(), DEFAULT_RETRY_POLICY.maxAttempts),
+    backoff: closedObject({
+      type: defaulted(BackoffType.nullable(), DEFAULT_RETRY_POLICY.backoff.type),
+      base: defaulted(durationMs({ maxMs: MAX_RUN_TIMEOUT_MS }), formatDuration(DEFAULT_RETRY_POLICY.backoff.baseMs), 'At most 24h.'),
+      max: defaulted(durationMs({ maxMs: MAX_BACKOFF_MS }), formatDuration(DEFAULT_RETRY_POLICY.backoff.maxMs), 'At least `base`, at most 7d.'),
+      jitter: defaulted(number(0, 1).nullable(), DEFAULT_RETRY_POLICY.backoff.jitter, 'Fraction of each delay randomised away.'),
+    })
+      .check(
+        checkedBy((value, field) => {
+          const { base, max } = value as { base?: number; max?: number };
+          if (base !== undefined && max !== undefined && max < base) {
+            throw new ValidationError('VALIDATION_FAILED', join(field, 'max'), `${field}.max must be at least ${field}.base`);
+          }
+        }),
+      )
+      .nullable()
       .optional(),
+  }).transform(({ maxAttempts, backoff }): DomainRetryPolicy => {
+    const defaults = DEFAULT_RETRY_POLICY.backoff;
+    const baseMs = backoff?.base ?? defaults.baseMs;
+    return {
+      maxAttempts: maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
+      backoff: {
+        type: backoff?.type ?? defaults.type,
+        baseMs,
+        // Without an explicit max, a base above the default cap raises the cap to the base.
+        maxMs: backoff?.max ?? Math.max(defaults.maxMs, baseMs),
+        jitter: backoff?.jitter ?? defaults.jitter,
+      },
+    };
   }),
   'How failed attempts are retried. Absent or null: the defaults.',
 );
+
+/** A retry policy field: absent or null is the default policy. */
+export const retryPolicy = () => RetryPolicyInput.nullable().optional().transform((retry) => retry ?? DEFAULT_RETRY_POLICY);
 
 // ---- DST and catch-up policies ----
 
@@ -197,10 +275,10 @@ export const DstPolicy = component(
 );
 export const DstPolicyInput = component(
   'DstPolicyInput',
-  z.strictObject({
-    gap: defaulted(DstGapPolicy, DEFAULT_DST_POLICY.gap),
-    overlap: defaulted(DstOverlapPolicy, DEFAULT_DST_POLICY.overlap),
-  }),
+  closedObject({
+    gap: defaulted(DstGapPolicy.nullable(), DEFAULT_DST_POLICY.gap),
+    overlap: defaulted(DstOverlapPolicy.nullable(), DEFAULT_DST_POLICY.overlap),
+  }).transform(({ gap, overlap }): DomainDstPolicy => ({ gap: gap ?? DEFAULT_DST_POLICY.gap, overlap: overlap ?? DEFAULT_DST_POLICY.overlap })),
   "How cron wall times that do not exist (gap) or occur twice (overlap) on DST change days fire. Default auto: Vixie cron's rule, decided by the expression.",
 );
 export const CatchupPolicy = component(
@@ -209,10 +287,15 @@ export const CatchupPolicy = component(
 );
 export const CatchupPolicyInput = component(
   'CatchupPolicyInput',
-  z.strictObject({
-    mode: defaulted(CatchupMode, DEFAULT_CATCHUP.mode),
-    window: DurationInput.nullable().optional().describe('Missed slots older than this are recorded as missed, not fired. Absent or null: no window.'),
-    limit: z.int().min(1).max(MAX_CATCHUP_LIMIT).nullable().optional().describe('At most this many missed slots fire (the newest). Absent or null: no limit.'),
-  }),
+  closedObject({
+    mode: defaulted(CatchupMode.nullable(), DEFAULT_CATCHUP.mode),
+    window: durationMs({ minMs: 1 })
+      .nullable()
+      .optional()
+      .describe('Missed slots older than this are recorded as missed, not fired. Absent or null: no window.'),
+    limit: integer(1, MAX_CATCHUP_LIMIT).nullable().optional().describe('At most this many missed slots fire (the newest). Absent or null: no limit.'),
+  }).transform(
+    ({ mode, window, limit }): DomainCatchupPolicy => ({ mode: mode ?? DEFAULT_CATCHUP.mode, windowMs: window ?? null, limit: limit ?? null }),
+  ),
   'What to fire for slots that passed while the scheduler was down or the schedule was paused.',
 );
