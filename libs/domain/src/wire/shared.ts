@@ -135,8 +135,8 @@ export const Labels = component(
 // eslint-disable-next-line no-control-regex -- NUL is one of the characters refused
 const HEADER_VALUE = /^[^\r\n\u0000]*$/;
 
-export const HandlerTarget = component(
-  'HandlerTarget',
+export const HandlerTargetInput = component(
+  'HandlerTargetInput',
   closedObject({
     type: z.literal('handler'),
     name: present(HandlerName, (field) => `${field} is required for a handler target`),
@@ -149,6 +149,11 @@ export const HandlerTarget = component(
     ),
   }),
   'A handler registered by a worker on a queue.',
+);
+export const HandlerTarget = component(
+  'HandlerTarget',
+  z.strictObject({ type: z.literal('handler'), name: HandlerName, queue: z.string().regex(QUEUE_NAME_PATTERN) }),
+  'A handler registered by a worker on a queue, with its queue filled in.',
 );
 export const HttpTarget = component(
   'HttpTarget',
@@ -194,7 +199,7 @@ export const TargetInput = component(
   screenedBy(
     checkTargetShape,
     z
-      .discriminatedUnion('type', [HandlerTarget, HttpTargetInput])
+      .discriminatedUnion('type', [HandlerTargetInput, HttpTargetInput])
       .transform(
         (target): DomainTarget =>
           target.type === 'handler'

@@ -1,0 +1,35 @@
+/**
+ * The SDK's client types are a hand-kept copy of the API's wire shapes, because the published
+ * package must not need zod for its declarations. The compiler holds the copy to the declarations:
+ * every response the API can send is a value of the client's response type. `npm run lint`
+ * type-checks this file (a drift fails it); at run time the assertions are no-ops.
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import type * as sdk from '@kairos/sdk';
+import type * as wire from '@kairos/domain/wire';
+
+type Sent<S extends z.ZodType> = z.output<S>;
+/** A schedule as the API sends it: the closed set of statuses has `deleted`, which no response carries. */
+type SentSchedule = Omit<Sent<typeof wire.Schedule>, 'status'> & { status: Exclude<Sent<typeof wire.Schedule>['status'], 'deleted'> };
+/** True when every value of A is a value of B. */
+type Fits<A, B> = [A] extends [B] ? true : false;
+
+describe('the SDK client types against the wire declarations', () => {
+  it('types every response the API sends', () => {
+    expectTypeOf<Fits<SentSchedule, sdk.Schedule>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Run>, sdk.Run>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunCreated>, sdk.RunCreated>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunDetail>, sdk.RunDetail>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Attempt>, sdk.Attempt>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunEvent>, sdk.RunEvent>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Tick>, sdk.Tick>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Worker>, sdk.Worker>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Preview>, sdk.Preview>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.BackfillResult>, sdk.BackfillResult>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.ErrorBody>, sdk.ApiErrorBody>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<{ items: SentSchedule[]; nextCursor: string | null }, sdk.Page<sdk.Schedule>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunPage>, sdk.Page<sdk.Run>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SchedulePage>['nextCursor'], sdk.Page<sdk.Schedule>['nextCursor']>>().toEqualTypeOf<true>();
+  });
+});
