@@ -6,9 +6,6 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 500;
-
 export function encodeCursor(key: string): string {
   return Buffer.from(key, 'utf8').toString('base64url');
 }

@@ -7,9 +7,9 @@
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { ValidationError, formatInstant, isUuid, type ReasonCode, type TickOutcome } from '@kairos/domain';
-import type { ClusterState, LatestTickList, WhoAmI } from '@kairos/domain/wire';
-import { LeaseRepository, MAX_PAGE_SIZE, type Db } from '@kairos/ledger';
+import { formatInstant, type ReasonCode, type TickOutcome } from '@kairos/domain';
+import { LatestTicksQuery, readQuery, type ClusterState, type LatestTickList, type WhoAmI } from '@kairos/domain/wire';
+import { LeaseRepository, type Db } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
 import { DATABASE, KAIROS_CONFIG, QUEUE_JOB_STATES, RUNS_QUEUE_TOKEN } from '@kairos/process';
 import type { z } from 'zod';
@@ -88,11 +88,8 @@ export class ClusterController {
   }
 
   @Get('ticks/latest')
-  async latestTicks(@Caller() caller: CallerContext, @Query('scheduleIds') scheduleIds?: string): Promise<z.output<typeof LatestTickList>> {
-    const ids = (scheduleIds ?? '').split(',').filter((id) => id !== '');
-    if (ids.length === 0 || ids.length > MAX_PAGE_SIZE || !ids.every(isUuid)) {
-      throw new ValidationError('VALIDATION_FAILED', 'scheduleIds', `scheduleIds must be 1 to ${MAX_PAGE_SIZE} schedule UUIDs separated by commas`);
-    }
+  async latestTicks(@Caller() caller: CallerContext, @Query() params: Record<string, unknown>): Promise<z.output<typeof LatestTickList>> {
+    const { scheduleIds: ids } = readQuery(LatestTicksQuery, params);
     const { rows } = await this.db.query<{ scheduleId: string; scheduledFor: Date; outcome: TickOutcome; reasonCode: ReasonCode; runId: string | null }>(
       `SELECT t.schedule_id AS "scheduleId", t.scheduled_for AS "scheduledFor", t.outcome, t.reason_code AS "reasonCode", t.run_id AS "runId"
        FROM unnest($2::uuid[]) AS s(id)

@@ -1,6 +1,5 @@
 /** The OpenAPI description of the dashboard's read routes (cluster.controller.ts), merged into the document's paths. */
-import { MAX_PAGE_SIZE } from '@kairos/ledger';
-import { ref } from '../openapi/openapi.schemas.js';
+import { queryParameters, ref } from '../openapi/openapi.schemas.js';
 import type { OperationObject, PathItemObject, ReferenceObject, SchemaObject } from '../openapi/openapi.types.js';
 
 const errorRef = (name: string): ReferenceObject => ({ $ref: `#/components/responses/${name}` });
@@ -34,15 +33,7 @@ export const CLUSTER_PATHS: Record<string, PathItemObject> = {
       'The newest tick of each listed schedule (schedules without ticks are left out)',
       ref('LatestTickList'),
       {
-        parameters: [
-          {
-            name: 'scheduleIds',
-            in: 'query',
-            required: true,
-            description: `1 to ${MAX_PAGE_SIZE} schedule ids separated by commas.`,
-            schema: { type: 'string' },
-          },
-        ],
+        parameters: queryParameters('LatestTicksQuery'),
       },
       true,
     ),

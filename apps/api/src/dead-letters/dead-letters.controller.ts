@@ -1,7 +1,7 @@
 /** Dead letters: runs that ended dead (retries exhausted, not retryable, or poisoned), and republishing them. */
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { DeadLetterListQuery, readQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
-import { deadLetterListQuery } from '../wire/query.js';
 import { RunsService } from '../runs/runs.service.js';
 
 @Controller('v1/dead-letters')
@@ -9,9 +9,9 @@ export class DeadLettersController {
   constructor(private readonly runs: RunsService) {}
 
   @Get()
-  list(@Caller() caller: CallerContext, @Query('scheduleId') scheduleId?: string, @Query('limit') limit?: string, @Query('cursor') cursor?: string) {
-    const query = deadLetterListQuery({ scheduleId, limit, cursor });
-    return this.runs.list(caller, query.filter, query.limit, query.cursor);
+  list(@Caller() caller: CallerContext, @Query() params: Record<string, unknown>) {
+    const { scheduleId, limit, cursor } = readQuery(DeadLetterListQuery, params);
+    return this.runs.list(caller, { scheduleId, state: 'dead' }, limit, cursor);
   }
 
   /** Creates a fresh run (origin republish) of the dead run's target and payload. */

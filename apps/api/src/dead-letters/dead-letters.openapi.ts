@@ -1,5 +1,6 @@
 /** The dead-letter routes of the OpenAPI document. */
-import { json, operation, param, query } from '../openapi/openapi.operations.js';
+import { json, operation, param } from '../openapi/openapi.operations.js';
+import { queryParameters } from '../openapi/openapi.schemas.js';
 import type { PathItemObject } from '../openapi/openapi.types.js';
 
 export const DEAD_LETTER_PATHS: Record<string, PathItemObject> = {
@@ -9,7 +10,7 @@ export const DEAD_LETTER_PATHS: Record<string, PathItemObject> = {
       tags: ['dead-letters'],
       summary: 'List dead runs',
       description: 'Runs that ended dead: retries exhausted, a non-retryable failure, or poisoned.',
-      parameters: [query('scheduleId', 'Only dead runs of this schedule.', { type: 'string', format: 'uuid' }), param('Limit'), param('Cursor')],
+      parameters: queryParameters('DeadLetterListQuery'),
       ok: { 200: json('RunPage', 'A page of dead runs, newest first.') },
       errors: [400],
     }),

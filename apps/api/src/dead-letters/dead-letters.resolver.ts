@@ -1,7 +1,7 @@
 /** GraphQL for dead letters: runs that ended dead, and republishing them. */
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
+import { DeadLetterListQuery, readQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
-import { deadLetterListQuery } from '../wire/query.js';
 import { RunsService } from '../runs/runs.service.js';
 import { RunPageType, RunType } from '../runs/run.types.js';
 
@@ -16,8 +16,8 @@ export class DeadLettersResolver {
     @Args('limit', { type: () => Int, nullable: true }) limit?: number | null,
     @Args('cursor', { type: () => String, nullable: true }) cursor?: string | null,
   ) {
-    const query = deadLetterListQuery({ scheduleId, limit, cursor });
-    return this.runs.list(caller, query.filter, query.limit, query.cursor);
+    const query = readQuery(DeadLetterListQuery, { scheduleId, limit, cursor });
+    return this.runs.list(caller, { scheduleId: query.scheduleId, state: 'dead' }, query.limit, query.cursor);
   }
 
   @Mutation(() => RunType, { description: 'POST /v1/dead-letters/:id/republish: a fresh run (origin republish) of the dead run\'s target and payload.' })

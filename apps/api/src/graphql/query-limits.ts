@@ -4,7 +4,7 @@
  * and fragments counted; a field taking `limit` counts its selection once per item it may return).
  */
 import { GraphQLError, Kind, type ASTVisitor, type FieldNode, type SelectionSetNode, type ValidationContext, type ValueNode } from 'graphql';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@kairos/ledger';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@kairos/domain/wire';
 
 /** Deeper than any query the schema needs (a run, its attempts and events, their fields). */
 export const MAX_QUERY_DEPTH = 10;

@@ -3,7 +3,6 @@
  * and builders for operations. Each feature's *.openapi.ts lists its paths; test/api/openapi.spec.ts
  * fails when a controller route is missing or a response does not match what is declared.
  */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@kairos/ledger';
 import { ref } from './openapi.schemas.js';
 import type { OperationObject, ParameterObject, ReferenceObject, RequestBodyObject, ResponseObject } from './openapi.types.js';
 
@@ -23,18 +22,6 @@ export const PARAMETERS: Record<string, ParameterObject> = {
     required: true,
     description: 'The run id. An id that is not a UUID is answered with 404 like any unknown one.',
     schema: { type: 'string', format: 'uuid' },
-  },
-  Limit: {
-    name: 'limit',
-    in: 'query',
-    description: 'Page size.',
-    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-  },
-  Cursor: {
-    name: 'cursor',
-    in: 'query',
-    description: "The previous page's nextCursor, unchanged (INVALID_CURSOR otherwise).",
-    schema: { type: 'string' },
   },
 };
 
@@ -85,10 +72,6 @@ type ResponseName = 'BadRequest' | 'NotFound' | 'Conflict' | 'PayloadTooLarge' |
 
 export const param = (name: ParameterName): ReferenceObject => ({ $ref: `#/components/parameters/${name}` });
 const response = (name: ResponseName): ReferenceObject => ({ $ref: `#/components/responses/${name}` });
-
-export function query(name: string, description: string, schema: ParameterObject['schema']): ParameterObject {
-  return { name, in: 'query', description, schema };
-}
 
 export function json(schema: string, description: string): ResponseObject {
   return { description, content: { [JSON_MEDIA]: { schema: ref(schema) } } };

@@ -1,8 +1,8 @@
 /** REST for runs. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { readQuery, RunListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
-import { runListQuery } from '../wire/query.js';
 import { RunsService } from './runs.service.js';
 
 @Controller('v1/runs')
@@ -17,15 +17,9 @@ export class RunsController {
   }
 
   @Get()
-  list(
-    @Caller() caller: CallerContext,
-    @Query('scheduleId') scheduleId?: string,
-    @Query('state') state?: string,
-    @Query('limit') limit?: string,
-    @Query('cursor') cursor?: string,
-  ) {
-    const query = runListQuery({ scheduleId, state, limit, cursor });
-    return this.runs.list(caller, query.filter, query.limit, query.cursor);
+  list(@Caller() caller: CallerContext, @Query() params: Record<string, unknown>) {
+    const { limit, cursor, ...filter } = readQuery(RunListQuery, params);
+    return this.runs.list(caller, filter, limit, cursor);
   }
 
   @Get(':id')

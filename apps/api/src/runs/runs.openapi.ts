@@ -1,6 +1,6 @@
 /** The run routes of the OpenAPI document. */
-import { body, json, operation, param, query } from '../openapi/openapi.operations.js';
-import { ref } from '../openapi/openapi.schemas.js';
+import { body, json, operation, param } from '../openapi/openapi.operations.js';
+import { queryParameters } from '../openapi/openapi.schemas.js';
 import type { PathItemObject } from '../openapi/openapi.types.js';
 
 export const RUN_PATHS: Record<string, PathItemObject> = {
@@ -20,12 +20,7 @@ export const RUN_PATHS: Record<string, PathItemObject> = {
       operationId: 'listRuns',
       tags: ['runs'],
       summary: 'List runs',
-      parameters: [
-        query('scheduleId', 'Only runs of this schedule.', { type: 'string', format: 'uuid' }),
-        query('state', 'Only runs in this state.', ref('RunState')),
-        param('Limit'),
-        param('Cursor'),
-      ],
+      parameters: queryParameters('RunListQuery'),
       ok: { 200: json('RunPage', 'A page of runs, newest first.') },
       errors: [400],
     }),

@@ -1,8 +1,8 @@
 /** GraphQL for runs, their events (a field and a subscription) and ad-hoc runs; the same use cases as REST. */
 import { Args, ID, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
+import { readQuery, RunListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
-import { runListQuery } from '../wire/query.js';
 import type { RunEventView } from './run.view.js';
 import { RunsService } from './runs.service.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
@@ -28,8 +28,8 @@ export class RunsResolver {
     @Args('limit', { type: () => Int, nullable: true }) limit?: number | null,
     @Args('cursor', { type: () => String, nullable: true }) cursor?: string | null,
   ) {
-    const query = runListQuery({ scheduleId, state, limit, cursor });
-    return this.runs.list(caller, query.filter, query.limit, query.cursor);
+    const query = readQuery(RunListQuery, { scheduleId, state, limit, cursor });
+    return this.runs.list(caller, { scheduleId: query.scheduleId, state: query.state }, query.limit, query.cursor);
   }
 
   /** GET /v1/runs/:id/events, read only when asked for. */

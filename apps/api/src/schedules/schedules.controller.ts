@@ -1,8 +1,8 @@
 /** REST for schedules: thin handlers that read the request, call one use case and shape the answer. */
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { PageQuery, PreviewQuery, readQuery, ScheduleListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
-import { optionalText, pageLimit, previewQuery, scheduleListQuery } from '../wire/query.js';
 import { tickView } from './schedule.view.js';
 import { SchedulesService } from './schedules.service.js';
 
@@ -26,16 +26,9 @@ export class SchedulesController {
   }
 
   @Get()
-  list(
-    @Caller() caller: CallerContext,
-    @Query('limit') limit?: string,
-    @Query('cursor') cursor?: string,
-    @Query('status') status?: string,
-    @Query('name') name?: string,
-    @Query('label') label?: string,
-  ) {
-    const query = scheduleListQuery({ limit, cursor, status, name, label });
-    return this.schedules.list(caller, query.filter, query.limit, query.cursor);
+  list(@Caller() caller: CallerContext, @Query() params: Record<string, unknown>) {
+    const { limit, cursor, ...filter } = readQuery(ScheduleListQuery, params);
+    return this.schedules.list(caller, filter, limit, cursor);
   }
 
   @Get(':id')
@@ -79,14 +72,15 @@ export class SchedulesController {
   }
 
   @Get(':id/preview')
-  async preview(@Caller() caller: CallerContext, @Param('id') id: string, @Query('count') count?: string, @Query('after') after?: string) {
-    const query = previewQuery({ count, after });
-    return this.schedules.preview(caller, id, query.count, query.after);
+  async preview(@Caller() caller: CallerContext, @Param('id') id: string, @Query() params: Record<string, unknown>) {
+    const { count, after } = readQuery(PreviewQuery, params);
+    return this.schedules.preview(caller, id, count, after);
   }
 
   @Get(':id/ticks')
-  async ticks(@Caller() caller: CallerContext, @Param('id') id: string, @Query('limit') limit?: string, @Query('cursor') cursor?: string) {
-    const page = await this.schedules.ticks(caller, id, pageLimit(limit), optionalText(cursor, 'cursor'));
+  async ticks(@Caller() caller: CallerContext, @Param('id') id: string, @Query() params: Record<string, unknown>) {
+    const { limit, cursor } = readQuery(PageQuery, params);
+    const page = await this.schedules.ticks(caller, id, limit, cursor);
     return { items: page.items.map(tickView), nextCursor: page.nextCursor };
   }
 }

@@ -1,8 +1,7 @@
 /** The schedule routes of the OpenAPI document. */
-import { MAX_PREVIEW_COUNT } from '@kairos/domain';
 import { MAX_BACKFILL_SLOTS } from './schedules.service.js';
-import { body, json, operation, param, query } from '../openapi/openapi.operations.js';
-import { ref } from '../openapi/openapi.schemas.js';
+import { body, json, operation, param } from '../openapi/openapi.operations.js';
+import { queryParameters } from '../openapi/openapi.schemas.js';
 import type { PathItemObject } from '../openapi/openapi.types.js';
 
 const SCHEDULE_EXAMPLES = {
@@ -56,13 +55,7 @@ export const SCHEDULE_PATHS: Record<string, PathItemObject> = {
       operationId: 'listSchedules',
       tags: ['schedules'],
       summary: 'List schedules',
-      parameters: [
-        param('Limit'),
-        param('Cursor'),
-        query('status', 'Only schedules in this status.', ref('ScheduleStatus')),
-        query('name', 'Only the schedule of this exact name.', { type: 'string' }),
-        query('label', 'Only schedules carrying this label, written key:value.', { type: 'string', pattern: '^[^:]+:', examples: ['team:billing'] }),
-      ],
+      parameters: queryParameters('ScheduleListQuery'),
       ok: { 200: json('SchedulePage', 'A page of schedules, newest first.') },
       errors: [400],
     }),
@@ -161,11 +154,7 @@ export const SCHEDULE_PATHS: Record<string, PathItemObject> = {
       tags: ['schedules'],
       summary: 'The next fire instants of a schedule',
       description: 'Within its bounds and maxRuns.',
-      parameters: [
-        param('ScheduleId'),
-        query('count', 'How many instants.', { type: 'integer', minimum: 1, maximum: MAX_PREVIEW_COUNT, default: 10 }),
-        query('after', 'List instants after this one. Default: now.', ref('InstantInput')),
-      ],
+      parameters: [param('ScheduleId'), ...queryParameters('PreviewQuery')],
       ok: { 200: json('Preview', 'The next fire instants.') },
       errors: [400, 404],
     }),
@@ -175,7 +164,7 @@ export const SCHEDULE_PATHS: Record<string, PathItemObject> = {
       operationId: 'listScheduleTicks',
       tags: ['schedules'],
       summary: 'The evaluated slots of a schedule',
-      parameters: [param('ScheduleId'), param('Limit'), param('Cursor')],
+      parameters: [param('ScheduleId'), ...queryParameters('PageQuery')],
       ok: { 200: json('TickPage', 'A page of ticks, newest slot first.') },
       errors: [400, 404],
     }),

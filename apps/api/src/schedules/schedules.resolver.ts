@@ -1,8 +1,8 @@
 /** GraphQL for schedules: each field reads its arguments like the REST route does and calls the same use case. */
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
+import { PageQuery, PreviewQuery, readQuery, ScheduleListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
-import { optionalText, pageLimit, previewQuery, scheduleListQuery } from '../wire/query.js';
 import { tickView } from './schedule.view.js';
 import { SchedulesService } from './schedules.service.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
@@ -32,8 +32,8 @@ export class SchedulesResolver {
     @Args('name', optionalString) name?: string | null,
     @Args('label', optionalString) label?: string | null,
   ) {
-    const query = scheduleListQuery({ limit, cursor, status, name, label });
-    return this.schedules.list(caller, query.filter, query.limit, query.cursor);
+    const query = readQuery(ScheduleListQuery, { limit, cursor, status, name, label });
+    return this.schedules.list(caller, { status: query.status, name: query.name, label: query.label }, query.limit, query.cursor);
   }
 
   @Query(() => [String], { description: 'GET /v1/schedules/:id/preview: the next fire instants (default 10) after `after` (default now).' })
@@ -43,7 +43,7 @@ export class SchedulesResolver {
     @Args('count', optionalInt) count?: number | null,
     @Args('after', optionalString) after?: string | null,
   ) {
-    const query = previewQuery({ count, after });
+    const query = readQuery(PreviewQuery, { count, after });
     return (await this.schedules.preview(caller, scheduleId, query.count, query.after)).fireTimes;
   }
 
@@ -54,7 +54,8 @@ export class SchedulesResolver {
     @Args('limit', optionalInt) limit?: number | null,
     @Args('cursor', optionalString) cursor?: string | null,
   ) {
-    const page = await this.schedules.ticks(caller, scheduleId, pageLimit(limit), optionalText(cursor, 'cursor'));
+    const query = readQuery(PageQuery, { limit, cursor });
+    const page = await this.schedules.ticks(caller, scheduleId, query.limit, query.cursor);
     return { items: page.items.map(tickView), nextCursor: page.nextCursor };
   }
 

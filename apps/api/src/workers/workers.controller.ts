@@ -1,6 +1,6 @@
 /** GET /v1/workers: the workers of the cluster, their queues and handlers. */
 import { Controller, Get, Query } from '@nestjs/common';
-import { optionalText, pageLimit } from '../wire/query.js';
+import { PageQuery, readQuery } from '@kairos/domain/wire';
 import { WorkersService } from './workers.service.js';
 
 @Controller('v1/workers')
@@ -8,7 +8,8 @@ export class WorkersController {
   constructor(private readonly workers: WorkersService) {}
 
   @Get()
-  list(@Query('limit') limit?: string, @Query('cursor') cursor?: string) {
-    return this.workers.list(pageLimit(limit), optionalText(cursor, 'cursor'));
+  list(@Query() params: Record<string, unknown>) {
+    const { limit, cursor } = readQuery(PageQuery, params);
+    return this.workers.list(limit, cursor);
   }
 }

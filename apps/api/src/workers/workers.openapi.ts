@@ -1,5 +1,6 @@
 /** The worker-registry route of the OpenAPI document. */
-import { json, operation, param } from '../openapi/openapi.operations.js';
+import { json, operation } from '../openapi/openapi.operations.js';
+import { queryParameters } from '../openapi/openapi.schemas.js';
 import type { PathItemObject } from '../openapi/openapi.types.js';
 
 export const WORKER_PATHS: Record<string, PathItemObject> = {
@@ -9,7 +10,7 @@ export const WORKER_PATHS: Record<string, PathItemObject> = {
       tags: ['workers'],
       summary: 'List workers',
       description: 'Every worker that registered: the queue it serves, its handlers, its version and its last heartbeat.',
-      parameters: [param('Limit'), param('Cursor')],
+      parameters: queryParameters('PageQuery'),
       ok: { 200: json('WorkerPage', 'A page of workers, by id.') },
       errors: [400],
     }),

@@ -1,6 +1,6 @@
 /** GraphQL for the worker registry, field for field GET /v1/workers. */
 import { Args, Int, Query, Resolver } from '@nestjs/graphql';
-import { optionalText, pageLimit } from '../wire/query.js';
+import { PageQuery, readQuery } from '@kairos/domain/wire';
 import { WorkerPageType } from './worker.types.js';
 import { WorkersService } from './workers.service.js';
 
@@ -13,6 +13,7 @@ export class WorkersResolver {
     @Args('limit', { type: () => Int, nullable: true }) limit?: number | null,
     @Args('cursor', { type: () => String, nullable: true }) cursor?: string | null,
   ) {
-    return this.registry.list(pageLimit(limit), optionalText(cursor, 'cursor'));
+    const query = readQuery(PageQuery, { limit, cursor });
+    return this.registry.list(query.limit, query.cursor);
   }
 }

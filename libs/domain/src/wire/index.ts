@@ -4,22 +4,31 @@
  * rest of the domain, so what only needs the domain (the SDK among them) does not load zod.
  */
 import { z } from 'zod';
-import { WIRE_COMPONENTS } from './registry.js';
+import { QUERY_SHAPES, WIRE_COMPONENTS } from './registry.js';
 import { JsonValue } from './shared.js';
 
 export { readWire } from './read.js';
 export * from './shared.js';
 export * from './requests.js';
 export * from './responses.js';
+export * from './queries.js';
 
 /** A JSON Schema 2020-12 object, OpenAPI 3.1's own dialect. */
 export type JsonSchema = Record<string, unknown>;
 
+/** A query parameter of an operation: its name, what it means, and the values it takes. */
+export interface QueryParameter {
+  name: string;
+  required?: true;
+  description?: string;
+  schema: JsonSchema;
+}
+
 /**
  * Every registered shape as JSON Schema, by component name, each reference to another written as
- * `#/components/schemas/<name>`.
+ * `#/components/schemas/<name>`; the query shapes apart, as the parameters they declare.
  */
-export function wireJsonSchemas(): Record<string, JsonSchema> {
+export function wireJsonSchemas(): { schemas: Record<string, JsonSchema>; queries: Record<string, QueryParameter[]> } {
   const { schemas } = z.toJSONSchema(WIRE_COMPONENTS, {
     target: 'draft-2020-12',
     io: 'input',
@@ -34,7 +43,21 @@ export function wireJsonSchemas(): Record<string, JsonSchema> {
     },
   });
   // Inside the document each schema is a component, not a standalone resource with its own id.
-  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _schema, $id: _id, ...schema }]) => [name, referencesOnly(schema) as JsonSchema]));
+  const components = Object.entries(schemas).map(([name, { $schema: _schema, $id: _id, ...schema }]) => [name, referencesOnly(schema) as JsonSchema] as const);
+  return {
+    schemas: Object.fromEntries(components.filter(([name]) => !QUERY_SHAPES.has(name))),
+    queries: Object.fromEntries(components.filter(([name]) => QUERY_SHAPES.has(name)).map(([name, shape]) => [name, parametersOf(shape)])),
+  };
+}
+
+function parametersOf(shape: JsonSchema): QueryParameter[] {
+  const required = new Set((shape.required as string[] | undefined) ?? []);
+  return Object.entries(shape.properties as Record<string, JsonSchema>).map(([name, { description, ...schema }]) => ({
+    name,
+    ...(required.has(name) ? { required: true } : {}),
+    ...(description === undefined ? {} : { description: description as string }),
+    schema,
+  }));
 }
 
 /**

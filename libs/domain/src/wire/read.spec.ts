@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
-import { BackfillRequest, readWire, ScheduleTrigger } from './index.js';
+import {
+  BackfillRequest,
+  DeadLetterListQuery,
+  LatestTicksQuery,
+  PageQuery,
+  PreviewQuery,
+  readQuery,
+  readWire,
+  RunListQuery,
+  ScheduleListQuery,
+  ScheduleTrigger,
+  wireJsonSchemas,
+} from './index.js';
 import { closedObject } from './read.js';
 
 type Refusal = { code: string; field: string | null; message: string };
@@ -91,5 +103,100 @@ describe('readWire', () => {
   ])('reads a backfill body with %s', (_, body, expected) => {
     const read = readWire(BackfillRequest, body);
     expect({ ...read, overlap: read.overlap ?? undefined }).toEqual(expected);
+  });
+});
+
+const ID = '01a226b4-d238-7c31-b6af-28c7c8951e9e';
+
+const refused = (field: string, message: string, code = 'VALIDATION_FAILED') => ({ code, field, message });
+
+describe('readQuery', () => {
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ['nothing, as the defaults', {}, { value: { limit: 50 } }],
+    ['query-string text', { limit: '20', cursor: 'abc' }, { value: { limit: 20, cursor: 'abc' } }],
+    ['typed GraphQL arguments', { limit: 7, cursor: null }, { value: { limit: 7 } }],
+    ['empty text as not given', { limit: '', cursor: '' }, { value: { limit: 50 } }],
+    ['a limit with spaces around it, as Number reads it', { limit: ' 5 ' }, { value: { limit: 5 } }],
+    ['the largest page', { limit: '500' }, { value: { limit: 500 } }],
+    ['parameters it does not declare, ignored', { sort: 'name' }, { value: { limit: 50 } }],
+    ['a limit of 0', { limit: '0' }, refused('limit', 'limit must be an integer from 1 to 500')],
+    ['a limit over the largest page', { limit: '501' }, refused('limit', 'limit must be an integer from 1 to 500')],
+    ['a limit that is no number', { limit: 'ten' }, refused('limit', 'limit must be an integer from 1 to 500')],
+    ['a fractional limit', { limit: 2.5 }, refused('limit', 'limit must be an integer from 1 to 500')],
+    ['a cursor Postgres cannot store', { cursor: 'a\u0000b' }, refused('cursor', 'cursor must not contain NUL (U+0000) or an unpaired UTF-16 surrogate')],
+  ])('reads a page: %s', (_, params, expected) => {
+    expect(outcome(() => readQuery(PageQuery, params))).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ['a status, a name and a label', { status: 'paused', name: 'nightly', label: 'team:billing' }, { value: { limit: 50, status: 'paused', name: 'nightly', label: { key: 'team', value: 'billing' } } }],
+    ['a label whose value holds a colon', { label: 'url:https://x' }, { value: { limit: 50, label: { key: 'url', value: 'https://x' } } }],
+    ['a label with an empty value', { label: 'team:' }, { value: { limit: 50, label: { key: 'team', value: '' } } }],
+    ['a status not in the set', { status: 'sleeping' }, refused('status', 'status must be one of "active", "paused", "completed", "deleted"; got "sleeping"')],
+    ['a label without a colon', { label: 'team' }, refused('label', 'label must look like key:value')],
+    ['a label without a key', { label: ':billing' }, refused('label', 'label must look like key:value')],
+    ['a label Postgres cannot store', { label: 'team:a\u0000b' }, refused('label', 'label must not contain NUL (U+0000) or an unpaired UTF-16 surrogate')],
+    ['a name Postgres cannot store', { name: 'a\u0000b' }, refused('name', 'name must not contain NUL (U+0000) or an unpaired UTF-16 surrogate')],
+    ['a bad filter before a bad page', { limit: '0', status: 'sleeping' }, refused('status', 'status must be one of "active", "paused", "completed", "deleted"; got "sleeping"')],
+    ['a bad name before a bad label', { label: 'x', name: 'a\u0000' }, refused('name', 'name must not contain NUL (U+0000) or an unpaired UTF-16 surrogate')],
+  ])('reads a schedule listing: %s', (_, params, expected) => {
+    expect(outcome(() => readQuery(ScheduleListQuery, params))).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ['a schedule and a state', { scheduleId: ID, state: 'dead', limit: '2' }, { value: { scheduleId: ID, state: 'dead', limit: 2 } }],
+    ['an upper-case id', { scheduleId: ID.toUpperCase() }, { value: { scheduleId: ID.toUpperCase(), limit: 50 } }],
+    ['a schedule id that is no UUID', { scheduleId: 'nope' }, refused('scheduleId', 'scheduleId must be a UUID')],
+    ['a state not in the set', { state: 'finished' }, refused('state', 'state must be one of "queued", "running", "succeeded", "failed", "cancelled", "dead"; got "finished"')],
+    ['a bad schedule id before a bad state', { state: 'finished', scheduleId: 'nope' }, refused('scheduleId', 'scheduleId must be a UUID')],
+  ])('reads a run listing: %s', (_, params, expected) => {
+    expect(outcome(() => readQuery(RunListQuery, params))).toEqual(expected);
+  });
+
+  it('reads a dead-letter listing without a state to filter on', () => {
+    expect(outcome(() => readQuery(DeadLetterListQuery, { scheduleId: ID, state: 'queued' }))).toEqual({ value: { scheduleId: ID, limit: 50 } });
+  });
+
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ['nothing, as ten instants from now', {}, { value: { count: 10 } }],
+    ['a count and an instant', { count: '3', after: '2026-12-01T10:00:00+01:00' }, { value: { count: 3, after: Date.parse('2026-12-01T09:00:00Z') } }],
+    ['the most instants', { count: 1000 }, { value: { count: 1000 } }],
+    ['too many instants', { count: '1001' }, refused('count', 'count must be an integer from 1 to 1000')],
+    ['an instant without an offset', { after: '2026-12-01T09:00:00' }, { code: 'INVALID_INSTANT', field: 'after', message: expect.stringMatching(/^after /) }],
+  ])('reads a preview: %s', (_, params, expected) => {
+    expect(outcome(() => readQuery(PreviewQuery, params))).toEqual(expected);
+  });
+
+  const idsMessage = 'scheduleIds must be 1 to 500 schedule UUIDs separated by commas';
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ['two ids', { scheduleIds: `${ID},${ID}` }, { value: { scheduleIds: [ID, ID] } }],
+    ['empty entries between commas, dropped', { scheduleIds: `,${ID},,` }, { value: { scheduleIds: [ID] } }],
+    ['no parameter', {}, refused('scheduleIds', idsMessage)],
+    ['only commas', { scheduleIds: ',,' }, refused('scheduleIds', idsMessage)],
+    ['an id that is no UUID', { scheduleIds: `${ID},nope` }, refused('scheduleIds', idsMessage)],
+    ['more ids than a page', { scheduleIds: Array.from({ length: 501 }, () => ID).join(',') }, refused('scheduleIds', idsMessage)],
+  ])('reads the schedules to show the latest ticks of: %s', (_, params, expected) => {
+    expect(outcome(() => readQuery(LatestTicksQuery, params))).toEqual(expected);
+  });
+});
+
+describe('the query shapes in the document', () => {
+  const { schemas, queries } = wireJsonSchemas();
+
+  it('become parameters, not schemas', () => {
+    expect(Object.keys(queries).sort()).toEqual(['DeadLetterListQuery', 'LatestTicksQuery', 'PageQuery', 'PreviewQuery', 'RunListQuery', 'ScheduleListQuery']);
+    for (const name of Object.keys(queries)) expect(schemas).not.toHaveProperty(name);
+  });
+
+  it('say what each parameter takes, its default, and which are required', () => {
+    expect(queries.ScheduleListQuery).toEqual([
+      { name: 'limit', description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+      { name: 'cursor', description: "The previous page's nextCursor, unchanged (INVALID_CURSOR otherwise).", schema: { type: 'string' } },
+      { name: 'status', description: 'Only schedules in this status.', schema: { $ref: '#/components/schemas/ScheduleStatus' } },
+      { name: 'name', description: 'Only the schedule of this exact name.', schema: { type: 'string' } },
+      { name: 'label', description: 'Only schedules carrying this label, written key:value.', schema: { type: 'string', pattern: '^[^:]+:', examples: ['team:billing'] } },
+    ]);
+    expect(queries.LatestTicksQuery).toEqual([{ name: 'scheduleIds', required: true, description: '1 to 500 schedule ids separated by commas.', schema: { type: 'string' } }]);
+    expect(queries.PreviewQuery![1]).toEqual({ name: 'after', description: 'List instants after this one. Default: now.', schema: { $ref: '#/components/schemas/InstantInput' } });
   });
 });

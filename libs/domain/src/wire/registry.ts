@@ -39,3 +39,12 @@ export function page<T extends z.ZodType>(item: T, description: string) {
     })
     .describe(description);
 }
+
+/** The names of the registered query shapes: the document lists their fields as an operation's query parameters. */
+export const QUERY_SHAPES = new Set<string>();
+
+/** Registers the query parameters of an operation as `id`; each field is one parameter, described by its description. */
+export function queryShape<T extends z.ZodObject>(id: string, shape: T): T {
+  QUERY_SHAPES.add(id);
+  return component(id, shape);
+}

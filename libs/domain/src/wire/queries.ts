@@ -1,0 +1,101 @@
+/**
+ * The REST API's query parameters, declared once: what the document lists for each operation and
+ * what reads them. REST passes query-string text and GraphQL typed arguments; both are read here, so
+ * the limits and refusals are one. An absent, null or empty parameter means none was given.
+ */
+import { z } from 'zod';
+import { isUuid } from '../ids.js';
+import { MAX_PREVIEW_COUNT } from '../preview.js';
+import { checkStorableText, parseInstant } from '../json-readers.js';
+import { checkedBy, integer, readWire, worded } from './read.js';
+import { queryShape } from './registry.js';
+import { InstantInput, RunState, ScheduleStatus } from './shared.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+const DEFAULT_PREVIEW_COUNT = 10;
+
+const given = (value: unknown) => (value === '' || value === null ? undefined : value);
+
+/** A parameter as `schema` reads it once it was given. */
+function param<T extends z.ZodType>(schema: T, description: string) {
+  return z.preprocess(given, schema).describe(description);
+}
+
+/** An integer parameter: query-string text is read as a number (`?limit=20`), as JavaScript reads it. */
+function integerParam(min: number, max: number, fallback: number, description: string) {
+  const read = (value: unknown) => (typeof value === 'string' ? Number(value) : value);
+  return param(z.preprocess(read, integer(min, max).meta({ default: fallback })).default(fallback), description);
+}
+
+const storableText = z.string().check(checkedBy((value, field) => checkStorableText(value as string, field)));
+
+const limit = integerParam(1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, 'Page size.');
+const cursor = param(storableText.optional(), "The previous page's nextCursor, unchanged (INVALID_CURSOR otherwise).");
+const scheduleId = (description: string) => param(z.guid(worded((field) => `${field} must be a UUID`)).optional(), description);
+
+/** `label=team:billing` filters on one label. */
+const label = param(
+  storableText
+    .regex(/^[^:]+:/, worded((field) => `${field} must look like key:value`))
+    .meta({ examples: ['team:billing'] })
+    .transform((value) => {
+      const at = value.indexOf(':');
+      return { key: value.slice(0, at), value: value.slice(at + 1) };
+    })
+    .optional(),
+  'Only schedules carrying this label, written key:value.',
+);
+
+export const PageQuery = queryShape('PageQuery', z.object({ limit, cursor }));
+
+export const ScheduleListQuery = queryShape(
+  'ScheduleListQuery',
+  z.object({
+    limit,
+    cursor,
+    status: param(ScheduleStatus.optional(), 'Only schedules in this status.'),
+    name: param(storableText.optional(), 'Only the schedule of this exact name.'),
+    label,
+  }),
+);
+
+export const RunListQuery = queryShape(
+  'RunListQuery',
+  z.object({ scheduleId: scheduleId('Only runs of this schedule.'), state: param(RunState.optional(), 'Only runs in this state.'), limit, cursor }),
+);
+
+export const DeadLetterListQuery = queryShape('DeadLetterListQuery', z.object({ scheduleId: scheduleId('Only dead runs of this schedule.'), limit, cursor }));
+
+export const PreviewQuery = queryShape(
+  'PreviewQuery',
+  z.object({
+    count: integerParam(1, MAX_PREVIEW_COUNT, DEFAULT_PREVIEW_COUNT, 'How many instants.'),
+    after: param(InstantInput.transform((value) => parseInstant(value, '')).optional(), 'List instants after this one. Default: now.'),
+  }),
+);
+
+const scheduleIdList = (() => {
+  const listed = (value: string) => value.split(',').filter((id) => id !== '');
+  const wording = worded((field) => `${field} must be 1 to ${MAX_PAGE_SIZE} schedule UUIDs separated by commas`);
+  return z
+    .string(wording)
+    .refine((value) => {
+      const ids = listed(value);
+      return ids.length >= 1 && ids.length <= MAX_PAGE_SIZE && ids.every(isUuid);
+    }, wording)
+    .transform(listed);
+})();
+
+export const LatestTicksQuery = queryShape(
+  'LatestTicksQuery',
+  z.object({ scheduleIds: param(scheduleIdList, `1 to ${MAX_PAGE_SIZE} schedule ids separated by commas.`) }),
+);
+
+/** The order parameters are checked in: a listing's filters before its page. */
+const PARAMETER_ORDER = ['scheduleId', 'status', 'state', 'name', 'label', 'limit', 'cursor', 'count', 'after'];
+
+/** The parameters of a listing or preview, read and checked; the first fault is a ValidationError naming the parameter. */
+export function readQuery<T extends z.ZodType>(shape: T, params: Record<string, unknown>): z.output<T> {
+  return readWire(shape, params, PARAMETER_ORDER);
+}
