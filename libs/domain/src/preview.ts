@@ -6,6 +6,8 @@ import { slotsInRange } from './slot-range.js';
 import type { DstPolicy } from './time/index.js';
 
 export const MAX_PREVIEW_COUNT = 1_000;
+/** How many instants a preview lists when the request does not say. */
+export const DEFAULT_PREVIEW_COUNT = 10;
 
 export interface SpecPreview {
   fireTimes: number[];

@@ -5,15 +5,14 @@
  */
 import { z } from 'zod';
 import { isUuid } from '../ids.js';
-import { MAX_PREVIEW_COUNT } from '../preview.js';
-import { checkStorableText, parseInstant } from '../json-readers.js';
+import { DEFAULT_PREVIEW_COUNT, MAX_PREVIEW_COUNT } from '../preview.js';
+import { checkStorableText } from '../json-readers.js';
 import { checkedBy, integer, readWire, worded } from './read.js';
 import { queryShape } from './registry.js';
-import { InstantInput, RunState, ScheduleStatus } from './shared.js';
+import { InstantInput, RunState, ScheduleStatus, instantMs } from './shared.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
-const DEFAULT_PREVIEW_COUNT = 10;
 
 const given = (value: unknown) => (value === '' || value === null ? undefined : value);
 
@@ -71,7 +70,7 @@ export const PreviewQuery = queryShape(
   'PreviewQuery',
   z.object({
     count: integerParam(1, MAX_PREVIEW_COUNT, DEFAULT_PREVIEW_COUNT, 'How many instants.'),
-    after: param(InstantInput.transform((value) => parseInstant(value, '')).optional(), 'List instants after this one. Default: now.'),
+    after: param(instantMs(InstantInput).optional(), 'List instants after this one. Default: now.'),
   }),
 );
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { MAX_PAYLOAD_BYTES } from '../closed-sets.js';
 import { DEFAULT_QUEUE } from '../handlers.js';
-import { checkPreviewTiming, MAX_PREVIEW_COUNT, previewOf, type SpecPreview } from '../preview.js';
+import { checkPreviewTiming, DEFAULT_PREVIEW_COUNT, MAX_PREVIEW_COUNT, previewOf, type SpecPreview } from '../preview.js';
 import { DEFAULT_RETRY_POLICY, DEFAULT_RUN_TIMEOUT_MS, MAX_RUN_TIMEOUT_MS, type Target } from '../run-policy.js';
 import type { RunCreateRequest } from '../run-spec.js';
 import {
@@ -26,10 +26,9 @@ import { DEFAULT_DST_POLICY, formatDuration } from '../time/index.js';
 import { isObject, parseInstant, readPayload, readStringMap } from '../json-readers.js';
 import { checkedBy, closedObject, integer, readWire, required, screenedBy, text, worded } from './read.js';
 import { component, defaulted } from './registry.js';
-import { CatchupPolicyInput, DstPolicyInput, durationMs, InstantInput, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, TargetInput } from './shared.js';
+import { CatchupPolicyInput, DstPolicyInput, durationMs, InstantInput, instantMs, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, TargetInput } from './shared.js';
 
 /** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
-const instantMs = (instant: typeof InstantInput) => instant.transform((value) => parseInstant(value, ''));
 
 const payload = JsonValue.check(checkedBy((value, field) => readPayload({ [field]: value }, field, ''))).describe(
   `Any JSON value, passed to the target verbatim; at most ${MAX_PAYLOAD_BYTES} bytes serialized (PAYLOAD_TOO_LARGE otherwise).`,
@@ -224,7 +223,7 @@ const previewFields = {
   dst: definition.dst,
   startAt: definition.startAt,
   after: instantMs(InstantInput.describe('List fire instants after this one. Default: now.')).nullable(),
-  count: defaulted(integer(1, MAX_PREVIEW_COUNT).nullable(), 10),
+  count: defaulted(integer(1, MAX_PREVIEW_COUNT).nullable(), DEFAULT_PREVIEW_COUNT),
 };
 
 const cronPreview = (timing: (typeof PREVIEW_TIMINGS)[number]) =>
@@ -264,7 +263,7 @@ export function previewSpec(body: unknown, nowMs: number): SpecPreview {
   const from = after ?? nowMs;
   // A preview executes nothing: a placeholder target stands in, as the spec requires one.
   const spec = specOf({ ...read, target: { type: 'handler', name: 'noop', queue: DEFAULT_QUEUE } }, from);
-  return previewOf(spec, from, count ?? 10);
+  return previewOf(spec, from, count ?? DEFAULT_PREVIEW_COUNT);
 }
 
 export const RunCreate = component(

@@ -122,6 +122,8 @@ export const InstantInput = component(
     .meta({ type: 'string', format: 'date-time', examples: ['2026-12-01T09:00:00Z'] }),
   'An ISO 8601 instant with an offset ("Z" or "+02:00"); a local time without one is refused as ambiguous.',
 );
+/** An instant field (InstantInput, possibly described) read as epoch milliseconds. */
+export const instantMs = (instant: typeof InstantInput) => instant.transform((value) => parseInstant(value, ''));
 export const JsonValue = component('JsonValue', z.json(), 'Any JSON value, null included.', [{ any: 'json' }]);
 export const Labels = component(
   'Labels',
