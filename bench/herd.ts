@@ -1,11 +1,12 @@
 /**
  * The herd: N pending schedules (a third each one-shot `at`, `every` and daily crons in several
  * zones), B of them due at one instant T0 and the rest spread over the next day. Kairos runs from
- * the built `dist/` as child processes, in the `npm start` shape (all roles in one process) and
- * with the roles apart (one scheduler, two workers), at its default configuration; raw BullMQ
- * does the same with B delayed jobs at concurrency 16. Reported: the time from T0 until all B
- * runs started, start lateness p50/p99, runs/s, how many runs were in the ledger before T0, each
- * Kairos process's RSS when ready and at its peak, and the tick's due-scan query at size N.
+ * the built `dist/` as child processes with the Node options `npm start` gives it, in the
+ * `npm start` shape (all roles in one process) and with the roles apart (one scheduler, two
+ * workers), at its default configuration; raw BullMQ does the same with B delayed jobs at
+ * concurrency 16. Reported: the time from T0 until all B runs started, start lateness p50/p99,
+ * runs/s, how many runs were in the ledger before T0, each Kairos process's RSS when ready and at
+ * its peak, and the tick's due-scan query at size N.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,6 +23,8 @@ const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
 const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
 const RAW_CONCURRENCY = 16;
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** The Node options `npm start` and `npm run start:<role>` give Kairos (its V8 heap budget). */
+const NODE_FLAGS = /\bnode ((?:--\S+ )*)dist\//.exec(JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).scripts.start)![1]!.split(' ').filter(Boolean);
 /** The due-scan is measured as a scheduler owning every partition runs it. */
 const ALL_PARTITIONS = Array.from({ length: TICK_PARTITIONS }, (_, p) => p);
 
@@ -87,7 +90,7 @@ interface Child {
 }
 
 function start(name: string, app: 'kairos' | 'scheduler' | 'worker', box: Sandbox): Child {
-  const child = spawn(process.execPath, [`dist/apps/${app}/src/main.js`], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, `dist/apps/${app}/src/main.js`], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: box.url, REDIS_URL, KAIROS_QUEUE_PREFIX: box.prefix, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -30,6 +30,9 @@ function configVariables(): Set<string> {
 
 const dockerfile = read('Dockerfile');
 const exposedPort = Number(/^EXPOSE (\d+)$/m.exec(dockerfile)?.[1]);
+/** The Node options the image gives every process (the V8 heap budget). */
+const imageNodeOptions = /^ENV NODE_OPTIONS=(\S+)$/m.exec(dockerfile)?.[1];
+const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
 const compose = parse(read('docker-compose.yml'), { merge: true });
 const manifests = readdirSync(`${ROOT}deploy/kubernetes`)
   .filter((f) => f.endsWith('.yaml'))
@@ -40,13 +43,15 @@ const deployment = (component: string): any => byKind('Deployment').find((d) => 
 const matches = (selector: Record<string, string>, labels: Record<string, string>): boolean =>
   Object.entries(selector).every(([k, v]) => labels[k] === v);
 
-/** `node dist/apps/<app>/src/main.js`: the app must exist, be built by `nest build`, and be what package.json starts. */
+/**
+ * `node dist/apps/<app>/src/main.js`: the app must exist, be built by `nest build`, and be what
+ * package.json starts, with the Node options the image sets in its environment.
+ */
 function checkCommand(command: string[], role: string): void {
   expect(command.slice(0, 1)).toEqual(['node']);
   expect(command[1]).toBe(`dist/apps/${role}/src/main.js`);
   expect(existsSync(`${ROOT}apps/${role}/src/main.ts`)).toBe(true);
-  const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
-  expect(scripts[`start:${role}`]).toBe(command.join(' '));
+  expect(scripts[`start:${role}`]).toBe(`node ${imageNodeOptions} ${command.slice(1).join(' ')}`);
 }
 
 describe('docker-compose.yml and deploy/kubernetes', () => {
@@ -81,6 +86,18 @@ describe('docker-compose.yml and deploy/kubernetes', () => {
     }
     expect(compose.services.postgres.healthcheck).toBeDefined();
     expect(compose.services.redis.healthcheck).toBeDefined();
+  });
+
+  it('every process gets the same V8 heap budget, inside the memory the manifests request', () => {
+    const budgetMb = Number(/^--max-old-space-size=(\d+)$/.exec(imageNodeOptions ?? '')?.[1]);
+    expect(budgetMb, 'the Dockerfile sets ENV NODE_OPTIONS=--max-old-space-size=<MB>').toBeGreaterThan(0);
+    expect(scripts.start).toMatch(new RegExp(`&& node ${imageNodeOptions} dist/apps/kairos/src/main\\.js$`));
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/apps\/kairos\/src\/main\.js"\]$/m);
+    // The heap is most of a process's memory, never all of it: code, buffers and sockets come on top.
+    for (const role of KAIROS_SERVICES) {
+      const container = deployment(role).spec.template.spec.containers[0];
+      expect(Number(/^(\d+)Mi$/.exec(container.resources.requests.memory)?.[1]), role).toBeGreaterThan(budgetMb);
+    }
   });
 
   it('Redis never evicts and keeps an append-only file', () => {
