@@ -2,11 +2,13 @@
  * The herd: N pending schedules (a third each one-shot `at`, `every` and daily crons in several
  * zones), B of them due at one instant T0 and the rest spread over the next day. Kairos runs from
  * the built `dist/` as child processes with the Node options `npm start` gives it, in the
- * `npm start` shape (all roles in one process) and with the roles apart (one scheduler, two
- * workers), at its default configuration; raw BullMQ does the same with B delayed jobs at
- * concurrency 16. Reported: the time from T0 until all B runs started, start lateness p50/p99,
- * runs/s, how many runs were in the ledger before T0, each Kairos process's RSS when ready and at
- * its peak, and the tick's due-scan query at size N.
+ * `npm start` shape (all roles in one process) and with the roles apart (one scheduler and two
+ * workers, then two schedulers sharing the tick's partitions and two workers), at its default
+ * configuration; raw BullMQ does the same with B delayed jobs at concurrency 16. All four run in
+ * turn, KAIROS_BENCH_ROUNDS times (3). Reported, as medians over the rounds: the time from T0
+ * until all B runs started, start lateness p50/p99, runs/s, how many runs were in the ledger
+ * before T0, each Kairos process's RSS when ready and at its highest peak, and the tick's due-scan
+ * query at size N.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -17,11 +19,13 @@ import pg from 'pg';
 import { TICK_PARTITIONS } from '@kairos/domain';
 import { ScheduleRepository, defaultMigrationsDir, inTransaction, migrate, readMigrations } from '@kairos/ledger';
 import { insertSchedules } from './herd-seed.js';
-import { REDIS_URL, fmt, percentile, printTable, sandbox, sleep, until, type Sandbox } from './sandbox.js';
+import { REDIS_URL, fmt, median, percentile, printTable, sandbox, sleep, until, type Sandbox } from './sandbox.js';
 
 const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
 const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
 const RAW_CONCURRENCY = 16;
+/** The three contenders run in turn this many times; medians are reported. */
+const ROUNDS = Number(process.env.KAIROS_BENCH_ROUNDS ?? 3);
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The Node options `npm start` and `npm run start:<role>` give Kairos (its V8 heap budget). */
 const NODE_FLAGS = /\bnode ((?:--\S+ )*)dist\//.exec(JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).scripts.start)![1]!.split(' ').filter(Boolean);
@@ -118,12 +122,21 @@ function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 /** The herd's rows among runs or ticks (a spread cron may fall on the herd's instant too). */
 const OF_HERD = `schedule_id IN (SELECT id FROM schedules WHERE name LIKE 'herd-%')`;
 
-async function kairosHerd(template: string, shape: 'one' | 'apart'): Promise<Herd> {
+/** Kairos's shapes: which processes each starts, and how the table names it. */
+const SHAPES = {
+  one: { label: 'Kairos, npm start (all roles, one process)', apps: { 'kairos (all roles)': 'kairos' } },
+  apart: { label: 'Kairos, one scheduler + two workers', apps: { scheduler: 'scheduler', 'worker 1': 'worker', 'worker 2': 'worker' } },
+  two: {
+    label: 'Kairos, two schedulers + two workers',
+    apps: { 'scheduler 1': 'scheduler', 'scheduler 2': 'scheduler', 'worker 1': 'worker', 'worker 2': 'worker' },
+  },
+} as const satisfies Record<string, { label: string; apps: Record<string, 'kairos' | 'scheduler' | 'worker'> }>;
+type Shape = keyof typeof SHAPES;
+const SHAPE_ORDER = Object.keys(SHAPES) as Shape[];
+
+async function kairosHerd(template: string, shape: Shape): Promise<Herd> {
   const box = await sandbox(`herd_${shape}`, template);
-  const children =
-    shape === 'one'
-      ? [start('kairos (all roles)', 'kairos', box)]
-      : [start('scheduler', 'scheduler', box), start('worker 1', 'worker', box), start('worker 2', 'worker', box)];
+  const children = Object.entries(SHAPES[shape].apps).map(([name, app]) => start(name, app, box));
   try {
     await Promise.all(children.map((c) => c.ready));
     const readyMb = children.map((c) => memoryMb(c.process.pid!, 'VmRSS'));
@@ -192,36 +205,72 @@ async function rawHerd(): Promise<Herd> {
   return { allStartedMs, p50: percentile(late, 50), p99: percentile(late, 99), runsPerSecond: B / Math.max(0.001, allStartedMs / 1000), madeAhead: 1, insertedBeforeMs, lastWrittenMs: 0, rss: [] };
 }
 
+/** One round's figures: raw BullMQ's and each shape's. */
+type HerdRound = { raw: Herd } & Record<Shape, Herd>;
+
+/**
+ * A shape's figures over the rounds: the median of each timing and rate, the least made ahead, the
+ * latest last write, each process's median RSS when ready and its highest peak.
+ */
+function overRounds(herds: readonly Herd[]): Herd {
+  const of = (pick: (h: Herd) => number): number => median(herds.map(pick));
+  return {
+    allStartedMs: of((h) => h.allStartedMs),
+    p50: of((h) => h.p50),
+    p99: of((h) => h.p99),
+    runsPerSecond: of((h) => h.runsPerSecond),
+    madeAhead: Math.min(...herds.map((h) => h.madeAhead)),
+    insertedBeforeMs: Math.min(...herds.map((h) => h.insertedBeforeMs)),
+    lastWrittenMs: Math.max(...herds.map((h) => h.lastWrittenMs)),
+    rss: herds[0]!.rss.map((r, i) => ({ name: r.name, readyMb: median(herds.map((h) => h.rss[i]!.readyMb)), peakMb: Math.max(...herds.map((h) => h.rss[i]!.peakMb)) })),
+  };
+}
+
 export async function herdScenario(): Promise<void> {
   if (!existsSync(`${ROOT}dist/apps/kairos/src/main.js`)) throw new Error('bench herd: run `npm run build` first; it starts Kairos from dist/');
   process.stdout.write(`herd: seeding ${N - B} schedules spread over a day...\n`);
-  // Seeded once, copied for each shape (CREATE DATABASE ... TEMPLATE).
+  // Seeded once, copied for each shape and round (CREATE DATABASE ... TEMPLATE).
   const template = await sandbox('herd_template');
   try {
     const seedSeconds = await seedTemplate(template);
     const scan = await dueScan(template.db);
     await template.db.end();
-    process.stdout.write(`herd: seeded in ${fmt(seedSeconds)} s; raw BullMQ...\n`);
-    const raw = await rawHerd();
-    process.stdout.write('herd: Kairos, all roles in one process...\n');
-    const one = await kairosHerd(template.name, 'one');
-    process.stdout.write('herd: Kairos, one scheduler and two workers...\n');
-    const apart = await kairosHerd(template.name, 'apart');
+    process.stdout.write(`herd: seeded in ${fmt(seedSeconds)} s\n`);
     const s = (ms: number): string => fmt(ms / 1000, 2);
-    const row = (label: string, h: Herd): string[] => [
+    const rounds: HerdRound[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      process.stdout.write(`herd round ${round}/${ROUNDS}: raw BullMQ, then Kairos in each shape...\n`);
+      const result = { raw: await rawHerd() } as HerdRound;
+      for (const shape of SHAPE_ORDER) result[shape] = await kairosHerd(template.name, shape);
+      rounds.push(result);
+      const times = SHAPE_ORDER.map((shape) => `${shape} ${s(result[shape].allStartedMs)} s (${fmt(result[shape].allStartedMs / result.raw.allStartedMs, 2)}x)`);
+      process.stdout.write(`herd round ${round}: all started after: raw BullMQ ${s(result.raw.allStartedMs)} s, ${times.join(', ')}; load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}\n`);
+    }
+    const raw = overRounds(rounds.map((r) => r.raw));
+    /** A shape's ratios to raw BullMQ: the median of each round's ratio to that round's raw BullMQ. */
+    const ratios = (shape: Shape): string =>
+      `${fmt(median(rounds.map((r) => r[shape].allStartedMs / r.raw.allStartedMs)), 2)} / ${fmt(median(rounds.map((r) => r[shape].p99 / r.raw.p99)), 2)}`;
+    const row = (label: string, h: Herd, shape: Shape | null): string[] => [
       label,
       s(h.allStartedMs),
       `${s(h.p50)} / ${s(h.p99)}`,
       fmt(h.runsPerSecond),
-      h === raw ? '-' : `${fmt(h.madeAhead * 100)} % (inserted T0-${s(h.insertedBeforeMs)}, last T0${h.lastWrittenMs < 0 ? '' : '+'}${s(h.lastWrittenMs)})`,
-      h === raw ? '-' : `${fmt(h.allStartedMs / raw.allStartedMs, 2)} / ${fmt(h.p99 / raw.p99, 2)}`,
+      shape === null ? '-' : `${fmt(h.madeAhead * 100)} % (inserted T0-${s(h.insertedBeforeMs)}, last T0${h.lastWrittenMs < 0 ? '' : '+'}${s(h.lastWrittenMs)})`,
+      shape === null ? '-' : ratios(shape),
       h.rss.map((r) => `${r.name} ${fmt(r.readyMb)} → ${fmt(r.peakMb)}`).join(', ') || '-',
     ];
     printTable([
-      [`herd: ${B} of ${N} schedules due at one instant`, 'all started (s)', 'lateness p50 / p99 (s)', 'runs/s', 'runs in the ledger before T0', 'vs BullMQ: all started / p99', 'RSS ready → peak (MB)'],
-      row(`raw BullMQ, ${B} delayed jobs, concurrency ${RAW_CONCURRENCY}`, raw),
-      row('Kairos, npm start (all roles, one process)', one),
-      row('Kairos, one scheduler + two workers', apart),
+      [
+        `herd: ${B} of ${N} schedules due at one instant, median of ${ROUNDS}`,
+        'all started (s)',
+        'lateness p50 / p99 (s)',
+        'runs/s',
+        'runs in the ledger before T0',
+        'vs BullMQ: all started / p99',
+        'RSS ready → highest peak (MB)',
+      ],
+      row(`raw BullMQ, ${B} delayed jobs, concurrency ${RAW_CONCURRENCY}`, raw, null),
+      ...SHAPE_ORDER.map((shape) => row(SHAPES[shape].label, overRounds(rounds.map((r) => r[shape])), shape)),
     ]);
     process.stdout.write(
       `due scan at ${N} schedules: claimDue p50 ${fmt(percentile(scan.claim, 50), 2)} ms, p99 ${fmt(percentile(scan.claim, 99), 2)} ms; ` +
