@@ -3,7 +3,9 @@
  * the partitions, in one run. Each round gets a fresh database and Redis prefix, starts the
  * schedulers (no workers: the runs are written and handed to BullMQ, which is what the tick does),
  * waits until the partitions are balanced over them, then makes KAIROS_BENCH_SLOTS one-shot
- * schedules due at the same instant and times how long it takes until every slot has its tick.
+ * schedules due at the same instant and times how long it takes from that instant until every slot
+ * has its tick. The schedulers run without lookahead, which would write slots before their instant
+ * and so hide part of the work from the clock.
  * Rounds alternate (one, two, one, two, ...) and medians are reported, with the load average: on a
  * shared machine only the ratio from the same run means something.
  */
@@ -42,7 +44,8 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, 
 function scheduler(url: string, prefix: string): { child: ChildProcess; exited: Promise<unknown> } {
   const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/scheduler/src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: url, REDIS_URL, KAIROS_QUEUE_PREFIX: prefix, PORT: '0', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
+    // No lookahead: the rate is timed from the slots' instant, so none may be written before it.
+    env: { ...process.env, DATABASE_URL: url, REDIS_URL, KAIROS_QUEUE_PREFIX: prefix, KAIROS_LOOKAHEAD: '0s', PORT: '0', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return { child, exited: new Promise((resolve) => child.once('exit', resolve)) };
