@@ -448,7 +448,7 @@ export const CONFIGURATION = {
       min: 1,
       max: 1000,
       meaning:
-        'runs one worker executes at once; their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements (at 16 a herd started 3.5× slower than raw BullMQ at 16, at 64 about 1.5×: see Benchmark)',
+        'runs one worker executes at once; their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements (a herd of 5,000 started about twice as fast at 64 as at 16)',
     }),
     runLeaseTtlMs: duration({
       name: 'KAIROS_RUN_LEASE_TTL',
