@@ -136,7 +136,6 @@ function announce(name: string, config: KairosConfig, url: string): void {
 export async function runKairos(spec: KairosProcess): Promise<void> {
   try {
     const { app, config, url } = await startKairos(spec);
-    announce(spec.name, config, url);
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) {
@@ -159,8 +158,10 @@ export async function runKairos(spec: KairosProcess): Promise<void> {
           },
         );
     };
+    // Before the banner: whoever waits for it may stop the process as soon as it is printed.
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
+    announce(spec.name, config, url);
   } catch (error) {
     process.stderr.write(`kairos: ${(error as Error).message}\n`);
     if (process.env.LOG_LEVEL === 'debug') process.stderr.write(`${(error as Error).stack ?? ''}\n`);
