@@ -130,30 +130,33 @@ describe('catch-up', () => {
     const client = api(apiAndWorker.url);
     const scheduler = await startInProcess(t.env(), ['scheduler']);
     try {
-      const t0 = Math.ceil((Date.now() + 3_000) / SLOT) * SLOT;
-      const base = { every: '2s', startAt: new Date(t0).toISOString(), target: { type: 'handler', name: 'noop' } };
+      // Slots 4 s apart: the resume lands 3 s before the next one, so a stalled tick still reads
+      // the swallowed slots before that slot is due (with it due too, `latest` would pick it).
+      const every = 2 * SLOT;
+      const t0 = Math.ceil((Date.now() + 3_000) / every) * every;
+      const base = { every: '4s', startAt: new Date(t0).toISOString(), target: { type: 'handler', name: 'noop' } };
       const latest = (await client.post('/v1/schedules', { name: 'paused-latest', ...base })).body.id;
       const none = (await client.post('/v1/schedules', { name: 'paused-none', ...base, catchup: { mode: 'none' } })).body.id;
-      // Paused at T0+1 s, once the slot T0 fired; resumed at T0+7 s, between slots.
+      // Paused at T0+1 s, once the slot T0 fired; resumed at T0+9 s, between slots.
       await sleepUntil(t0 + 1_000);
       await ticked([latest, none], t0);
       for (const id of [latest, none]) expect((await client.post(`/v1/schedules/${id}/pause`)).body.status).toBe('paused');
-      await sleepUntil(t0 + 7_000);
+      await sleepUntil(t0 + 9_000);
       for (const id of [latest, none]) expect((await client.post(`/v1/schedules/${id}/resume`)).body.status).toBe('active');
-      await ticked([latest, none], t0 + 8_000);
+      const next = t0 + 12_000;
+      await ticked([latest, none], next);
 
-      const paused = [2, 4, 6].map((s) => t0 + s * 1_000);
-      expect(await ticksOf(latest, t0 + 8_000)).toEqual([
+      const paused = [4, 8].map((s) => t0 + s * 1_000);
+      expect(await ticksOf(latest, next)).toEqual([
         { slot: t0, outcome: 'triggered', reason: 'TRIGGERED' },
         { slot: paused[0], outcome: 'missed', reason: 'CATCHUP_SUPERSEDED' },
-        { slot: paused[1], outcome: 'missed', reason: 'CATCHUP_SUPERSEDED' },
-        { slot: paused[2], outcome: 'triggered', reason: 'TRIGGERED' },
-        { slot: t0 + 8_000, outcome: 'triggered', reason: 'TRIGGERED' },
+        { slot: paused[1], outcome: 'triggered', reason: 'TRIGGERED' },
+        { slot: next, outcome: 'triggered', reason: 'TRIGGERED' },
       ]);
-      expect(await ticksOf(none, t0 + 8_000)).toEqual([
+      expect(await ticksOf(none, next)).toEqual([
         { slot: t0, outcome: 'triggered', reason: 'TRIGGERED' },
         ...paused.map((slot) => ({ slot, outcome: 'missed', reason: 'CATCHUP_NONE' })),
-        { slot: t0 + 8_000, outcome: 'triggered', reason: 'TRIGGERED' },
+        { slot: next, outcome: 'triggered', reason: 'TRIGGERED' },
       ]);
     } finally {
       await scheduler.app.close();
