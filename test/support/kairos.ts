@@ -55,6 +55,8 @@ export async function testEnvironment(): Promise<TestEnvironment> {
   const url = databaseUrl(name);
   const redisPrefix = `kt-${name}`;
   const db = new pg.Pool({ connectionString: url, max: 4 });
+  // Dropping the database ends any connection still closing; that must not fail the run.
+  db.on('error', () => undefined);
   const transport: TransportConfig = TEST_TRANSPORT === 'redis' ? { kind: 'redis', url: REDIS_URL } : { kind: 'postgres', url, schema: TRANSPORT_SCHEMA };
   return {
     databaseUrl: url,
