@@ -24,7 +24,7 @@ import { REDIS_URL, fmt, median, percentile, printTable, sandbox, sleep, until, 
 const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
 const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
 const RAW_CONCURRENCY = 16;
-/** The three contenders run in turn this many times; medians are reported. */
+/** Raw BullMQ and each Kairos shape run in turn this many times; medians are reported. */
 const ROUNDS = Number(process.env.KAIROS_BENCH_ROUNDS ?? 3);
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The Node options `npm start` and `npm run start:<role>` give Kairos (its V8 heap budget). */
