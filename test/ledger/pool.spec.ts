@@ -1,6 +1,10 @@
-/** Connection pools: session settings reach every connection a pool opens, and only that pool's. */
+/**
+ * Connection pools: session settings reach every connection a pool opens, and only that pool's.
+ * And the uuid[] literal the hot path's batches pass instead of the driver's array encoding.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, type Db } from '@kairos/ledger';
+import { newId } from '@kairos/domain';
+import { createPool, uuidArray, type Db } from '@kairos/ledger';
 import { useTestEnvironment } from '../support/kairos.js';
 
 describe('createPool', () => {
@@ -30,4 +34,21 @@ describe('createPool', () => {
     }
     expect((await t.db.query('SHOW enable_seqscan')).rows[0].enable_seqscan).toBe('on');
   });
+});
+
+describe('uuidArray', () => {
+  const t = useTestEnvironment();
+
+  it.each([0, 1, 3, 256])('reads back as the same %i ids, in order', async (n) => {
+    const ids = Array.from({ length: n }, (_, i) => newId(Date.now() + i));
+    const { rows } = await t.db.query<{ ids: string[] }>('SELECT $1::uuid[] AS ids', [uuidArray(ids)]);
+    expect(rows[0]!.ids).toEqual(ids);
+  });
+
+  it.each(['', 'not-a-uuid', '0190a6c2-0000-7000-8000-000000000000,0190a6c2-0000-7000-8000-000000000001', '{0190a6c2-0000-7000-8000-000000000000}', '"x"'])(
+    'refuses %j before it reaches Postgres',
+    (bad) => {
+      expect(() => uuidArray([newId(), bad])).toThrow(TypeError);
+    },
+  );
 });

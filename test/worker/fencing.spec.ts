@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RunLeaseRepository, RunRecoveryRepository, RunRepository, type ClaimResult, type ClaimedRun } from '@kairos/ledger';
-import { api, sleep, useKairos, waitFor } from '../support/kairos.js';
+import { api, runsQueue, sleep, useKairos, waitFor } from '../support/kairos.js';
 
 describe('lease fencing', () => {
   const runs = new RunRepository();
@@ -66,6 +66,28 @@ describe('lease fencing', () => {
     expect(written).toEqual(new Set([fresh]));
     const states = (await t.db.query(`SELECT id, state FROM runs WHERE id = ANY($1::uuid[])`, [[fresh, stale]])).rows;
     expect(Object.fromEntries(states.map((r) => [r.id, r.state]))).toEqual({ [fresh]: 'succeeded', [stale]: 'running' });
+  });
+
+  it('drops a job that names no run, without failing the runs claimed in the same batch', async () => {
+    const ids = [await ledgerRun(), await ledgerRun()];
+    const queue = await runsQueue(t);
+    try {
+      const jobs = await queue.addBulk([
+        // Job ids of their own: the runs' own jobs wait, delayed, for the year they were created for.
+        { name: 'run', data: { runId: ids[0]! }, opts: { jobId: `now-${ids[0]}` } },
+        { name: 'run', data: { runId: "0}'{" }, opts: { jobId: 'not-a-run' } },
+        { name: 'run', data: { runId: ids[1]! }, opts: { jobId: `now-${ids[1]}` } },
+      ]);
+      expect(jobs).toHaveLength(3);
+      await waitFor(async () => {
+        const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'succeeded'`, [ids]);
+        return rows[0].n === 2 ? true : undefined;
+      }, 'both runs to succeed');
+      await waitFor(async () => ((await queue.getJobState('not-a-run')) === 'completed' ? true : undefined), 'the stray job to be dropped');
+      expect((await queue.getJobCounts('failed')).failed).toBe(0);
+    } finally {
+      await queue.close();
+    }
   });
 
   it('stops a running worker from writing once its run was taken over, and records the lease loss', async () => {

@@ -1,5 +1,6 @@
 /** The Postgres connection pool and the one way to run a transaction on it. */
 import pg from 'pg';
+import { isUuid } from '@kairos/domain';
 
 // int8 columns (epochs, durations in ms, counts) all fit in a double; read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -28,6 +29,16 @@ export function createPool(options: PoolOptions): Db {
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return pool;
+}
+
+/**
+ * A `uuid[]` parameter written as Postgres's array literal. The driver's own array encoding
+ * escapes every element, which on the worker's batches costs more than the rest of the statement;
+ * each id is checked to be a UUID, so nothing else can reach the literal.
+ */
+export function uuidArray(ids: readonly string[]): string {
+  for (const id of ids) if (!isUuid(id)) throw new TypeError(`not a UUID: ${JSON.stringify(id)}`);
+  return `{${ids.join(',')}}`;
 }
 
 /**

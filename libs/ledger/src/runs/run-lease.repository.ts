@@ -5,7 +5,7 @@
  * (see the worker's batched ledger), so their text stays fixed.
  */
 import type { JsonValue, ReasonCode, RunState } from '@kairos/domain';
-import { pgConstraint, pgErrorCode, type Queryable } from '../database.js';
+import { pgConstraint, pgErrorCode, uuidArray, type Queryable } from '../database.js';
 import type { ClaimedRun } from './run-row.js';
 import { deadLetterCte } from './run-sql.js';
 
@@ -133,7 +133,7 @@ export class RunLeaseRepository {
                          OR EXISTS (SELECT 1 FROM runs p WHERE p.schedule_id = c.schedule_id AND p.state = 'queued'
                                     AND p.available_at = 'infinity'), false) AS "mayReleaseParked"
          FROM claimed c LEFT JOIN schedules s ON s.id = c.schedule_id`,
-      values: [runIds, owner, ttlMs],
+      values: [uuidArray(runIds), owner, ttlMs],
     });
     return rows;
   }
@@ -162,28 +162,32 @@ export class RunLeaseRepository {
     const { rows } = await db.query<{ id: string }>({
       name: 'kairos.runs.finish',
       text: `WITH v AS (
-         SELECT * FROM unnest($2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-           AS v(id, epoch, state, result, error, reason_code, reason_text, detail)
+         SELECT * FROM json_to_recordset($2::json)
+           AS v(id uuid, epoch bigint, state text, result json, error jsonb, reason_code text, reason_text text, detail jsonb)
        ), done AS (
-         UPDATE runs r SET state = v.state, result = v.result::json, error = v.error::jsonb, reason_code = v.reason_code,
+         UPDATE runs r SET state = v.state, result = v.result, error = v.error, reason_code = v.reason_code,
                 reason_text = v.reason_text, finished_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
          FROM v WHERE r.id = v.id AND r.lease_epoch = v.epoch AND r.lease_owner = $1 AND r.state = 'running'
          RETURNING r.id, r.namespace_id, r.schedule_id, r.lease_epoch, r.state, v.reason_code, v.reason_text, v.detail
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
-         SELECT id, state, 'running', state, lease_epoch, $1, reason_code, detail::jsonb FROM done
+         SELECT id, state, 'running', state, lease_epoch, $1, reason_code, detail FROM done
        ), ${deadLetterCte('done')}
        SELECT id FROM done`,
       values: [
         owner,
-        verdicts.map((v) => v.runId),
-        verdicts.map((v) => v.epoch),
-        verdicts.map((v) => v.verdict.state),
-        verdicts.map((v) => (v.verdict.result === null ? null : JSON.stringify(v.verdict.result))),
-        verdicts.map((v) => (v.verdict.error === null ? null : JSON.stringify(v.verdict.error))),
-        verdicts.map((v) => v.verdict.reasonCode),
-        verdicts.map((v) => v.verdict.reasonText),
-        verdicts.map((v) => JSON.stringify(eventDetail(v.verdict.reasonText, v.verdict.error, v.verdict.response))),
+        JSON.stringify(
+          verdicts.map(({ runId, epoch, verdict: v }) => ({
+            id: runId,
+            epoch,
+            state: v.state,
+            result: v.result,
+            error: v.error,
+            reason_code: v.reasonCode,
+            reason_text: v.reasonText,
+            detail: eventDetail(v.reasonText, v.error, v.response),
+          })),
+        ),
       ],
     });
     return new Set(rows.map((r) => r.id));
@@ -199,29 +203,32 @@ export class RunLeaseRepository {
     const { rows } = await db.query<{ id: string; availableAt: Date }>({
       name: 'kairos.runs.requeue',
       text: `WITH v AS (
-         SELECT * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])
-           AS v(id, epoch, delay_ms, error, reason_code, detail)
+         SELECT * FROM json_to_recordset($2::json) AS v(id uuid, epoch bigint, delay_ms bigint, error jsonb, reason_code text, detail jsonb)
        ), requeued AS (
          UPDATE runs r SET state = 'queued', attempt = r.attempt + 1,
                 available_at = now() + v.delay_ms * interval '1 millisecond', defer_reason = 'retry backoff',
-                error = v.error::jsonb, lease_owner = NULL, lease_expires_at = NULL, enqueued_at = now(), updated_at = now()
+                error = v.error, lease_owner = NULL, lease_expires_at = NULL, enqueued_at = now(), updated_at = now()
          FROM v WHERE r.id = v.id AND r.lease_epoch = v.epoch AND r.lease_owner = $1 AND r.state = 'running'
          RETURNING r.id, r.lease_epoch, r.attempt, r.available_at, v.delay_ms, v.reason_code, v.detail
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, 'retry_scheduled', 'running', 'queued', lease_epoch, $1, reason_code,
-                detail::jsonb || jsonb_build_object('nextAttempt', attempt, 'delayMs', delay_ms, 'availableAt', available_at)
+                detail || jsonb_build_object('nextAttempt', attempt, 'delayMs', delay_ms, 'availableAt', available_at)
          FROM requeued
        )
        SELECT id, available_at AS "availableAt" FROM requeued`,
       values: [
         owner,
-        retries.map((r) => r.runId),
-        retries.map((r) => r.epoch),
-        retries.map((r) => r.retry.delayMs),
-        retries.map((r) => JSON.stringify(r.retry.error)),
-        retries.map((r) => r.retry.reasonCode),
-        retries.map((r) => JSON.stringify(eventDetail(r.retry.reasonText, r.retry.error, r.retry.response))),
+        JSON.stringify(
+          retries.map(({ runId, epoch, retry: r }) => ({
+            id: runId,
+            epoch,
+            delay_ms: r.delayMs,
+            error: r.error,
+            reason_code: r.reasonCode,
+            detail: eventDetail(r.reasonText, r.error, r.response),
+          })),
+        ),
       ],
     });
     return new Map(rows.map((r) => [r.id, r.availableAt]));

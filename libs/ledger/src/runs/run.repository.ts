@@ -159,27 +159,31 @@ export class RunRepository {
       text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
                          defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
                          idempotency_key, enqueued_at, trace_parent, trace_state)
-       SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey,
-              CASE WHEN avail < 'infinity' THEN now() END, $16::text, $17::text
-       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::timestamptz[], $7::timestamptz[],
-                   $8::text[], $9::boolean[], $10::int[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[])
-         AS t(id, ns, sched, origin, src, slot, avail, defer, excl, maxa, tgt, pl, rt, tmo, ikey)`,
+       SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt, pl, rt, tmo, ikey,
+              CASE WHEN avail < 'infinity' THEN now() END, $2::text, $3::text
+       FROM json_to_recordset($1::json)
+         AS t(id uuid, ns uuid, sched uuid, origin text, src uuid, slot timestamptz, avail timestamptz, defer text, excl boolean,
+              maxa int, tgt jsonb, pl json, rt jsonb, tmo bigint, ikey text)`,
       values: [
-        runs.map((r) => r.id),
-        runs.map((r) => r.namespaceId),
-        runs.map((r) => r.scheduleId),
-        runs.map((r) => r.origin),
-        runs.map((r) => r.sourceRunId),
-        runs.map((r) => r.scheduledFor),
-        runs.map((r) => r.availableAt ?? INFINITY),
-        runs.map((r) => r.deferReason),
-        runs.map((r) => r.exclusive),
-        runs.map((r) => r.maxAttempts),
-        runs.map((r) => JSON.stringify(r.target)),
-        runs.map((r) => (r.payload === null ? null : JSON.stringify(r.payload))),
-        runs.map((r) => JSON.stringify(r.retry)),
-        runs.map((r) => r.timeoutMs),
-        runs.map((r) => r.idempotencyKey),
+        JSON.stringify(
+          runs.map((r) => ({
+            id: r.id,
+            ns: r.namespaceId,
+            sched: r.scheduleId,
+            origin: r.origin,
+            src: r.sourceRunId,
+            slot: r.scheduledFor,
+            avail: r.availableAt ?? INFINITY,
+            defer: r.deferReason,
+            excl: r.exclusive,
+            maxa: r.maxAttempts,
+            tgt: r.target,
+            pl: r.payload,
+            rt: r.retry,
+            tmo: r.timeoutMs,
+            ikey: r.idempotencyKey,
+          })),
+        ),
         trace.traceParent,
         trace.traceState,
       ],
@@ -187,13 +191,17 @@ export class RunRepository {
     await tx.query({
       name: 'kairos.runs.insert-events',
       text: `INSERT INTO run_events (run_id, kind, to_state, lease_epoch, actor, reason_code, detail)
-       SELECT id, 'queued', 'queued', 0, actor, reason, detail::jsonb
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS t(id, actor, reason, detail)`,
+       SELECT id, 'queued', 'queued', 0, actor, reason, detail
+       FROM json_to_recordset($1::json) AS t(id uuid, actor text, reason text, detail jsonb)`,
       values: [
-        runs.map((r) => r.id),
-        runs.map((r) => r.actor),
-        runs.map((r) => r.reasonCode),
-        runs.map((r) => JSON.stringify({ origin: r.origin, scheduledFor: formatInstant(r.scheduledFor), ...r.detail })),
+        JSON.stringify(
+          runs.map((r) => ({
+            id: r.id,
+            actor: r.actor,
+            reason: r.reasonCode,
+            detail: { origin: r.origin, scheduledFor: formatInstant(r.scheduledFor), ...r.detail },
+          })),
+        ),
       ],
     });
   }

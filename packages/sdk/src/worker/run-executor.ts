@@ -8,7 +8,7 @@
  */
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@opentelemetry/api';
 import { DelayedError, type Job } from 'bullmq';
-import { decideVerdict, parseTraceparent, type AttemptOutcome, type ReasonCode } from '@kairos/domain';
+import { decideVerdict, isUuid, parseTraceparent, type AttemptOutcome, type ReasonCode } from '@kairos/domain';
 import type { ClaimedRun, ClaimResult } from '@kairos/ledger';
 import type { JobPayloads, RunDispatcher } from '@kairos/queue';
 import { withLogContext } from '@kairos/telemetry/log-context';
@@ -54,6 +54,10 @@ export class RunExecutor {
 
   async process(job: RunJob, token: string): Promise<void> {
     const { runId } = job.data;
+    if (typeof runId !== 'string' || !isUuid(runId)) {
+      this.logger.warn(`job ${job.id} names run ${JSON.stringify(runId)}, which is not a run id; dropping the job`);
+      return;
+    }
     const claimStartedAt = Date.now();
     const claim = await this.ledger.claim(runId);
     const claimed = claimSpan(job, claim, claimStartedAt);
