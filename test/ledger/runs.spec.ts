@@ -1,7 +1,8 @@
 /**
  * The run repositories speak in domain results, never in Postgres errors: a repeated idempotency
  * key is `deduped`, a claim blocked by a running exclusive run of its schedule is `blocked`. And the
- * slot writer keeps a run only when its slot's tick was written.
+ * slot writer keeps a run only when its slot's tick was written. And the batch statements store
+ * JSON exactly as given, whatever its strings hold.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId, specHash } from '@kairos/domain';
@@ -126,5 +127,21 @@ describe('the run repositories', () => {
       runs: made.runs.map((r) => r.id),
       alreadyTicked: 0,
     });
+  });
+  it('stores payloads and results with NUL and unpaired surrogates exactly, and replaces them where Postgres cannot hold them', async () => {
+    const odd = 'a\u0000b\ud800c\udfffd';
+    const replaced = 'a\ufffdb\ufffdc\ufffdd';
+    const run = adHoc({ payload: { odd, list: [odd] } });
+    await inTransaction(t.db, (tx) => runs.insertRuns(tx, [run]));
+    const [claim] = await leases.claimMany(t.db, [run.id], 'worker-a', 60_000);
+    expect(claim).toMatchObject({ kind: 'claimed', run: { payload: { odd, list: [odd] } } });
+    const epoch = (claim as Extract<typeof claim, { kind: 'claimed' }>).run.leaseEpoch;
+
+    const verdict = { state: 'failed' as const, result: { odd }, error: { message: odd }, reasonCode: 'HANDLER_ERROR' as const, reasonText: odd, response: { body: odd } };
+    expect(await leases.finishMany(t.db, 'worker-a', [{ runId: run.id, epoch, verdict }])).toEqual(new Set([run.id]));
+    const row = (await t.db.query(`SELECT payload, result, error, reason_text FROM runs WHERE id = $1`, [run.id])).rows[0];
+    expect(row).toEqual({ payload: { odd, list: [odd] }, result: { odd }, error: { message: replaced }, reason_text: replaced });
+    const event = (await runs.events(t.db, run.id)).at(-1)!;
+    expect(event).toMatchObject({ kind: 'failed', detail: { reasonText: replaced, error: { message: replaced }, response: { body: replaced } } });
   });
 });

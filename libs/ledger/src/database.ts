@@ -42,6 +42,39 @@ export function uuidArray(ids: readonly string[]): string {
 }
 
 /**
+ * The rows of a batch statement as one JSON parameter, read with `json_to_recordset`. Postgres
+ * turns each string of the document into text, so a JSON field goes in as its own JSON text and is
+ * cast in SQL: `jsonText` for a json column, stored exactly as given whatever its strings hold;
+ * `jsonbText` for a jsonb column. Free text goes through `batchText`.
+ */
+export function batchRows(rows: readonly Record<string, unknown>[]): string {
+  return JSON.stringify(rows);
+}
+
+/** A JSON field of a batch row bound for a json column: its JSON text, or null for SQL NULL. */
+export function jsonText(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** What a text or jsonb column cannot hold: NUL, and an unpaired UTF-16 surrogate. */
+const UNSTORABLE = /[\0\p{Cs}]/gu;
+
+/**
+ * A JSON field of a batch row bound for a jsonb column. Its strings (a handler's error message, an
+ * HTTP response) get U+FFFD for what jsonb refuses, which would otherwise fail the whole batch.
+ */
+export function jsonbText(value: unknown): string | null {
+  return value === null || value === undefined
+    ? null
+    : JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.replace(UNSTORABLE, '\uFFFD') : v));
+}
+
+/** Free text for a batch row, with U+FFFD for what a text column refuses. */
+export function batchText(value: string | null): string | null {
+  return value === null ? null : value.replace(UNSTORABLE, '\uFFFD');
+}
+
+/**
  * Runs `work` inside BEGIN ... COMMIT on one pooled connection, rolling back on any error. The
  * callback must do database work only: no network or Redis I/O while the transaction holds locks.
  */

@@ -5,7 +5,7 @@
  * (see the worker's batched ledger), so their text stays fixed.
  */
 import type { JsonValue, ReasonCode, RunState } from '@kairos/domain';
-import { pgConstraint, pgErrorCode, uuidArray, type Queryable } from '../database.js';
+import { batchRows, batchText, jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryable } from '../database.js';
 import type { ClaimedRun } from './run-row.js';
 import { deadLetterCte } from './run-sql.js';
 
@@ -163,29 +163,29 @@ export class RunLeaseRepository {
       name: 'kairos.runs.finish',
       text: `WITH v AS (
          SELECT * FROM json_to_recordset($2::json)
-           AS v(id uuid, epoch bigint, state text, result json, error jsonb, reason_code text, reason_text text, detail jsonb)
+           AS v(id uuid, epoch bigint, state text, result text, error text, reason_code text, reason_text text, detail text)
        ), done AS (
-         UPDATE runs r SET state = v.state, result = v.result, error = v.error, reason_code = v.reason_code,
+         UPDATE runs r SET state = v.state, result = v.result::json, error = v.error::jsonb, reason_code = v.reason_code,
                 reason_text = v.reason_text, finished_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
          FROM v WHERE r.id = v.id AND r.lease_epoch = v.epoch AND r.lease_owner = $1 AND r.state = 'running'
          RETURNING r.id, r.namespace_id, r.schedule_id, r.lease_epoch, r.state, v.reason_code, v.reason_text, v.detail
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
-         SELECT id, state, 'running', state, lease_epoch, $1, reason_code, detail FROM done
+         SELECT id, state, 'running', state, lease_epoch, $1, reason_code, detail::jsonb FROM done
        ), ${deadLetterCte('done')}
        SELECT id FROM done`,
       values: [
         owner,
-        JSON.stringify(
+        batchRows(
           verdicts.map(({ runId, epoch, verdict: v }) => ({
             id: runId,
             epoch,
             state: v.state,
-            result: v.result,
-            error: v.error,
+            result: jsonText(v.result),
+            error: jsonbText(v.error),
             reason_code: v.reasonCode,
-            reason_text: v.reasonText,
-            detail: eventDetail(v.reasonText, v.error, v.response),
+            reason_text: batchText(v.reasonText),
+            detail: jsonbText(eventDetail(v.reasonText, v.error, v.response)),
           })),
         ),
       ],
@@ -203,30 +203,30 @@ export class RunLeaseRepository {
     const { rows } = await db.query<{ id: string; availableAt: Date }>({
       name: 'kairos.runs.requeue',
       text: `WITH v AS (
-         SELECT * FROM json_to_recordset($2::json) AS v(id uuid, epoch bigint, delay_ms bigint, error jsonb, reason_code text, detail jsonb)
+         SELECT * FROM json_to_recordset($2::json) AS v(id uuid, epoch bigint, delay_ms bigint, error text, reason_code text, detail text)
        ), requeued AS (
          UPDATE runs r SET state = 'queued', attempt = r.attempt + 1,
                 available_at = now() + v.delay_ms * interval '1 millisecond', defer_reason = 'retry backoff',
-                error = v.error, lease_owner = NULL, lease_expires_at = NULL, enqueued_at = now(), updated_at = now()
+                error = v.error::jsonb, lease_owner = NULL, lease_expires_at = NULL, enqueued_at = now(), updated_at = now()
          FROM v WHERE r.id = v.id AND r.lease_epoch = v.epoch AND r.lease_owner = $1 AND r.state = 'running'
          RETURNING r.id, r.lease_epoch, r.attempt, r.available_at, v.delay_ms, v.reason_code, v.detail
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, 'retry_scheduled', 'running', 'queued', lease_epoch, $1, reason_code,
-                detail || jsonb_build_object('nextAttempt', attempt, 'delayMs', delay_ms, 'availableAt', available_at)
+                detail::jsonb || jsonb_build_object('nextAttempt', attempt, 'delayMs', delay_ms, 'availableAt', available_at)
          FROM requeued
        )
        SELECT id, available_at AS "availableAt" FROM requeued`,
       values: [
         owner,
-        JSON.stringify(
+        batchRows(
           retries.map(({ runId, epoch, retry: r }) => ({
             id: runId,
             epoch,
             delay_ms: r.delayMs,
-            error: r.error,
+            error: jsonbText(r.error),
             reason_code: r.reasonCode,
-            detail: eventDetail(r.reasonText, r.error, r.response),
+            detail: jsonbText(eventDetail(r.reasonText, r.error, r.response)),
           })),
         ),
       ],

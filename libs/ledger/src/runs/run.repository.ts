@@ -5,7 +5,7 @@
  */
 import { formatInstant, isUuid, type ActiveRun, type ReasonCode, type RunState } from '@kairos/domain';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
-import { inTransaction, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
+import { batchRows, batchText, inTransaction, jsonText, jsonbText, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
 
@@ -159,13 +159,13 @@ export class RunRepository {
       text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
                          defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
                          idempotency_key, enqueued_at, trace_parent, trace_state)
-       SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt, pl, rt, tmo, ikey,
+       SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey,
               CASE WHEN avail < 'infinity' THEN now() END, $2::text, $3::text
        FROM json_to_recordset($1::json)
          AS t(id uuid, ns uuid, sched uuid, origin text, src uuid, slot timestamptz, avail timestamptz, defer text, excl boolean,
-              maxa int, tgt jsonb, pl json, rt jsonb, tmo bigint, ikey text)`,
+              maxa int, tgt text, pl text, rt text, tmo bigint, ikey text)`,
       values: [
-        JSON.stringify(
+        batchRows(
           runs.map((r) => ({
             id: r.id,
             ns: r.namespaceId,
@@ -174,14 +174,14 @@ export class RunRepository {
             src: r.sourceRunId,
             slot: r.scheduledFor,
             avail: r.availableAt ?? INFINITY,
-            defer: r.deferReason,
+            defer: batchText(r.deferReason),
             excl: r.exclusive,
             maxa: r.maxAttempts,
-            tgt: r.target,
-            pl: r.payload,
-            rt: r.retry,
+            tgt: jsonbText(r.target),
+            pl: jsonText(r.payload),
+            rt: jsonbText(r.retry),
             tmo: r.timeoutMs,
-            ikey: r.idempotencyKey,
+            ikey: batchText(r.idempotencyKey),
           })),
         ),
         trace.traceParent,
@@ -191,15 +191,15 @@ export class RunRepository {
     await tx.query({
       name: 'kairos.runs.insert-events',
       text: `INSERT INTO run_events (run_id, kind, to_state, lease_epoch, actor, reason_code, detail)
-       SELECT id, 'queued', 'queued', 0, actor, reason, detail
-       FROM json_to_recordset($1::json) AS t(id uuid, actor text, reason text, detail jsonb)`,
+       SELECT id, 'queued', 'queued', 0, actor, reason, detail::jsonb
+       FROM json_to_recordset($1::json) AS t(id uuid, actor text, reason text, detail text)`,
       values: [
-        JSON.stringify(
+        batchRows(
           runs.map((r) => ({
             id: r.id,
-            actor: r.actor,
+            actor: batchText(r.actor),
             reason: r.reasonCode,
-            detail: { origin: r.origin, scheduledFor: formatInstant(r.scheduledFor), ...r.detail },
+            detail: jsonbText({ origin: r.origin, scheduledFor: formatInstant(r.scheduledFor), ...r.detail }),
           })),
         ),
       ],
