@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from './errors.js';
-import { parseInstant, readDuration, readString, readStringMap } from './json-readers.js';
+import { parseInstant, readDuration, readString, readStringMap, storableText } from './json-readers.js';
 
 describe('parseInstant', () => {
   it.each<[string, string]>([
@@ -128,4 +128,16 @@ describe('readString', () => {
   ])('refuses %s naming the field', (_name, value, message) => {
     expect(() => readString({ s: value }, 's', 'p')).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'p.s', message: expect.stringMatching(message) }));
   });
+});
+
+describe('storableText', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['', ''],
+    ['a\u0000b', 'a\ufffdb'],
+    ['\u0000\u0000', '\ufffd\ufffd'],
+    ['lone high \ud800 and low \udfff', 'lone high \ufffd and low \ufffd'],
+    ['a pair 😀 stays', 'a pair 😀 stays'],
+    ['high then pair \ud800😀', 'high then pair \ufffd😀'],
+  ])('%j → %j', (value, expected) => expect(storableText(value)).toBe(expected));
 });

@@ -21,12 +21,18 @@ export function join(prefix: string, key: string): string {
  * unpaired UTF-16 surrogate (it would be stored as U+FFFD and read back as something else).
  */
 const UNSTORABLE_TEXT = /[\0\p{Cs}]/u;
+const EVERY_UNSTORABLE_CHARACTER = new RegExp(UNSTORABLE_TEXT, 'gu');
 
 /** Refuses text Postgres cannot store as given: NUL, or an unpaired UTF-16 surrogate (stored as U+FFFD). */
 export function checkStorableText(value: string, field: string): void {
   if (UNSTORABLE_TEXT.test(value)) {
     throw new ValidationError('VALIDATION_FAILED', field, `${field} must not contain NUL (U+0000) or an unpaired UTF-16 surrogate`);
   }
+}
+
+/** `value` with U+FFFD in place of each character Postgres cannot store as given (text a write must not be refused for). */
+export function storableText(value: string): string {
+  return value.replace(EVERY_UNSTORABLE_CHARACTER, '\uFFFD');
 }
 
 export function present(obj: JsonObject, key: string): boolean {

@@ -1,6 +1,6 @@
 /** The Postgres connection pool and the one way to run a transaction on it. */
 import pg from 'pg';
-import { isUuid } from '@kairos/domain';
+import { isUuid, storableText } from '@kairos/domain';
 
 // int8 columns (epochs, durations in ms, counts) all fit in a double; read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -42,22 +42,14 @@ export function uuidArray(ids: readonly string[]): string {
 }
 
 /**
- * The rows of a batch statement as one JSON parameter, read with `json_to_recordset`. Postgres
- * turns each string of the document into text, so a JSON field goes in as its own JSON text and is
- * cast in SQL: `jsonText` for a json column, stored exactly as given whatever its strings hold;
- * `jsonbText` for a jsonb column. Free text goes through `batchText`.
+ * A batch statement takes its rows as one JSON parameter, read with `json_to_recordset`. Postgres
+ * turns each string of that document into text, so a JSON field goes in as its own JSON text and
+ * is cast in SQL: `jsonText` for a json column, stored exactly as given whatever its strings hold;
+ * `jsonbText` for a jsonb column. Free text goes through `storableText`.
  */
-export function batchRows(rows: readonly Record<string, unknown>[]): string {
-  return JSON.stringify(rows);
-}
-
-/** A JSON field of a batch row bound for a json column: its JSON text, or null for SQL NULL. */
 export function jsonText(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
-
-/** What a text or jsonb column cannot hold: NUL, and an unpaired UTF-16 surrogate. */
-const UNSTORABLE = /[\0\p{Cs}]/gu;
 
 /**
  * A JSON field of a batch row bound for a jsonb column. Its strings (a handler's error message, an
@@ -66,12 +58,7 @@ const UNSTORABLE = /[\0\p{Cs}]/gu;
 export function jsonbText(value: unknown): string | null {
   return value === null || value === undefined
     ? null
-    : JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.replace(UNSTORABLE, '\uFFFD') : v));
-}
-
-/** Free text for a batch row, with U+FFFD for what a text column refuses. */
-export function batchText(value: string | null): string | null {
-  return value === null ? null : value.replace(UNSTORABLE, '\uFFFD');
+    : JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? storableText(v) : v));
 }
 
 /**

@@ -4,8 +4,8 @@
  * nothing. Claims, verdicts and retries take a batch per statement and run as prepared statements
  * (see the worker's batched ledger), so their text stays fixed.
  */
-import type { JsonValue, ReasonCode, RunState } from '@kairos/domain';
-import { batchRows, batchText, jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryable } from '../database.js';
+import { storableText, type JsonValue, type ReasonCode, type RunState } from '@kairos/domain';
+import { jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryable } from '../database.js';
 import type { ClaimedRun } from './run-row.js';
 import { deadLetterCte } from './run-sql.js';
 
@@ -176,7 +176,7 @@ export class RunLeaseRepository {
        SELECT id FROM done`,
       values: [
         owner,
-        batchRows(
+        JSON.stringify(
           verdicts.map(({ runId, epoch, verdict: v }) => ({
             id: runId,
             epoch,
@@ -184,7 +184,7 @@ export class RunLeaseRepository {
             result: jsonText(v.result),
             error: jsonbText(v.error),
             reason_code: v.reasonCode,
-            reason_text: batchText(v.reasonText),
+            reason_text: v.reasonText && storableText(v.reasonText),
             detail: jsonbText(eventDetail(v.reasonText, v.error, v.response)),
           })),
         ),
@@ -219,7 +219,7 @@ export class RunLeaseRepository {
        SELECT id, available_at AS "availableAt" FROM requeued`,
       values: [
         owner,
-        batchRows(
+        JSON.stringify(
           retries.map(({ runId, epoch, retry: r }) => ({
             id: runId,
             epoch,

@@ -3,9 +3,9 @@
  * overlap decision reads, inserts and cancellation requests. Every state change appends its
  * run_events row in the same statement or transaction.
  */
-import { formatInstant, isUuid, type ActiveRun, type ReasonCode, type RunState } from '@kairos/domain';
+import { formatInstant, isUuid, storableText, type ActiveRun, type ReasonCode, type RunState } from '@kairos/domain';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
-import { batchRows, batchText, inTransaction, jsonText, jsonbText, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
+import { inTransaction, jsonText, jsonbText, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
 
@@ -165,7 +165,7 @@ export class RunRepository {
          AS t(id uuid, ns uuid, sched uuid, origin text, src uuid, slot timestamptz, avail timestamptz, defer text, excl boolean,
               maxa int, tgt text, pl text, rt text, tmo bigint, ikey text)`,
       values: [
-        batchRows(
+        JSON.stringify(
           runs.map((r) => ({
             id: r.id,
             ns: r.namespaceId,
@@ -174,14 +174,14 @@ export class RunRepository {
             src: r.sourceRunId,
             slot: r.scheduledFor,
             avail: r.availableAt ?? INFINITY,
-            defer: batchText(r.deferReason),
+            defer: r.deferReason && storableText(r.deferReason),
             excl: r.exclusive,
             maxa: r.maxAttempts,
             tgt: jsonbText(r.target),
             pl: jsonText(r.payload),
             rt: jsonbText(r.retry),
             tmo: r.timeoutMs,
-            ikey: batchText(r.idempotencyKey),
+            ikey: r.idempotencyKey && storableText(r.idempotencyKey),
           })),
         ),
         trace.traceParent,
@@ -194,10 +194,10 @@ export class RunRepository {
        SELECT id, 'queued', 'queued', 0, actor, reason, detail::jsonb
        FROM json_to_recordset($1::json) AS t(id uuid, actor text, reason text, detail text)`,
       values: [
-        batchRows(
+        JSON.stringify(
           runs.map((r) => ({
             id: r.id,
-            actor: batchText(r.actor),
+            actor: storableText(r.actor),
             reason: r.reasonCode,
             detail: jsonbText({ origin: r.origin, scheduledFor: formatInstant(r.scheduledFor), ...r.detail }),
           })),
