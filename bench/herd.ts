@@ -8,7 +8,7 @@
  * turn, KAIROS_BENCH_ROUNDS times (3). Reported, as medians over the rounds: the time from T0
  * until all B runs started, start lateness p50/p99, runs/s, how many runs were in the ledger
  * before T0, each Kairos process's RSS when ready and at its highest peak, and the tick's due-scan
- * query at size N.
+ * query at size N, and the CPU spent per run from T0 until all had started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ import pg from 'pg';
 import { TICK_PARTITIONS } from '@kairos/domain';
 import { ScheduleRepository, defaultMigrationsDir, inTransaction, migrate, readMigrations } from '@kairos/ledger';
 import { insertSchedules } from './herd-seed.js';
-import { REDIS_URL, fmt, median, percentile, printTable, sandbox, sleep, until, type Sandbox } from './sandbox.js';
+import { REDIS_URL, cpuPerRun, cpuSpent, fmt, median, percentile, printTable, sandbox, sleep, until, type CpuSpent, type Sandbox } from './sandbox.js';
 
 const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
 const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
@@ -43,6 +43,8 @@ interface Herd {
   insertedBeforeMs: number;
   lastWrittenMs: number;
   rss: { name: string; readyMb: number; peakMb: number }[];
+  /** CPU spent per run from T0 until all had started: the Node processes (Kairos's or raw BullMQ's), Postgres, Redis. */
+  cpu: CpuSpent;
 }
 
 /** Fills `template` (migrated) with the N - B spread schedules; returns the seconds it took. */
@@ -156,7 +158,10 @@ async function kairosHerd(template: string, shape: Shape): Promise<Herd> {
         ])
       ).rows[0].done as boolean;
     await sleep(Math.max(0, t0 - Date.now()));
+    const pids = children.map((c) => c.process.pid!);
+    const cpuAtT0 = cpuSpent(pids);
     await until(allStarted, 300_000, 'the herd to start', 500);
+    const cpu = cpuPerRun(cpuAtT0, B, pids);
     const peakMb = children.map((c) => memoryMb(c.process.pid!, 'VmHWM'));
     const { rows } = await box.db.query<{ late: number; ahead: boolean; written: number }>(
       `SELECT (extract(epoch FROM started_at - scheduled_for) * 1000)::float8 AS late, created_at < scheduled_for AS ahead,
@@ -177,6 +182,7 @@ async function kairosHerd(template: string, shape: Shape): Promise<Herd> {
       insertedBeforeMs,
       lastWrittenMs: Math.max(...rows.map((r) => r.written)),
       rss: children.map((c, i) => ({ name: c.name, readyMb: readyMb[i]!, peakMb: peakMb[i]! })),
+      cpu,
     };
   } finally {
     for (const c of children) c.process.kill('SIGTERM');
@@ -203,14 +209,17 @@ async function rawHerd(): Promise<Herd> {
     );
   }
   const insertedBeforeMs = t0 - Date.now();
+  await sleep(Math.max(0, t0 - Date.now()));
+  const cpuAtT0 = cpuSpent();
   await until(async () => late.length >= B, 300_000, 'the raw BullMQ herd', 100);
+  const cpu = cpuPerRun(cpuAtT0, B);
   await worker.close();
   await queue.obliterate({ force: true });
   await queue.close();
   await box.drop();
   late.sort((a, b) => a - b);
   const allStartedMs = late.at(-1)!;
-  return { allStartedMs, p50: percentile(late, 50), p99: percentile(late, 99), runsPerSecond: B / Math.max(0.001, allStartedMs / 1000), madeAhead: 1, insertedBeforeMs, lastWrittenMs: 0, rss: [] };
+  return { allStartedMs, p50: percentile(late, 50), p99: percentile(late, 99), runsPerSecond: B / Math.max(0.001, allStartedMs / 1000), madeAhead: 1, insertedBeforeMs, lastWrittenMs: 0, rss: [], cpu };
 }
 
 /** One round's figures: raw BullMQ's and each shape's. */
@@ -231,6 +240,11 @@ function overRounds(herds: readonly Herd[]): Herd {
     insertedBeforeMs: Math.min(...herds.map((h) => h.insertedBeforeMs)),
     lastWrittenMs: Math.max(...herds.map((h) => h.lastWrittenMs)),
     rss: herds[0]!.rss.map((r, i) => ({ name: r.name, readyMb: median(herds.map((h) => h.rss[i]!.readyMb)), peakMb: Math.max(...herds.map((h) => h.rss[i]!.peakMb)) })),
+    cpu: {
+      node: of((h) => h.cpu.node),
+      postgres: herds.some((h) => h.cpu.postgres === null) ? null : of((h) => h.cpu.postgres!),
+      redis: herds.some((h) => h.cpu.redis === null) ? null : of((h) => h.cpu.redis!),
+    },
   };
 }
 
@@ -266,6 +280,7 @@ export async function herdScenario(): Promise<void> {
       shape === null ? '-' : `${fmt(h.madeAhead * 100)} % (inserted T0-${s(h.insertedBeforeMs)}, last T0${h.lastWrittenMs < 0 ? '' : '+'}${s(h.lastWrittenMs)})`,
       shape === null ? '-' : ratios(shape),
       h.rss.map((r) => `${r.name} ${fmt(r.readyMb)} → ${fmt(r.peakMb)}`).join(', ') || '-',
+      [h.cpu.node, h.cpu.postgres, h.cpu.redis].map((us) => (us === null ? 'not local' : fmt(us))).join(' / '),
     ];
     printTable([
       [
@@ -276,6 +291,7 @@ export async function herdScenario(): Promise<void> {
         'runs in the ledger before T0',
         'vs BullMQ: all started / p99',
         'RSS ready → highest peak (MB)',
+        'CPU per run from T0 (µs): Node / Postgres / Redis',
       ],
       row(`raw BullMQ, ${B} delayed jobs, concurrency ${RAW_CONCURRENCY}`, raw, null),
       ...SHAPE_ORDER.map((shape) => row(SHAPES[shape].label, overRounds(rounds.map((r) => r[shape])), shape)),

@@ -2,6 +2,7 @@
  * What every bench scenario shares: a fresh database and Redis prefix per phase, waiting,
  * percentiles and the table printer.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { deleteKeysWithPrefix } from '@kairos/queue';
 
@@ -50,6 +51,60 @@ export async function sandbox(label: string, template?: string, transport: 'redi
       if (transport === 'redis') await deleteKeysWithPrefix(REDIS_URL, `kb-${name}`);
     },
   };
+}
+
+/** CPU time spent so far, in microseconds: this process (every thread), and Postgres and Redis when they run on this machine. */
+export interface CpuSpent {
+  node: number;
+  postgres: number | null;
+  redis: number | null;
+}
+
+/** /proc counts CPU time in clock ticks of 1/100 s (USER_HZ, 100 on Linux). */
+const CLOCK_TICK_US = 10_000;
+
+/**
+ * Reads the CPU time of this process (or, given `pids`, of those Node processes) and of the local
+ * Postgres and Redis servers from /proc. A Postgres backend that exited is counted through its
+ * parent's children's time (cutime, cstime). Where /proc is missing or the servers are elsewhere,
+ * their figure is null.
+ */
+export function cpuSpent(pids?: readonly number[]): CpuSpent {
+  const { user, system } = process.cpuUsage();
+  const servers: Record<'postgres' | 'redis', number | null> = { postgres: null, redis: null };
+  let node = pids ? 0 : user + system;
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    // Not Linux: this process's figure only.
+  }
+  for (const pid of entries) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const server = comm === 'postgres' ? 'postgres' : comm === 'redis-server' ? 'redis' : null;
+    const ours = pids?.includes(Number(pid)) ?? false;
+    if (server === null && !ours) continue;
+    // utime, stime, cutime, cstime: fields 14 to 17 of /proc/<pid>/stat, in clock ticks.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    if (ours) node += ticks * CLOCK_TICK_US;
+    else servers[server!] = (servers[server!] ?? 0) + ticks * CLOCK_TICK_US;
+  }
+  return { node, ...servers };
+}
+
+/** The CPU time spent since `from` (read with the same `pids`), per run, in microseconds. */
+export function cpuPerRun(from: CpuSpent, runs: number, pids?: readonly number[]): CpuSpent {
+  const now = cpuSpent(pids);
+  const per = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : (a - b) / runs);
+  return { node: (now.node - from.node) / runs, postgres: per(now.postgres, from.postgres), redis: per(now.redis, from.redis) };
 }
 
 export async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 50): Promise<void> {
