@@ -18,7 +18,7 @@ import { Registry } from 'prom-client';
 import { newId, queueOf, specHash } from '@kairos/domain';
 import { readScheduleCreate } from '@kairos/domain/wire';
 import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
-import { TRANSPORT_SCHEMA, type TransportConfig } from '@kairos/config';
+import { TRANSPORT_SCHEMA, loadConfig, type TransportConfig } from '@kairos/config';
 import { openTransport, type RunsProcessor, type Transport } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/process';
 import { KairosWorker } from '@kairos/sdk';
@@ -33,11 +33,11 @@ const ROUNDS = Number(process.env.KAIROS_BENCH_ROUNDS ?? 3);
 const TIMERS = Number(process.env.KAIROS_BENCH_TIMERS ?? 2_000);
 const SPREAD_MS = 10_000;
 /**
- * Jobs in flight per worker, the same on both sides. Kairos's worker batches the claims and
- * verdicts of the jobs in flight into one statement each, so it needs enough of them to fill its
- * batches; raw BullMQ runs as fast at 32 as at 128 on this machine.
+ * Jobs in flight per worker, the same on both sides: Kairos's default worker concurrency. Kairos's
+ * worker batches the claims and verdicts of the jobs in flight into one statement each, so it
+ * needs enough of them to fill its batches; raw BullMQ runs as fast at 32 as at 128 on this machine.
  */
-const CONCURRENCY = Number(process.env.KAIROS_BENCH_CONCURRENCY ?? 128);
+const CONCURRENCY = Number(process.env.KAIROS_BENCH_CONCURRENCY ?? loadConfig({}, ['worker']).worker.concurrency);
 type TransportKind = TransportConfig['kind'];
 const TRANSPORTS = (process.env.KAIROS_BENCH_TRANSPORTS ?? 'redis,postgres').split(',').map((t) => t.trim()) as TransportKind[];
 for (const t of TRANSPORTS) if (t !== 'redis' && t !== 'postgres') throw new Error(`KAIROS_BENCH_TRANSPORTS: "${t}" is neither redis nor postgres`);

@@ -38,7 +38,7 @@ describe('loadConfig', () => {
         reaperBackoffMs: 5_000,
         crashBudget: 3,
       },
-      worker: { concurrency: 64, runLeaseTtlMs: 30_000, httpAllowList: [] },
+      worker: { concurrency: 256, runLeaseTtlMs: 30_000, httpAllowList: [] },
       tracing: { tracesUrl: null, serviceName: null },
       retention: { retentionMs: 30 * 86_400_000, deadLetterRetentionMs: 90 * 86_400_000, batchSize: 500, intervalMs: 60_000 },
     } satisfies KairosConfig);

@@ -444,11 +444,11 @@ export const CONFIGURATION = {
   worker: {
     concurrency: integer({
       name: 'KAIROS_WORKER_CONCURRENCY',
-      default: 64,
+      default: 256,
       min: 1,
       max: 1000,
       meaning:
-        'runs one worker executes at once; their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements (a herd of 5,000 started about twice as fast at 64 as at 16)',
+        'runs one worker executes at once; their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements (a herd of 20,000 started 1.1 to 1.6 times as fast at 256 as at 64, and cost Postgres half the CPU per run with two workers)',
     }),
     runLeaseTtlMs: duration({
       name: 'KAIROS_RUN_LEASE_TTL',

@@ -30,7 +30,7 @@ export interface KairosWorkerOptions {
   queuePrefix?: string;
   /** The queue this worker serves. Default `default`. */
   queue?: string;
-  /** Runs executed at once. Default: KAIROS_WORKER_CONCURRENCY, else 64. */
+  /** Runs executed at once. Default: KAIROS_WORKER_CONCURRENCY, else 256. */
   concurrency?: number;
   /** The handlers, by the name a handler target gives. */
   handlers: Record<string, KairosHandlerFunction>;
