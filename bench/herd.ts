@@ -19,7 +19,7 @@ import pg from 'pg';
 import { TICK_PARTITIONS } from '@kairos/domain';
 import { ScheduleRepository, defaultMigrationsDir, inTransaction, migrate, readMigrations } from '@kairos/ledger';
 import { insertSchedules } from './herd-seed.js';
-import { REDIS_URL, cpuPerRun, cpuSpent, fmt, median, percentile, printTable, sandbox, sleep, until, type CpuSpent, type Sandbox } from './sandbox.js';
+import { REDIS_URL, cpuPerRun, cpuSpent, fmt, median, medianCpu, percentile, printTable, sandbox, sleep, until, type CpuSpent, type Sandbox } from './sandbox.js';
 
 const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
 const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
@@ -233,7 +233,7 @@ async function rawHerd(): Promise<Herd> {
 type HerdRound = { raw: Herd } & Record<Shape, Herd>;
 
 /**
- * A shape's figures over the rounds: the median of each timing and rate, the least made ahead, the
+ * A shape's figures over the rounds: the median of each timing, rate and CPU figure, the least made ahead, the
  * latest last write, each process's median RSS when ready and its highest peak.
  */
 function overRounds(herds: readonly Herd[]): Herd {
@@ -247,11 +247,7 @@ function overRounds(herds: readonly Herd[]): Herd {
     insertedBeforeMs: Math.min(...herds.map((h) => h.insertedBeforeMs)),
     lastWrittenMs: Math.max(...herds.map((h) => h.lastWrittenMs)),
     rss: herds[0]!.rss.map((r, i) => ({ name: r.name, readyMb: median(herds.map((h) => h.rss[i]!.readyMb)), peakMb: Math.max(...herds.map((h) => h.rss[i]!.peakMb)) })),
-    cpu: {
-      node: of((h) => h.cpu.node),
-      postgres: herds.some((h) => h.cpu.postgres === null) ? null : of((h) => h.cpu.postgres!),
-      redis: herds.some((h) => h.cpu.redis === null) ? null : of((h) => h.cpu.redis!),
-    },
+    cpu: medianCpu(herds.map((h) => h.cpu)),
   };
 }
 

@@ -25,7 +25,7 @@ import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
 import { herdScenario } from './herd.js';
-import { REDIS_URL, cpuPerRun, cpuSpent, fmt, median, percentile, printTable, sandbox, until, type CpuSpent, type Sandbox } from './sandbox.js';
+import { REDIS_URL, cpuPerRun, cpuSpent, fmt, median, medianCpu, percentile, printTable, sandbox, until, type CpuSpent, type Sandbox } from './sandbox.js';
 
 const RUNS = Number(process.env.KAIROS_BENCH_RUNS ?? 20_000);
 /** Throughput is measured in this many alternating rounds (BullMQ, Kairos, BullMQ, ...); medians are reported. */
@@ -225,17 +225,17 @@ interface Figures {
 const ratio = (a: number, b: number): string => fmt(a / Math.max(1, b), 2);
 
 /**
- * Where the CPU of a throughput phase went, per run, in the median round: this process (producer
- * and workers, every thread), the Postgres and the Redis server. Runs per second on a machine the
- * three share is bounded by their sum; the ratio of sums is the one to read.
+ * Where the CPU of a throughput phase went, per run, as medians over the rounds: this process
+ * (producer and workers, every thread), the Postgres and the Redis server. Runs per second on a
+ * machine the three share is bounded by their sum; the ratio of sums is the one to read.
  */
 function cpuRows(f: Figures): string[][] {
   const us = (v: number | null): string => (v === null ? 'not local' : fmt(v));
   const total = (c: CpuSpent): number => c.node + (c.postgres ?? 0) + (c.redis ?? 0);
   const rawTotal = median(f.rawCpu.map(total));
   const row = (label: string, cpus: CpuSpent[]): string[] => {
-    const pick = (k: keyof CpuSpent): number | null => (cpus.some((c) => c[k] === null) ? null : median(cpus.map((c) => c[k]!)));
-    return [label, us(pick('node')), us(pick('postgres')), us(pick('redis')), fmt(median(cpus.map(total))), fmt(median(cpus.map(total)) / rawTotal, 2)];
+    const m = medianCpu(cpus);
+    return [label, us(m.node), us(m.postgres), us(m.redis), fmt(median(cpus.map(total))), fmt(median(cpus.map(total)) / rawTotal, 2)];
   };
   return [
     ['CPU per run (µs, median of rounds)', 'this process', 'Postgres', 'Redis', 'sum', 'sum / BullMQ'],

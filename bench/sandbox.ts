@@ -107,6 +107,12 @@ export function cpuPerRun(from: CpuSpent, runs: number, pids?: readonly number[]
   return { node: (now.node - from.node) / runs, postgres: per(now.postgres, from.postgres), redis: per(now.redis, from.redis) };
 }
 
+/** The median of each figure over `cpus`; a server's is null when any of them is. */
+export function medianCpu(cpus: readonly CpuSpent[]): CpuSpent {
+  const of = (k: 'postgres' | 'redis'): number | null => (cpus.some((c) => c[k] === null) ? null : median(cpus.map((c) => c[k]!)));
+  return { node: median(cpus.map((c) => c.node)), postgres: of('postgres'), redis: of('redis') };
+}
+
 export async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
