@@ -248,19 +248,17 @@ function cpuRows(f: Figures): string[][] {
 /** Throughput (alternating rounds) and lateness of the timers, next to raw BullMQ, on each transport. */
 async function steadyScenarios(which: Set<string>): Promise<void> {
   const figures = new Map<TransportKind, Figures>(TRANSPORTS.map((t) => [t, { rawTps: [], kairosTps: [], sdkTps: [], rawCpu: [], kairosCpu: [], sdkCpu: [], rawLate: [], kairosLate: [] }]));
+  const record = (tps: number[], cpu: CpuSpent[], measured: Throughput): void => {
+    tps.push(measured.perSecond);
+    cpu.push(measured.cpu);
+  };
   // Alternate the sides and the transports so that a noisy moment of the machine does not land on one only.
   for (let round = 0; round < (which.has('throughput') ? ROUNDS : 0); round++) {
     for (const kind of TRANSPORTS) {
       const f = figures.get(kind)!;
-      for (const [tps, cpu, phase] of [
-        [f.rawTps, f.rawCpu, () => rawThroughput(kind)],
-        [f.kairosTps, f.kairosCpu, () => kairosThroughput(kind)],
-        [f.sdkTps, f.sdkCpu, () => kairosThroughput(kind, true)],
-      ] as const) {
-        const measured = await phase();
-        tps.push(measured.perSecond);
-        cpu.push(measured.cpu);
-      }
+      record(f.rawTps, f.rawCpu, await rawThroughput(kind));
+      record(f.kairosTps, f.kairosCpu, await kairosThroughput(kind));
+      record(f.sdkTps, f.sdkCpu, await kairosThroughput(kind, true));
     }
   }
   for (const kind of which.has('lateness') ? TRANSPORTS : []) {

@@ -1,6 +1,6 @@
 /**
- * What every bench scenario shares: a fresh database and Redis prefix per phase, waiting,
- * percentiles and the table printer.
+ * What every bench scenario shares: a fresh database and Redis prefix per phase, the CPU spent
+ * per run, waiting, percentiles and the table printer.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -70,9 +70,12 @@ const CLOCK_TICK_US = 10_000;
  * their figure is null.
  */
 export function cpuSpent(pids?: readonly number[]): CpuSpent {
-  const { user, system } = process.cpuUsage();
   const servers: Record<'postgres' | 'redis', number | null> = { postgres: null, redis: null };
-  let node = pids ? 0 : user + system;
+  let node = 0;
+  if (!pids) {
+    const { user, system } = process.cpuUsage();
+    node = user + system;
+  }
   let entries: string[] = [];
   try {
     entries = readdirSync('/proc');
