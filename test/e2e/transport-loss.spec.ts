@@ -96,7 +96,7 @@ describe(`losing the transport (${TEST_TRANSPORT}) loses nothing`, () => {
       const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM ticks WHERE schedule_id = $1 AND outcome = 'triggered'`, [schedule.id]);
       return rows[0].n >= 1 ? true : undefined;
     }, 'the schedule to fire');
-    expect(await queue.getJobState(delayed.id)).toBe('delayed');
+    await waitFor(async () => ((await queue.getJobState(delayed.id)) === 'delayed' ? true : undefined), 'the delayed job');
     await wipeTransport(t);
     const wipedAt = new Date();
     expect(await queue.getJobState(delayed.id)).toBe('unknown');

@@ -70,7 +70,12 @@ describe('lookahead', () => {
     expect(run!.created).toBeLessThan(at - 2_000);
     const queue = await runsQueue(t);
     try {
-      expect(await queue.getJobState(run!.id)).toBe('delayed');
+      // The run's row commits before the relay hands it to the transport: wait for the job to exist.
+      const state = await waitFor(async () => {
+        const st = await queue.getJobState(run!.id);
+        return st === 'unknown' ? undefined : st;
+      }, 'the run to be enqueued', 3_000);
+      expect(state).toBe('delayed');
     } finally {
       await queue.close();
     }
