@@ -236,7 +236,8 @@ function cpuRows(f: Figures): string[][] {
   const rawTotal = median(f.rawCpu.map(total));
   const row = (label: string, cpus: CpuSpent[]): string[] => {
     const m = medianCpu(cpus);
-    return [label, us(m.node), us(m.postgres), us(m.redis), fmt(median(cpus.map(total))), fmt(median(cpus.map(total)) / rawTotal, 2)];
+    const sum = median(cpus.map(total));
+    return [label, us(m.node), us(m.postgres), us(m.redis), fmt(sum), fmt(sum / rawTotal, 2)];
   };
   return [
     ['CPU per run (µs, median of rounds)', 'this process', 'Postgres', 'Redis', 'sum', 'sum / BullMQ'],
