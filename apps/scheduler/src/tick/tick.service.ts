@@ -3,9 +3,10 @@
  * (see PartitionService): it claims their due schedules with FOR UPDATE SKIP LOCKED and, in one
  * transaction that also proves it still holds each partition's lease at its epoch, writes the
  * ticks, the runs and the advanced cursors. Only after the commit are the new runs handed to the
- * transport (the relay heals a crash in between). Slots due within the lookahead are written ahead
- * and handed over as delayed jobs, so a herd is queued before its instant; while one batch is
- * handed over, the next one is written.
+ * transport; they are marked enqueued as they are inserted, so a crash in between leaves them
+ * overdue without a job, which the reconciler re-creates. Slots due within the lookahead are
+ * written ahead and handed over as delayed jobs, so a herd is queued before its instant; while one
+ * batch is handed over, the next one is written.
  */
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';

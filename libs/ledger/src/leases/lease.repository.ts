@@ -1,11 +1,16 @@
 /**
- * Named singleton leases (the scheduler leader). Every instant is computed on the database clock,
- * so no process compares its own clock with another's. The epoch rises on every change of holder
- * and is the fencing token of everything the holder writes.
+ * Named singleton leases (the scheduler leader; the tick's partitions have leases of their own, see
+ * PartitionLeaseRepository). Every instant is computed on the database clock, so no process
+ * compares its own clock with another's. The epoch rises on every change of holder and is the
+ * fencing token of everything the holder writes.
  */
 import type { Queryable, Tx } from '../database.js';
 
-/** The lease the scheduler leader holds: one row, whose holder drives the tick and the recovery loops. */
+/**
+ * The lease the scheduler leader holds: one row, whose holder runs the relay, the reaper, the
+ * reconciler, the outbox publisher and retention. It does not drive the tick: every scheduler ticks
+ * the partitions it owns.
+ */
 export const SCHEDULER_LEASE = 'scheduler';
 
 export interface LeaseGrant {

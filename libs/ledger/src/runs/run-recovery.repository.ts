@@ -1,8 +1,8 @@
 /**
- * Runs as the recovery loops see them: the hand-off to Redis the relay completes (and every
- * dispatcher marks), the reconciler's overdue and stranded runs, the release of parked runs, and
- * the reaper. Every state change appends
- * its run_events row in the same statement or transaction.
+ * Runs as the recovery loops see them: the runs the transport refused, which the relay hands over
+ * again; the reconciler's overdue runs (marked enqueued, yet without a job: a crash between commit
+ * and enqueue, or a transport that lost its jobs) and stranded ones; the release of parked runs; and
+ * the reaper. Every state change appends its run_events row in the same statement or transaction.
  */
 import type { RunState } from '@kairos/domain';
 import { inTransaction, type Db, type Queryable, type Tx } from '../database.js';
@@ -11,7 +11,7 @@ import type { DispatchItem } from './run-row.js';
 import { deadLetterCte, noActiveExclusiveRun } from './run-sql.js';
 
 export class RunRecoveryRepository {
-  /** Committed runs that Redis has not been given yet, oldest due first. Parked runs wait for release. */
+  /** Queued runs not marked enqueued (the transport refused them), oldest due first. Parked runs wait for release. */
   async listUndispatched(db: Queryable, limit: number): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
       `SELECT id, available_at AS "availableAt", ${runQueueSql('runs')} AS queue FROM runs
@@ -22,7 +22,7 @@ export class RunRecoveryRepository {
     return rows;
   }
 
-  /** Marks runs as handed to Redis, before the relay or the reconciler hands them over. Returns the ids still queued. */
+  /** Marks runs as handed to the transport, before the relay or the reconciler hands them over. Returns the ids still queued. */
   async markEnqueued(db: Queryable, ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
     const { rows } = await db.query<{ id: string }>(
@@ -32,7 +32,7 @@ export class RunRecoveryRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Undoes markEnqueued for runs Redis refused, so the relay hands them over on its next pass. */
+  /** Undoes markEnqueued for runs the transport refused, so the relay hands them over on its next pass. */
   async markUndispatched(db: Queryable, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await db.query(`UPDATE runs SET enqueued_at = NULL WHERE id = ANY($1::uuid[]) AND state = 'queued'`, [ids]);
@@ -92,7 +92,7 @@ export class RunRecoveryRepository {
 
   /**
    * Schedules with parked runs and no active exclusive run: the safety net for releases that were
-   * missed. A parked run was never handed to Redis, so it is found through the relay's index.
+   * missed. A parked run was never handed to the transport, so it is found through the relay's index.
    */
   async listStrandedParkedSchedules(db: Queryable, limit: number): Promise<string[]> {
     const { rows } = await db.query<{ scheduleId: string }>(

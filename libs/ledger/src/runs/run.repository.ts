@@ -146,9 +146,9 @@ export class RunRepository {
 
   /**
    * Inserts runs and their `queued` events. The caller's transaction decides overlap first. Runs
-   * that are due (not parked) are marked enqueued: the caller hands them to Redis right after the
-   * commit, resets the mark if Redis refuses (the relay then retries), and if it crashes in between
-   * the reconciler finds the run overdue with no job and re-creates it.
+   * that are due (not parked) are marked enqueued: the caller hands them to the transport right
+   * after the commit, resets the mark if the transport refuses (the relay then retries), and if it
+   * crashes in between the reconciler finds the run overdue with no job and re-creates it.
    */
   async insertRuns(tx: Queryable, runs: readonly NewRun[]): Promise<void> {
     if (runs.length === 0) return;
