@@ -24,10 +24,6 @@ export type HandlerName = keyof HandlerPayloads;
 
 export const HANDLER_NAMES: readonly HandlerName[] = ['noop', 'echo', 'sleep', 'fail'];
 
-export function isHandlerName(name: string): name is HandlerName {
-  return (HANDLER_NAMES as readonly string[]).includes(name);
-}
-
 /** The queue a handler target names when it names none; the built-in worker serves it, with every HTTP target. */
 export const DEFAULT_QUEUE = 'default';
 

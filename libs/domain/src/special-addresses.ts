@@ -82,10 +82,6 @@ export function parseIpAddress(text: string): ParsedAddress | null {
   return v6 === null ? null : { version: 6, value: v6 };
 }
 
-export function isIpAddress(text: string): boolean {
-  return parseIpAddress(text) !== null;
-}
-
 function parseIpv4(text: string): bigint | null {
   const parts = text.split('.');
   if (parts.length !== 4) return null;

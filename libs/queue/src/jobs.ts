@@ -21,7 +21,6 @@ export interface JobPayloads {
    */
   run: { runId: string; traceparent?: string };
 }
-export type JobName = keyof JobPayloads;
 
 /**
  * Redis holds live work only: a finished job is removed at once (the ledger keeps the history), so

@@ -19,8 +19,6 @@ import { withLogContext } from '@kairos/telemetry';
 export interface LeadershipTerm {
   holder: string;
   epoch: number;
-  /** When this term began, on the database clock: slots due before it fell into a gap. */
-  acquiredAt: Date;
   sessionId: string;
 }
 
@@ -146,7 +144,7 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
         const seconds = ((session.outage.endedAt.getTime() - session.outage.startedAt.getTime()) / 1000).toFixed(1);
         this.logger.warn(`no scheduler was leading for ${seconds}s (${session.outage.reasonCode}); catch-up policies apply to that gap`);
       }
-      this.currentTerm = { holder: this.holder, epoch: grant.epoch, acquiredAt: grant.acquiredAt, sessionId };
+      this.currentTerm = { holder: this.holder, epoch: grant.epoch, sessionId };
       this.logger.log({ msg: `leading as ${this.holder} (epoch ${grant.epoch})`, epoch: grant.epoch });
       this.emit();
     } else {

@@ -18,8 +18,6 @@ export interface LeaseGrant {
   holder: string;
   epoch: number;
   expiresAt: Date;
-  /** When this holder took the lease (unchanged by renewals). */
-  acquiredAt: Date;
   /** True when this call changed the holder (a new term began). */
   acquired: boolean;
 }
@@ -52,8 +50,7 @@ export class LeaseRepository {
          expires_at  = EXCLUDED.expires_at,
          renewed_at  = now()
        WHERE l.holder = EXCLUDED.holder OR l.expires_at <= now()
-       RETURNING name, holder, epoch, expires_at AS "expiresAt", acquired_at AS "acquiredAt",
-                 (acquired_at = renewed_at) AS acquired`,
+       RETURNING name, holder, epoch, expires_at AS "expiresAt", (acquired_at = renewed_at) AS acquired`,
       [name, holder, ttlMs],
     );
     return rows[0] ?? null;
@@ -70,7 +67,7 @@ export class LeaseRepository {
       `UPDATE leases SET holder = $2, epoch = epoch + 1, acquired_at = now(), renewed_at = now(),
                          expires_at = now() + $5 * interval '1 millisecond'
        WHERE name = $1 AND holder = $3 AND epoch = $4
-       RETURNING name, holder, epoch, expires_at AS "expiresAt", acquired_at AS "acquiredAt", true AS acquired`,
+       RETURNING name, holder, epoch, expires_at AS "expiresAt", true AS acquired`,
       [name, holder, goneHolder, goneEpoch, ttlMs],
     );
     return rows[0] ?? null;
