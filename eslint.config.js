@@ -55,6 +55,7 @@ export default tseslint.config(
   restrictImports(['libs/telemetry/**/*.ts'], [{ group: ['@kairos/*', '!@kairos/domain', '!@kairos/config'], message: 'libs/telemetry imports only @kairos/domain and @kairos/config.' }]),
   // The trace context is a leaf of the OpenTelemetry API alone (no logger, no exporter): the runs the ledger writes record it.
   restrictImports(['libs/ledger/**/*.ts'], [{ regex: '^@kairos/(queue|process|telemetry(?!/trace-context$))', message: 'libs/ledger is Postgres only: no process bootstrap, no transport, of telemetry only the trace context.' }]),
+  restrictImports(['libs/queue/**/*.ts'], [{ regex: '^@kairos/(ledger|process)', message: 'libs/queue is the transport only: what also writes the ledger (the run dispatcher) lives in libs/process.' }]),
   restrictImports(['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'], [{ regex: '(^|/)libs/[^/]+/src/', message: 'Import a lib by its @kairos/* name.' }]),
   {
     // The dashboard runs in the browser.

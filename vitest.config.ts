@@ -27,9 +27,9 @@ export default defineConfig({
       { find: '@kairos/config', replacement: lib('config') },
       { find: '@kairos/ledger', replacement: lib('ledger') },
       { find: '@kairos/queue', replacement: lib('queue') },
-      // The SDK takes the loop, the process identity and the log and trace contexts alone: the rest
+      // The SDK takes the loop, the process identity, the run dispatcher and the log and trace contexts alone: the rest
       // of @kairos/process is the server's Nest bootstrap, the rest of @kairos/telemetry its logger and exporters.
-      { find: /^@kairos\/process\/(loop|process-identity)$/, replacement: fileURLToPath(new URL('./libs/process/src/$1.ts', import.meta.url)) },
+      { find: /^@kairos\/process\/(loop|process-identity|run-dispatcher)$/, replacement: fileURLToPath(new URL('./libs/process/src/$1.ts', import.meta.url)) },
       { find: /^@kairos\/telemetry\/(log-context|trace-context)$/, replacement: fileURLToPath(new URL('./libs/telemetry/src/$1.ts', import.meta.url)) },
       { find: '@kairos/telemetry', replacement: lib('telemetry') },
       { find: '@kairos/process', replacement: lib('process') },

@@ -124,7 +124,7 @@ async function kairosThroughput(kind: TransportKind, userWorker = false): Promis
       })
     : null;
   await worker?.start();
-  const { RunDispatcher } = await import('@kairos/queue');
+  const { RunDispatcher } = await import('@kairos/process');
   const dispatcher = app.app.get(RunDispatcher);
   const runs = new RunRepository();
   const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;

@@ -13,6 +13,7 @@ const LIBRARY_PATHS = {
   ...Object.fromEntries(['domain', 'config', 'ledger', 'queue'].map((lib) => [`@kairos/${lib}`, [`libs/${lib}/src/index.ts`]])),
   '@kairos/process/loop': ['libs/process/src/loop.ts'],
   '@kairos/process/process-identity': ['libs/process/src/process-identity.ts'],
+  '@kairos/process/run-dispatcher': ['libs/process/src/run-dispatcher.ts'],
   '@kairos/telemetry/log-context': ['libs/telemetry/src/log-context.ts'],
   '@kairos/telemetry/trace-context': ['libs/telemetry/src/trace-context.ts'],
 };

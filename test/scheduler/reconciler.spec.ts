@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, queueOf } from '@kairos/domain';
 import { RunRepository, inTransaction, manualRun, type NewRun } from '@kairos/ledger';
-import { RunDispatcher, type RunsQueue } from '@kairos/queue';
+import { RunDispatcher } from '@kairos/process';
+import type { RunsQueue } from '@kairos/queue';
 import type { StartedKairos } from '@kairos/process';
 import { manualWorker, runsQueue, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 

@@ -14,7 +14,7 @@ import { startKairos, type StartedKairos } from '@kairos/process';
 import { ApiModule } from '../../apps/api/src/api.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../../apps/worker/src/worker.module.js';
-import { RUNS_QUEUE, deleteKeysWithPrefix, openTransport, type RunsQueue, type Transport } from '@kairos/queue';
+import { DEFAULT_RUNS_QUEUE_NAME, deleteKeysWithPrefix, openTransport, type RunsQueue, type Transport } from '@kairos/queue';
 import { REDIS_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -94,7 +94,7 @@ export function testTransport(t: TestEnvironment): Promise<Transport> {
  */
 export async function runsQueue(t: TestEnvironment): Promise<RunsQueue> {
   const transport = await testTransport(t);
-  const queue = transport.queue(RUNS_QUEUE);
+  const queue = transport.queue(DEFAULT_RUNS_QUEUE_NAME);
   const close = queue.close.bind(queue);
   queue.close = async () => {
     await close();
@@ -106,8 +106,8 @@ export async function runsQueue(t: TestEnvironment): Promise<RunsQueue> {
 /** A worker on the test's runs queue that takes jobs only when asked (getNextJob), as a test needs. Close it after use. */
 export function manualWorker(t: TestEnvironment): Worker {
   return t.transport.kind === 'redis'
-    ? new Worker(RUNS_QUEUE, null, { connection: { url: t.transport.url, maxRetriesPerRequest: null }, prefix: t.redisPrefix, autorun: false })
-    : (new Worker(RUNS_QUEUE, null, { connection: { connectionString: t.transport.url, schema: t.transport.schema, max: 2 }, autorun: false }, createPostgresBackend) as unknown as Worker);
+    ? new Worker(DEFAULT_RUNS_QUEUE_NAME, null, { connection: { url: t.transport.url, maxRetriesPerRequest: null }, prefix: t.redisPrefix, autorun: false })
+    : (new Worker(DEFAULT_RUNS_QUEUE_NAME, null, { connection: { connectionString: t.transport.url, schema: t.transport.schema, max: 2 }, autorun: false }, createPostgresBackend) as unknown as Worker);
 }
 
 /**

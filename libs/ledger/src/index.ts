@@ -10,7 +10,7 @@ export * from './runs/run.repository.js';
 export * from './runs/run-lease.repository.js';
 export * from './runs/run-recovery.repository.js';
 export * from './runs/run-hand-back.js';
-export * from './runs/run-queue.js';
+export * from './runs/target-queue.js';
 export * from './schedules/schedule-row.js';
 export * from './schedules/schedule.repository.js';
 export * from './sessions/session.repository.js';

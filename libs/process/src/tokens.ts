@@ -1,5 +1,5 @@
 import { getQueueToken } from '@nestjs/bullmq';
-import { RUNS_QUEUE } from '@kairos/queue';
+import { DEFAULT_RUNS_QUEUE_NAME } from '@kairos/queue';
 
 /** Injection tokens for the resources every Kairos process shares. */
 export const KAIROS_CONFIG = Symbol('KAIROS_CONFIG');
@@ -9,4 +9,4 @@ export const TRANSPORT = Symbol('TRANSPORT');
 /** The id of the namespace requests use when no API key names another. */
 export const DEFAULT_NAMESPACE_ID = Symbol('DEFAULT_NAMESPACE_ID');
 /** The default runs queue, under the token @nestjs/bullmq and Bull Board look it up by. */
-export const RUNS_QUEUE_TOKEN = getQueueToken(RUNS_QUEUE);
+export const DEFAULT_RUNS_QUEUE = getQueueToken(DEFAULT_RUNS_QUEUE_NAME);

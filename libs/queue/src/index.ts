@@ -1,5 +1,4 @@
 export * from './jobs.js';
 export * from './redis.js';
-export * from './run-dispatcher.js';
 export * from './run-queues.js';
 export * from './transport.js';

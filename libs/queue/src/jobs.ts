@@ -1,16 +1,17 @@
 /**
- * The BullMQ side of Kairos: one BullMQ queue of runs per Kairos queue. A job carries the run id
+ * The BullMQ side of Kairos: each Kairos queue (`default`, `media`) has its runs queue, the BullMQ
+ * queue that carries its runs (`RunsQueue`, named by `runsQueueName`). A job carries the run id
  * and, while tracing, the span that dispatched it; the ledger row is the truth, so a job Redis loses is re-created from Postgres,
  * never the reverse.
  */
 import { DEFAULT_QUEUE } from '@kairos/domain';
 
 /** The BullMQ queue of the default queue (built-in handlers and HTTP targets). */
-export const RUNS_QUEUE = 'kairos-runs';
+export const DEFAULT_RUNS_QUEUE_NAME = 'kairos-runs';
 
 /** The BullMQ queue that carries the runs of Kairos queue `queue`: `kairos-runs.<queue>`, the default one `kairos-runs`. */
 export function runsQueueName(queue: string): string {
-  return queue === DEFAULT_QUEUE ? RUNS_QUEUE : `${RUNS_QUEUE}.${queue}`;
+  return queue === DEFAULT_QUEUE ? DEFAULT_RUNS_QUEUE_NAME : `${DEFAULT_RUNS_QUEUE_NAME}.${queue}`;
 }
 
 /** Job payloads by job name: one discriminated union, so each processor gets exactly its type. */

@@ -5,7 +5,7 @@
 import { runsQueueName } from './jobs.js';
 import type { RunsQueue, Transport } from './transport.js';
 
-export class RunQueues {
+export class RunsQueues {
   private readonly opened = new Map<string, RunsQueue>();
 
   constructor(private readonly transport: Transport) {}

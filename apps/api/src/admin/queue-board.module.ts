@@ -10,7 +10,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { BULL_BOARD_ADAPTER, BullBoardModule, InjectBullBoard, type BullBoardInstance } from '@bull-board/nestjs';
 import { DEFAULT_QUEUE } from '@kairos/domain';
 import { WorkerRepository, type Db } from '@kairos/ledger';
-import { RUNS_QUEUE, RunQueues } from '@kairos/queue';
+import { DEFAULT_RUNS_QUEUE_NAME, RunsQueues } from '@kairos/queue';
 import { DATABASE, Loop } from '@kairos/process';
 import { RateLimitMiddleware } from '../requests/rate-limit.middleware.js';
 import { SecurityHeadersMiddleware } from '../requests/security-headers.middleware.js';
@@ -28,7 +28,7 @@ export class BoardQueues implements OnApplicationBootstrap, OnApplicationShutdow
     @InjectBullBoard() private readonly board: BullBoardInstance,
     @Inject(DATABASE) private readonly db: Db,
     private readonly workers: WorkerRepository,
-    private readonly queues: RunQueues,
+    private readonly queues: RunsQueues,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -53,7 +53,7 @@ export class BoardQueues implements OnApplicationBootstrap, OnApplicationShutdow
 @Module({
   imports: [
     BullBoardModule.forRoot({ route: '/admin/queues', adapter: ExpressAdapter, middleware: [SecurityHeadersMiddleware, RateLimitMiddleware, AdminAuthMiddleware] }),
-    BullBoardModule.forFeature({ name: RUNS_QUEUE, adapter: BullMQAdapter }),
+    BullBoardModule.forFeature({ name: DEFAULT_RUNS_QUEUE_NAME, adapter: BullMQAdapter }),
   ],
   controllers: [BoardRequestsController],
   providers: [BoardQueues],

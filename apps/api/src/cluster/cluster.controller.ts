@@ -11,7 +11,7 @@ import { formatInstant, type ReasonCode, type TickOutcome } from '@kairos/domain
 import { LatestTicksQuery, readQuery, type ClusterState, type LatestTickList, type WhoAmI } from '@kairos/domain/wire';
 import { LeaseRepository, type Db } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, QUEUE_JOB_STATES, RUNS_QUEUE_TOKEN } from '@kairos/process';
+import { DATABASE, KAIROS_CONFIG, QUEUE_JOB_STATES, DEFAULT_RUNS_QUEUE } from '@kairos/process';
 import type { z } from 'zod';
 import { Caller, type CallerContext } from '../auth/request-context.js';
 
@@ -25,7 +25,7 @@ export class ClusterController {
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
-    @Inject(RUNS_QUEUE_TOKEN) private readonly queue: RunsQueue,
+    @Inject(DEFAULT_RUNS_QUEUE) private readonly queue: RunsQueue,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
   ) {}
 

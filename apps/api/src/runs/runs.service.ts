@@ -3,8 +3,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/comm
 import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type RunState } from '@kairos/domain';
 import { readRunCreate } from '@kairos/domain/wire';
 import { RunRepository, inTransaction, manualRun, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
-import { RunDispatcher } from '@kairos/queue';
-import { DATABASE } from '@kairos/process';
+import { DATABASE, RunDispatcher } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';

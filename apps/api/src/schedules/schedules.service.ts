@@ -21,8 +21,7 @@ import {
   type Tx,
 } from '@kairos/ledger';
 import { BackfillRequest, readScheduleCreate, readSchedulePatch, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
-import { RunDispatcher } from '@kairos/queue';
-import { DATABASE } from '@kairos/process';
+import { DATABASE, RunDispatcher } from '@kairos/process';
 import type { z } from 'zod';
 import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';

@@ -6,8 +6,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { RunRecoveryRepository, type Db } from '@kairos/ledger';
-import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, leaderActor } from '@kairos/process';
+import { DATABASE, KAIROS_CONFIG, RunDispatcher, leaderActor } from '@kairos/process';
 import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 const REAP_BATCH = 200;

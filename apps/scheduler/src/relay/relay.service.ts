@@ -6,7 +6,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { RunRecoveryRepository, type Db } from '@kairos/ledger';
-import { RunDispatcher } from '@kairos/queue';
+import { RunDispatcher } from '@kairos/process';
 import { DATABASE, KAIROS_CONFIG } from '@kairos/process';
 import { LeadershipService } from '../leadership/leadership.service.js';
 

@@ -28,8 +28,7 @@ import {
   type DispatchItem,
   type Materialized,
 } from '@kairos/ledger';
-import { RunDispatcher } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, KairosMetrics, leaderActor, type GatedTask } from '@kairos/process';
+import { DATABASE, KAIROS_CONFIG, KairosMetrics, RunDispatcher, leaderActor, type GatedTask } from '@kairos/process';
 import { TICK_SPAN, inSpan } from '@kairos/telemetry';
 import { PartitionService, type PartitionOwnership } from '../partitions/partition.service.js';
 

@@ -6,7 +6,7 @@
  */
 import type { RunState } from '@kairos/domain';
 import { inTransaction, type Db, type Queryable, type Tx } from '../database.js';
-import { runQueueSql } from './run-queue.js';
+import { targetQueueSql } from './target-queue.js';
 import type { DispatchItem } from './run-row.js';
 import { deadLetterCte, noActiveExclusiveRun } from './run-sql.js';
 
@@ -14,7 +14,7 @@ export class RunRecoveryRepository {
   /** Queued runs not marked enqueued (the transport refused them), oldest due first. Parked runs wait for release. */
   async listUndispatched(db: Queryable, limit: number): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt", ${runQueueSql('runs')} AS queue FROM runs
+      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue FROM runs
        WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < 'infinity'
        ORDER BY available_at LIMIT $1`,
       [limit],
@@ -44,7 +44,7 @@ export class RunRecoveryRepository {
    */
   async listOverdueEnqueued(db: Queryable, graceMs: number, limit: number, after: DispatchItem | null = null): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt", ${runQueueSql('runs')} AS queue FROM runs
+      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue FROM runs
        WHERE state = 'queued' AND enqueued_at IS NOT NULL
          AND available_at < now() - $1 * interval '1 millisecond'
          AND enqueued_at < now() - $1 * interval '1 millisecond'
@@ -79,7 +79,7 @@ export class RunRecoveryRepository {
        ), released AS (
          UPDATE runs r SET available_at = greatest(r.scheduled_for, now()), enqueued_at = now(), updated_at = now()
          FROM next WHERE r.id = next.id
-         RETURNING r.id, r.available_at, r.lease_epoch, ${runQueueSql('r')} AS queue
+         RETURNING r.id, r.available_at, r.lease_epoch, ${targetQueueSql('r')} AS queue
        ), event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
          SELECT id, 'released', 'queued', 'queued', lease_epoch, $2, '{}'::jsonb FROM released
@@ -136,7 +136,7 @@ export class RunRecoveryRepository {
            finished_at = CASE WHEN r.crash_count + 1 >= $3 THEN now() ELSE NULL END
          FROM expired WHERE r.id = expired.id
          RETURNING r.id, r.namespace_id, r.schedule_id, r.state, r.available_at, r.lease_epoch, r.crash_count, r.reason_code, r.reason_text,
-                   ${runQueueSql('r')} AS queue
+                   ${targetQueueSql('r')} AS queue
        ), ${deadLetterCte('reaped')}, event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, CASE WHEN state = 'dead' THEN 'poisoned' ELSE 'reaped' END, 'running', state, lease_epoch, $5,

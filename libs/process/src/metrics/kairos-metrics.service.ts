@@ -8,7 +8,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RUN_STATES, TICK_OUTCOMES, type TickOutcome } from '@kairos/domain';
 import { ledgerSize, type Db, type LedgerSize } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
-import { DATABASE, RUNS_QUEUE_TOKEN } from '../tokens.js';
+import { DATABASE, DEFAULT_RUNS_QUEUE } from '../tokens.js';
 
 /** The BullMQ job states reported as `kairos_queue_jobs{state}`. */
 export const QUEUE_JOB_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
@@ -31,7 +31,7 @@ export class KairosMetrics {
   constructor(
     private readonly registry: Registry,
     @Inject(DATABASE) private readonly db: Db,
-    @Inject(RUNS_QUEUE_TOKEN) private readonly queue: RunsQueue,
+    @Inject(DEFAULT_RUNS_QUEUE) private readonly queue: RunsQueue,
   ) {
     const registers = [registry];
     this.slotsFiredTotal = new Counter({

@@ -7,8 +7,9 @@
 import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from '@kairos/domain';
 import { TRANSPORT_SCHEMA, loadConfig } from '@kairos/config';
 import { RunRecoveryRepository, createPool, type Db } from '@kairos/ledger';
-import { RunDispatcher, RunQueues, openTransport, runsQueueName, type RunsWorker, type Transport } from '@kairos/queue';
+import { RunsQueues, openTransport, runsQueueName, type RunsWorker, type Transport } from '@kairos/queue';
 import { processIdentity } from '@kairos/process/process-identity';
+import { RunDispatcher } from '@kairos/process/run-dispatcher';
 import { ExecutionLedger } from './execution-ledger.js';
 import type { KairosHandlerFunction } from './handler.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -78,7 +79,7 @@ export class KairosWorker {
     ledger: ExecutionLedger;
     leases: LeaseKeeper;
     transport: Transport;
-    queues: RunQueues;
+    queues: RunsQueues;
     worker: RunsWorker;
   } | null = null;
 
@@ -129,7 +130,7 @@ export class KairosWorker {
       throw error;
     }
     const leases = new LeaseKeeper(ledger, s.leaseTtlMs, s.logger);
-    const queues = new RunQueues(transport);
+    const queues = new RunsQueues(transport);
     const dispatcher = new RunDispatcher(queues, pool, new RunRecoveryRepository());
     const executor = new RunExecutor(
       ledger,

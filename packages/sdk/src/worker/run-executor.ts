@@ -10,7 +10,8 @@ import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } fro
 import { DelayedError, type Job } from 'bullmq';
 import { decideVerdict, isUuid, parseTraceparent, type AttemptOutcome, type ReasonCode } from '@kairos/domain';
 import type { ClaimedRun, ClaimResult } from '@kairos/ledger';
-import type { JobPayloads, RunDispatcher } from '@kairos/queue';
+import type { JobPayloads } from '@kairos/queue';
+import type { RunDispatcher } from '@kairos/process/run-dispatcher';
 import { withLogContext } from '@kairos/telemetry/log-context';
 import { contextFromTrace, spanFailed, tracer } from '@kairos/telemetry/trace-context';
 import type { ExecutionLedger } from './execution-ledger.js';

@@ -1,17 +1,20 @@
 /**
  * Hands committed runs to BullMQ (jobId = run id, delayed to available_at). Always called after the
- * transaction that wrote the runs, and marked them enqueued, has committed. If the transport refuses, the
- * mark is undone and the scheduler's relay hands the runs over on a later pass.
+ * transaction that wrote the runs, and marked them enqueued, has committed. If the transport
+ * refuses, the mark is undone and the scheduler's relay hands the runs over on a later pass; a
+ * crash before the hand-over leaves the mark, and the reconciler re-creates the jobs.
+ *
+ * It writes the ledger as well as the transport, so it lives here, above both, rather than in
+ * @kairos/queue. A leaf (`@kairos/process/run-dispatcher`): the SDK's worker imports it alone.
  */
 import { SpanKind } from '@opentelemetry/api';
 import type { Db, DispatchItem, RunRecoveryRepository } from '@kairos/ledger';
+import { RUN_JOB_DEFAULTS, type RunsQueues } from '@kairos/queue';
 import { inSpan, traceContextOf } from '@kairos/telemetry/trace-context';
-import { RUN_JOB_DEFAULTS } from './jobs.js';
-import type { RunQueues } from './run-queues.js';
 
 export class RunDispatcher {
   constructor(
-    private readonly queues: RunQueues,
+    private readonly queues: RunsQueues,
     private readonly db: Db,
     private readonly runs: RunRecoveryRepository,
   ) {}
