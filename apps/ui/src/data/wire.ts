@@ -1,5 +1,22 @@
-/** The REST wire shapes the dashboard reads (the API's /v1 contract, as far as the pages use it). */
+/**
+ * The REST wire shapes the dashboard reads (the API's /v1 contract, as far as the pages use it). A
+ * hand-kept copy, because the page must not bundle zod; test/ui/wire-types.spec.ts has the
+ * compiler hold it to the declarations in libs/domain/src/wire (every response fits these types,
+ * and no field here is wider than the one the API sends), and `npm run lint` type-checks that file.
+ */
 import type { RunEvent } from '../logic/run-story.js';
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type RunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
+export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish';
+/** Deleted schedules are never sent. */
+export type ScheduleStatus = 'active' | 'paused' | 'completed';
+export type TickOutcome = 'triggered' | 'skipped' | 'missed' | 'error';
+export type AttemptOutcome = 'succeeded' | 'failed' | 'cancelled' | 'lost' | 'drained' | 'handed_back';
+export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one' | 'buffer_all' | 'replace';
+export type Target =
+  | { type: 'handler'; name: string; queue: string }
+  | { type: 'http'; url: string; method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; headers: Record<string, string>; timeout: string };
 
 export interface Page<T> {
   items: T[];
@@ -21,19 +38,19 @@ export interface Schedule {
   every: string | null;
   at: string | null;
   timezone: string;
-  dst: { gap: string; overlap: string };
-  catchup: { mode: string; window: string | null; limit: number | null };
-  overlap: string;
-  target: Record<string, unknown>;
-  payload: unknown;
-  retry: { maxAttempts: number; backoff: { type: string; base: string; max: string; jitter: number } };
+  dst: { gap: 'auto' | 'shift' | 'skip'; overlap: 'auto' | 'first' | 'last' | 'both' };
+  catchup: { mode: 'none' | 'latest' | 'all'; window: string | null; limit: number | null };
+  overlap: OverlapPolicy;
+  target: Target;
+  payload: JsonValue;
+  retry: { maxAttempts: number; backoff: { type: 'fixed' | 'exponential'; base: string; max: string; jitter: number } };
   timeout: string;
   startAt: string | null;
   endAt: string | null;
   maxRuns: number | null;
   jitter: string;
   labels: Record<string, string>;
-  status: string;
+  status: ScheduleStatus;
   nextFireAt: string | null;
   lastFireAt: string | null;
   fireCount: number;
@@ -43,22 +60,22 @@ export interface Schedule {
 
 export interface Tick {
   scheduledFor: string;
-  outcome: string;
-  reasonCode: string | null;
+  outcome: TickOutcome;
+  reasonCode: string;
   runId: string | null;
 }
 
 export interface Run {
   id: string;
   scheduleId: string | null;
-  origin: string;
+  origin: RunOrigin;
   scheduledFor: string;
-  state: string;
+  state: RunState;
   attempt: number;
   maxAttempts: number;
-  target: Record<string, unknown>;
-  payload: unknown;
-  result: unknown;
+  target: Target;
+  payload: JsonValue;
+  result: JsonValue;
   error: Record<string, unknown> | null;
   reasonCode: string | null;
   reasonText: string | null;
@@ -74,7 +91,7 @@ export interface Attempt {
   worker: string;
   startedAt: string;
   finishedAt: string | null;
-  outcome: string | null;
+  outcome: AttemptOutcome | null;
   reasonCode: string | null;
   error: Record<string, unknown> | null;
   response: Record<string, unknown> | null;
@@ -88,7 +105,7 @@ export interface Cluster {
   sessions: { holder: string; startedAt: string; lastSeenAt: string }[];
   runs: Record<string, number>;
   queue: Record<string, number>;
-  outages: { startedAt: string; endedAt: string | null }[];
+  outages: { startedAt: string; endedAt: string }[];
 }
 
 export interface Worker {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { durationBetween, formatElapsed, runStory, type RunEvent } from './run-story.js';
 
-const event = (id: number, at: string, kind: string, fromState: string | null, toState: string | null, extra: Partial<RunEvent> = {}): RunEvent => ({
+const event = (id: number, at: string, kind: RunEvent['kind'], fromState: RunEvent['fromState'], toState: RunEvent['toState'], extra: Partial<RunEvent> = {}): RunEvent => ({
   id, at, kind, fromState, toState, leaseEpoch: null, actor: 'scheduler', reasonCode: null, ...extra,
 });
 
@@ -9,12 +9,12 @@ describe('runStory', () => {
   it('orders by event id and describes each transition', () => {
     const rows = runStory([
       event(3, '2026-12-01T09:00:01.250Z', 'succeeded', 'running', 'succeeded', { leaseEpoch: 1, actor: 'worker:w1', reasonCode: 'COMPLETED' }),
-      event(1, '2026-12-01T09:00:00Z', 'created', null, 'queued'),
+      event(1, '2026-12-01T09:00:00Z', 'queued', null, 'queued'),
       event(2, '2026-12-01T09:00:00.400Z', 'claimed', 'queued', 'running', { leaseEpoch: 1, actor: 'worker:w1' }),
       event(4, '2026-12-01T09:02:05Z', 'renewed', 'running', 'running', { leaseEpoch: 1 }),
     ]);
     expect(rows.map((r) => [r.id, r.kind, r.transition, r.reason, r.epoch, r.actor, r.sinceStart])).toEqual([
-      [1, 'created', 'queued', '', '', 'scheduler', '+0 ms'],
+      [1, 'queued', 'queued', '', '', 'scheduler', '+0 ms'],
       [2, 'claimed', 'queued → running', '', '1', 'worker:w1', '+400 ms'],
       [3, 'succeeded', 'running → succeeded', 'COMPLETED', '1', 'worker:w1', '+1.2 s'],
       [4, 'renewed', '', '', '1', 'scheduler', '+2 min 5 s'],

@@ -1,10 +1,29 @@
 /** A run's story as rows for a timeline: each event with its transition, reason, epoch and the time since the run was created. */
+/** A run's state, as the wire sends it (see data/wire.ts). */
+type RunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
+
 export interface RunEvent {
   id: number;
   at: string;
-  kind: string;
-  fromState: string | null;
-  toState: string | null;
+  kind:
+    | 'queued'
+    | 'enqueued'
+    | 'claimed'
+    | 'renewed'
+    | 'succeeded'
+    | 'failed'
+    | 'retry_scheduled'
+    | 'dead'
+    | 'cancel_requested'
+    | 'cancelled'
+    | 'lease_lost'
+    | 'reaped'
+    | 'poisoned'
+    | 'released'
+    | 'drained'
+    | 'handed_back';
+  fromState: RunState | null;
+  toState: RunState | null;
   leaseEpoch: number | null;
   actor: string;
   reasonCode: string | null;

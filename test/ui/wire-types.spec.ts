@@ -1,0 +1,53 @@
+/**
+ * The dashboard's wire types (apps/ui/src/data/wire.ts) are a hand-kept copy of the API's wire
+ * shapes, because the page must not bundle zod. The compiler holds the copy to the declarations
+ * both ways: every response the API can send is a value of the dashboard's type, and no field the
+ * dashboard declares is wider than the API's (a `state: string` would let a page compare against a
+ * state that does not exist). Nested objects the dashboard reads only in part are compared on the
+ * fields it declares. `npm run lint` type-checks this file (a drift fails it); at run time the
+ * assertions are no-ops.
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import type * as wire from '@kairos/domain/wire';
+import type * as ui from '../../apps/ui/src/data/wire.js';
+
+type Sent<S extends z.ZodType> = z.output<S>;
+/** A schedule as the API sends it: the closed set of statuses has `deleted`, which no response carries. */
+type SentSchedule = Omit<Sent<typeof wire.Schedule>, 'status'> & { status: Exclude<Sent<typeof wire.Schedule>['status'], 'deleted'> };
+type SentCluster = Sent<typeof wire.ClusterState>;
+/** True when every value of A is a value of B. */
+type Fits<A, B> = [A] extends [B] ? true : false;
+/** True when each field A declares is one B has, with no value B's cannot take. */
+type NoWider<A, B> = [keyof A] extends [keyof B] ? Fits<A, Pick<B, keyof A & keyof B>> : false;
+/** The dashboard prints reason codes as they come and never branches on one, so it keeps them as text. */
+type Coded<T> = Omit<T, 'reasonCode'>;
+
+describe("the dashboard's wire types against the wire declarations", () => {
+  it('types every response the API sends', () => {
+    expectTypeOf<Fits<SentSchedule, ui.Schedule>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Run>, ui.Run>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunDetail>, ui.RunWithAttempts>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Attempt>, ui.Attempt>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunEvent>, ui.RunEvent>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Tick>, ui.Tick>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Worker>, ui.Worker>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.WhoAmI>, ui.WhoAmI>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<SentCluster, ui.Cluster>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunPage>, ui.Page<ui.Run>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<{ items: SentSchedule[]; nextCursor: string | null }, ui.Page<ui.Schedule>>>().toEqualTypeOf<true>();
+  });
+
+  it('declares no field wider than the API sends it', () => {
+    expectTypeOf<NoWider<Omit<ui.Schedule, 'dst'>, SentSchedule>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.Schedule['dst'], SentSchedule['dst']>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<Coded<ui.Run>, Sent<typeof wire.Run>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<Coded<ui.Attempt>, Sent<typeof wire.Attempt>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<Coded<ui.Tick>, Sent<typeof wire.Tick>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<Coded<ui.RunEvent>, Sent<typeof wire.RunEvent>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.Worker, Sent<typeof wire.Worker>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.WhoAmI, Sent<typeof wire.WhoAmI>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<Omit<ui.Cluster, 'outages'>, SentCluster>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.Cluster['outages'][number], SentCluster['outages'][number]>>().toEqualTypeOf<true>();
+  });
+});
