@@ -3,7 +3,7 @@
  * DATABASE_URL is unset, open the ledger (creating the database and applying migrations), open
  * the transport (Redis, or the Postgres backend's schema), then start Nest with the requested
  * roles. Anything that stops start-up prints one line saying what is wrong and how to fix it, and
- * the process exits 1.
+ * the process exits 1; a transport that does not answer yet only delays the consumers.
  */
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
@@ -66,6 +66,9 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
     await embedded?.stop();
     throw error;
   }
+  // A transport that does not answer yet does not stop the start: the process serves, reports it on
+  // /health/ready, and its consumers start once it answers.
+  await transport.ping().catch((error: Error) => logger.warn(`${error.message}; serving without it until it answers (see /health/ready)`));
   const namespace = await new NamespaceRepository().getByName(db, DEFAULT_NAMESPACE);
 
   @Module({})

@@ -1,13 +1,6 @@
-/** Redis connections for BullMQ, and the start-up probe that turns "unreachable" into one clear line. */
+/** Redis connections for BullMQ. */
 import type { ConnectionOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-
-export class TransportUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TransportUnavailableError';
-  }
-}
 
 /**
  * A connection for producers (Queue): commands fail fast while Redis is away instead of piling up,
@@ -26,24 +19,6 @@ export function consumerConnectionOptions(redisUrl: string): ConnectionOptions {
 
 function common(): RedisOptions {
   return { lazyConnect: false, retryStrategy: (times) => Math.min(times * 200, 2_000), connectTimeout: 5_000 };
-}
-
-/** Fails with TransportUnavailableError when Redis does not answer PING within `timeoutMs`. */
-export async function probeRedis(redisUrl: string, timeoutMs = 5_000): Promise<void> {
-  const url = new URL(redisUrl);
-  const where = `${url.hostname}:${url.port || 6379}`;
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    throw new TransportUnavailableError(
-      `cannot reach Redis at ${where} (${(error as Error).message}); start Redis or point REDIS_URL at a running server`,
-    );
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /** Deletes every key under `prefix:`: what a deployment (or a test run) with that prefix left in Redis. */

@@ -10,12 +10,21 @@ export class RunsQueues {
 
   constructor(private readonly transport: Transport) {}
 
-  /** The BullMQ queue of Kairos queue `queue`. */
+  /**
+   * The BullMQ queue of Kairos queue `queue`. A queue that failed to become ready (the transport was
+   * away when it was opened) keeps failing in BullMQ, so it is dropped and the next call opens a
+   * fresh one: producers recover with their transport, without a restart.
+   */
   get(queue: string): RunsQueue {
     let opened = this.opened.get(queue);
     if (!opened) {
-      opened = this.transport.queue(runsQueueName(queue));
-      this.opened.set(queue, opened);
+      const fresh = this.transport.queue(runsQueueName(queue));
+      fresh.waitUntilReady().catch(() => {
+        if (this.opened.get(queue) === fresh) this.opened.delete(queue);
+        void fresh.close().catch(() => undefined);
+      });
+      this.opened.set(queue, fresh);
+      opened = fresh;
     }
     return opened;
   }

@@ -9,17 +9,28 @@ import pg from 'pg';
 import type { Redis } from 'ioredis';
 import type { TransportConfig } from '@kairos/config';
 import type { JobPayloads } from './jobs.js';
-import { TransportUnavailableError, consumerConnectionOptions, probeRedis, producerConnection } from './redis.js';
+import { consumerConnectionOptions, producerConnection } from './redis.js';
+import { SupervisedWorker, type ConsumerLogger } from './supervised-worker.js';
+import { TransportUnavailableError, explainTransportError } from './transport-errors.js';
 
 export type RunsQueue = Queue<JobPayloads['run'], unknown, 'run'>;
 export type RunsWorker = Worker<JobPayloads['run'], unknown, 'run'>;
 export type RunsProcessor = Processor<JobPayloads['run'], unknown, 'run'>;
+/** A consumer of runs that pauses, backs off and recovers by itself while its transport fails. */
+export type RunsConsumer = SupervisedWorker;
 
 export interface RunsWorkerOptions {
   concurrency: number;
   maxStalledCount: number;
   lockDuration: number;
   stalledInterval: number;
+}
+
+export interface RunsConsumerOptions extends RunsWorkerOptions {
+  /** Where the consumer says that the transport failed, once per backoff step, and that it recovered. */
+  logger: ConsumerLogger;
+  /** Told about a job whose processor threw. */
+  onFailed?: (jobId: string | undefined, error: Error) => void;
 }
 
 export interface Transport {
@@ -30,9 +41,14 @@ export interface Transport {
   readonly redis: Redis | null;
   /** A producer handle on BullMQ queue `name`; the caller closes it. */
   queue(name: string): RunsQueue;
-  /** A consumer of BullMQ queue `name`; the caller closes it. */
+  /** A bare BullMQ worker on queue `name`, as this transport makes them; the caller closes it. */
   worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions): RunsWorker;
-  /** Fails when the transport cannot be reached right now (health). */
+  /** A consumer of BullMQ queue `name`, supervised through the transport's failures; the caller closes it. */
+  consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer;
+  /**
+   * Fails when the transport cannot be reached right now (health, and the consumers' recovery),
+   * with a message that says what to do about it.
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -45,15 +61,12 @@ export function describeTransport(config: TransportConfig): string {
 }
 
 /**
- * Opens the transport `config` describes: Redis is probed (one clear line when it does not answer),
- * the PostgreSQL backend's schema is created or migrated. `queuePrefix` namespaces Redis keys; on
- * PostgreSQL the schema does that.
+ * Opens the transport `config` describes; the PostgreSQL backend's schema is created or migrated.
+ * Redis need not answer yet: a process serves without it (not ready, saying why) and its consumers
+ * start once it does. `queuePrefix` namespaces Redis keys; on PostgreSQL the schema does that.
  */
 export async function openTransport(config: TransportConfig, queuePrefix: string): Promise<Transport> {
-  if (config.kind === 'redis') {
-    await probeRedis(config.url);
-    return new RedisTransport(config, queuePrefix);
-  }
+  if (config.kind === 'redis') return new RedisTransport(config, queuePrefix);
   await migratePostgresTransport(config.url, config.schema);
   return new PostgresTransport(config);
 }
@@ -78,13 +91,43 @@ class RedisTransport implements Transport {
     return new Worker(name, processor, { connection: consumerConnectionOptions(this.config.url), prefix: this.prefix, ...options }) as RunsWorker;
   }
 
+  consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
+    return supervise(this, name, processor, options);
+  }
+
   async ping(): Promise<void> {
-    await this.redis.ping();
+    try {
+      await withTimeout(this.redis.ping(), PING_TIMEOUT_MS, 'Redis did not answer PING');
+    } catch (error) {
+      throw new TransportUnavailableError(explainTransportError(this.config, error as Error));
+    }
   }
 
   async close(): Promise<void> {
     this.redis.disconnect();
   }
+}
+
+/** A worker of `transport` under a supervisor that probes the transport with its health check. */
+function supervise(transport: Transport, name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
+  const { logger, onFailed, ...workerOptions } = options;
+  return new SupervisedWorker({
+    name: `queue ${name}`,
+    build: () => transport.worker(name, processor, workerOptions),
+    probe: () => transport.ping(),
+    explain: (error) => explainTransportError(transport.config, error),
+    logger,
+    onFailed,
+  });
+}
+
+/** How long a health check or a consumer's probe waits for the transport to answer. */
+const PING_TIMEOUT_MS = 5_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Connections per producer queue: adds and lookups are short statements. */
@@ -104,7 +147,16 @@ class PostgresTransport implements Transport {
 
   constructor(readonly config: Extract<TransportConfig, { kind: 'postgres' }>) {
     this.description = describeTransport(config);
-    this.probe = new pg.Pool({ connectionString: config.url, max: 1, connectionTimeoutMillis: 5_000, application_name: 'kairos-transport' });
+    // Connected as the queues' own pools connect (the schema pinned at start-up), so what refuses
+    // them refuses the probe too.
+    this.probe = new pg.Pool({
+      connectionString: config.url,
+      max: 1,
+      application_name: 'kairos-transport',
+      options: `-c search_path=${pg.escapeIdentifier(config.schema)}`,
+      connectionTimeoutMillis: PING_TIMEOUT_MS,
+      query_timeout: PING_TIMEOUT_MS,
+    });
     this.probe.on('error', () => undefined);
   }
 
@@ -116,8 +168,16 @@ class PostgresTransport implements Transport {
     return new Worker(name, processor, { connection: this.connection(consumerPool(options.concurrency)), ...options }, createPostgresBackend) as unknown as RunsWorker;
   }
 
+  consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
+    return supervise(this, name, processor, options);
+  }
+
   async ping(): Promise<void> {
-    await this.probe.query(`SELECT 1 FROM ${pg.escapeIdentifier(this.config.schema)}.migration LIMIT 1`);
+    try {
+      await this.probe.query('SELECT 1 FROM migration LIMIT 1');
+    } catch (error) {
+      throw new TransportUnavailableError(explainTransportError(this.config, error as Error));
+    }
   }
 
   async close(): Promise<void> {
@@ -137,7 +197,7 @@ export async function migratePostgresTransport(url: string, schema: string): Pro
     await client.connect();
     await runMigrations(client, schema);
   } catch (error) {
-    throw new TransportUnavailableError(`cannot prepare the Postgres transport (schema ${schema}): ${(error as Error).message}`);
+    throw new TransportUnavailableError(`cannot prepare the Postgres transport: ${explainTransportError({ kind: 'postgres', url, schema }, error as Error)}`);
   } finally {
     await client.end().catch(() => undefined);
   }

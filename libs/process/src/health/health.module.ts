@@ -1,5 +1,6 @@
 /** Terminus health checks, served by every process: liveness, and readiness of Postgres, the transport and the leader. */
-import { Controller, Get, Inject, Injectable, Module } from '@nestjs/common';
+import { Controller, Get, Inject, Injectable, Module, Res, ServiceUnavailableException } from '@nestjs/common';
+import type { Response } from 'express';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
 import type { Transport } from '@kairos/queue';
 import { describeDatabase, type KairosConfig } from '@kairos/config';
@@ -77,10 +78,20 @@ export class HealthController {
     return this.health.check([]);
   }
 
+  /**
+   * 200 when Postgres, the transport and a leader are all up; 503 otherwise, with Terminus's report
+   * of each check (what is down, where, and why) as the body, whatever error shape the API uses.
+   */
   @Get('ready')
   @HealthCheck()
-  ready() {
-    return this.health.check([() => this.ledger.postgres(), () => this.transport.transportCheck(), () => this.ledger.leader()]);
+  async ready(@Res({ passthrough: true }) response: Response) {
+    try {
+      return await this.health.check([() => this.ledger.postgres(), () => this.transport.transportCheck(), () => this.ledger.leader()]);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      response.status(error.getStatus());
+      return error.getResponse();
+    }
   }
 }
 

@@ -7,7 +7,7 @@
 import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from '@kairos/domain';
 import { TRANSPORT_SCHEMA, loadConfig } from '@kairos/config';
 import { RunRecoveryRepository, createPool, type Db } from '@kairos/ledger';
-import { RunsQueues, openTransport, runsQueueName, type RunsWorker, type Transport } from '@kairos/queue';
+import { RunsQueues, openTransport, runsQueueName, type RunsConsumer, type Transport } from '@kairos/queue';
 import { processIdentity } from '@kairos/process/process-identity';
 import { RunDispatcher } from '@kairos/process/run-dispatcher';
 import { ExecutionLedger } from './execution-ledger.js';
@@ -80,7 +80,7 @@ export class KairosWorker {
     leases: LeaseKeeper;
     transport: Transport;
     queues: RunsQueues;
-    worker: RunsWorker;
+    worker: RunsConsumer;
   } | null = null;
 
   constructor(private readonly options: KairosWorkerOptions) {
@@ -142,16 +142,16 @@ export class KairosWorker {
       s.reaperSkewMs,
     );
     leases.start();
-    const worker = transport.worker(runsQueueName(this.queue), (job, token) => executor.process(job, token!), {
+    const worker = transport.consumer(runsQueueName(this.queue), (job, token) => executor.process(job, token!), {
       concurrency: s.concurrency,
       maxStalledCount: MAX_STALLED_COUNT,
       // The transport's lock follows the ledger's lease: a worker that froze or died loses its job
       // to another worker on about the same schedule as the reaper takes the run back.
       lockDuration: s.leaseTtlMs,
       stalledInterval: Math.max(1_000, Math.floor(s.leaseTtlMs / 2)),
+      logger: s.logger,
+      onFailed: (jobId, error) => s.logger.error(`job ${jobId} failed: ${error.message}`),
     });
-    worker.on('error', (error) => s.logger.warn(`queue connection: ${error.message}`));
-    worker.on('failed', (job, error) => s.logger.error(`job ${job?.id} failed: ${error.message}`));
     this.resources = { pool, ownPool, ledger, leases, transport, queues, worker };
   }
 

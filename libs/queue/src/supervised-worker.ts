@@ -1,0 +1,153 @@
+/**
+ * A transport consumer that outlives its transport's failures.
+ *
+ * BullMQ's Worker fetches again at once after an error it does not recognise as a lost connection
+ * (an authentication refusal, a pooler refusing a startup parameter, a server that accepts and then
+ * closes), and its PostgreSQL backend keeps a failed first connection as its answer for good. Together
+ * they make a loop of rejected promises that never yields to I/O: log lines pile up unwritten until
+ * the heap is gone, and the worker could not recover anyway. Here the first error pauses the worker
+ * before its loop turns again; the transport is probed after a capped, doubling backoff, with one log
+ * line per step; once it answers, the worker resumes, or is built anew if it never became ready.
+ */
+import type { Worker } from 'bullmq';
+
+export interface ConsumerLogger {
+  log(message: string): void;
+  warn(message: string): void;
+}
+
+/** Any BullMQ worker: the supervisor touches only what every worker has. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyWorker = Worker<any, any, any>;
+
+export interface SupervisedWorkerOptions {
+  /** What the worker consumes, for log lines. */
+  name: string;
+  /** Builds a BullMQ worker; called again when one never became ready. */
+  build: () => AnyWorker;
+  /** Fails when the transport cannot serve this worker right now. */
+  probe: () => Promise<void>;
+  /** Turns a transport error into one line a person can act on. */
+  explain: (error: Error) => string;
+  logger: ConsumerLogger;
+  /** First and largest wait between probes. */
+  backoff?: { initialMs: number; maxMs: number };
+  /** Told about a job whose processor threw (BullMQ's 'failed'). */
+  onFailed?: (jobId: string | undefined, error: Error) => void;
+}
+
+/** Waits between probes of a failing transport: 1 s, doubling, at most 30 s. */
+export const TRANSPORT_BACKOFF = { initialMs: 1_000, maxMs: 30_000 };
+
+/** The next wait of a doubling backoff that starts at `initialMs` and stops growing at `maxMs`. */
+export function nextBackoff(previousMs: number | null, backoff: { initialMs: number; maxMs: number }): number {
+  return previousMs === null ? backoff.initialMs : Math.min(backoff.maxMs, previousMs * 2);
+}
+
+/** An error within this long of a resume continues the backoff instead of starting afresh. */
+const STREAK_MS = 10_000;
+
+export class SupervisedWorker {
+  private worker: AnyWorker | null = null;
+  private ready = false;
+  private closed = false;
+  /** The recovery in progress, if any: errors that come meanwhile join it. */
+  private recovering: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  /** When the worker last resumed, and the wait that preceded it: an error soon after continues that streak. */
+  private resumed: { at: number; waitMs: number | null } = { at: -Infinity, waitMs: null };
+  private readonly backoff: { initialMs: number; maxMs: number };
+
+  constructor(private readonly options: SupervisedWorkerOptions) {
+    this.backoff = options.backoff ?? TRANSPORT_BACKOFF;
+    this.spawn();
+  }
+
+  /** Stops fetching, lets the worker's running jobs finish, and ends any recovery under way. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    await this.recovering;
+    await this.worker?.close();
+  }
+
+  private spawn(): void {
+    const worker = this.options.build();
+    this.worker = worker;
+    this.ready = false;
+    worker.on('error', (error: Error) => this.onError(worker, error));
+    if (this.options.onFailed) {
+      const onFailed = this.options.onFailed;
+      worker.on('failed', (job: { id?: string } | undefined, error: Error) => onFailed(job?.id, error));
+    }
+    worker.waitUntilReady().then(
+      () => {
+        if (this.worker === worker) this.ready = true;
+      },
+      (error: Error) => this.onError(worker, error),
+    );
+  }
+
+  private onError(worker: AnyWorker, error: Error): void {
+    if (this.closed || worker !== this.worker) return;
+    // Synchronously, so the worker's loop sees `paused` before it fetches again.
+    void worker.pause(true).catch(() => undefined);
+    this.recovering ??= this.recover(error).finally(() => (this.recovering = null));
+  }
+
+  /**
+   * Probes until the transport answers, one line per failed probe, then resumes the worker (or
+   * replaces one that never became ready). An error the transport survives, such as one job's lost
+   * lock, costs one probe and one line; another soon after a resume waits its turn in the backoff,
+   * so an error the probe cannot see still cannot make the worker spin.
+   */
+  private async recover(first: Error): Promise<void> {
+    let waitMs: number | null = null;
+    let failure: Error = first;
+    let reported = false;
+    if (Date.now() - this.resumed.at < STREAK_MS) {
+      waitMs = nextBackoff(this.resumed.waitMs, this.backoff);
+      this.options.logger.warn(`${this.options.name}: ${this.options.explain(first)}; retrying in ${formatWait(waitMs)}`);
+      reported = true;
+      await this.sleep(waitMs);
+    }
+    while (!this.closed) {
+      try {
+        await this.options.probe();
+        break;
+      } catch (error) {
+        failure = error as Error;
+      }
+      waitMs = nextBackoff(waitMs, this.backoff);
+      this.options.logger.warn(`${this.options.name}: ${this.options.explain(failure)}; retrying in ${formatWait(waitMs)}`);
+      reported = true;
+      await this.sleep(waitMs);
+    }
+    if (this.closed) return;
+    if (reported) this.options.logger.log(`${this.options.name}: the transport answers again; resuming`);
+    else this.options.logger.warn(`${this.options.name}: ${this.options.explain(first)}`);
+    this.resumed = { at: Date.now(), waitMs };
+    const worker = this.worker!;
+    if (this.ready) {
+      void worker.resume();
+      return;
+    }
+    await worker.close(true).catch(() => undefined);
+    if (!this.closed) this.spawn();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    }).finally(() => (this.wake = null));
+  }
+}
+
+function formatWait(ms: number): string {
+  return ms % 1_000 === 0 ? `${ms / 1_000} s` : `${ms} ms`;
+}
