@@ -1,13 +1,14 @@
 /**
- * The relay: hands runs that are committed but not yet in Redis to BullMQ. The tick, the API and
- * the worker dispatch their own runs right after committing; this pass catches whatever they could
- * not (a crash between commit and enqueue, Redis away for a moment).
+ * The relay: hands BullMQ the committed runs the transport refused. The tick, the API and the
+ * worker dispatch their own runs right after committing, and the dispatcher clears the enqueued
+ * mark of what the transport refused (Redis away for a moment); this pass hands those over again.
+ * A crash between commit and enqueue is not the relay's: the runs were marked enqueued at insert,
+ * so the reconciler finds them overdue without a job and re-creates it.
  */
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { RunRecoveryRepository, type Db } from '@kairos/ledger';
-import { RunDispatcher } from '@kairos/process';
-import { DATABASE, KAIROS_CONFIG } from '@kairos/process';
+import { DATABASE, KAIROS_CONFIG, RunDispatcher } from '@kairos/process';
 import { LeadershipService } from '../leadership/leadership.service.js';
 
 const RELAY_BATCH = 500;
