@@ -5,9 +5,11 @@
  * it, the queues live in that Postgres). One API on --port, the
  * schedulers and workers on the ports after it, every output line prefixed with the process's
  * name. Ctrl-C (or SIGTERM) stops them all gracefully and waits for them; a second one kills them.
- * With --port 0 every process picks a free port and prints it in its banner.
+ * With --port 0 every process picks a free port and prints it in its banner. The processes run the
+ * build (`npm run build`), as `npm run start:*` do.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -38,6 +40,11 @@ if (!process.env.DATABASE_URL?.trim()) {
   process.stderr.write('cluster: set DATABASE_URL: the processes share one Postgres, and the embedded one belongs to a single process\n');
   process.exit(2);
 }
+const main = (app) => `dist/apps/${app}/src/main.js`;
+if (!['api', 'scheduler', 'worker'].every((app) => existsSync(new URL(`../${main(app)}`, import.meta.url)))) {
+  process.stderr.write('cluster: the processes run the build in dist/: run npm run build first\n');
+  process.exit(2);
+}
 const roles = [
   { name: 'api', app: 'api' },
   ...Array.from({ length: options.schedulers }, (_, i) => ({ name: `scheduler-${i + 1}`, app: 'scheduler' })),
@@ -49,7 +56,7 @@ const logFormat = process.env.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : '
 
 const children = roles.map((role, index) => {
   const port = options.port === 0 ? 0 : options.port + index;
-  const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', `apps/${role.app}/src/main.ts`], {
+  const child = spawn(process.execPath, [main(role.app)], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), LOG_FORMAT: logFormat, KAIROS_ROLES: role.app },
     stdio: ['ignore', 'pipe', 'pipe'],

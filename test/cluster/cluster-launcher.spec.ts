@@ -2,33 +2,24 @@
  * `npm run cluster`: one API, N schedulers and M workers as local processes, each on its own port,
  * their lines prefixed with their names; exactly one scheduler leads, and SIGTERM stops them all.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { useTestEnvironment, waitFor } from '../support/kairos.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { SPAWNING_TIMEOUT_MS, useTestEnvironment, waitFor } from '../support/kairos.js';
+import { spawnProcess } from '../support/processes.js';
 
 describe('npm run cluster', () => {
   const t = useTestEnvironment();
 
   it('starts api, two schedulers and two workers, one scheduler leads, and SIGTERM stops them all', async () => {
-    const launcher = spawn(process.execPath, ['scripts/cluster.mjs', '--schedulers', '2', '--workers', '2', '--port', '0'], {
-      cwd: ROOT,
+    const launcher = spawnProcess(process.execPath, ['scripts/cluster.mjs', '--schedulers', '2', '--workers', '2', '--port', '0'], {
       env: { ...process.env, ...t.env({ LOG_LEVEL: 'log' }) },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    launcher.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    launcher.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
     const names = ['api', 'scheduler-1', 'scheduler-2', 'worker-1', 'worker-2'];
     try {
       // Each process's JSON banner, behind its prefix, names its health URL and its pid.
       const banners = await waitFor(
         async () => {
           const found = new Map<string, { health: string; pid: number }>();
-          for (const line of out.split('\n')) {
+          for (const line of launcher.output().split('\n')) {
             const match = /^\[(\S+)\s*\] (\{.*\})$/.exec(line);
             if (!match) continue;
             const record = JSON.parse(match[2]!);
@@ -37,14 +28,14 @@ describe('npm run cluster', () => {
           return found.size === names.length ? found : undefined;
         },
         'every process to be up',
-        150_000,
+        SPAWNING_TIMEOUT_MS,
         200,
       ).catch((error: Error) => {
-        throw new Error(`${error.message}\n${out}`);
+        throw new Error(`${error.message}\n${launcher.output()}`);
       });
       expect([...banners.keys()].sort()).toEqual([...names].sort());
       expect(new Set([...banners.values()].map((b) => new URL(b.health).port)).size).toBe(names.length);
-      for (const line of out.split('\n').filter(Boolean)) expect(line).toMatch(/^\[(api|scheduler-\d|worker-\d)\s*\] |^cluster: /);
+      for (const line of launcher.output().split('\n').filter(Boolean)) expect(line).toMatch(/^\[(api|scheduler-\d|worker-\d)\s*\] |^cluster: /);
 
       const leading = await waitFor(
         async () => {
@@ -61,15 +52,15 @@ describe('npm run cluster', () => {
       expect(leading).toBe(1);
       expect((await fetch(banners.get('api')!.health)).status).toBe(200);
 
-      launcher.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      expect(out).toMatch(/^cluster: all 5 processes exited$/m);
+      launcher.process.kill('SIGTERM');
+      expect(await launcher.exited).toBe(0);
+      expect(launcher.output()).toMatch(/^cluster: all 5 processes exited$/m);
       for (const { pid } of banners.values()) expect(() => process.kill(pid, 0)).toThrow();
     } finally {
-      if (launcher.exitCode === null) {
-        launcher.kill('SIGTERM');
-        await exited;
+      if (launcher.process.exitCode === null) {
+        launcher.process.kill('SIGTERM');
+        await launcher.exited;
       }
     }
-  }, 240_000);
+  }, SPAWNING_TIMEOUT_MS + 30_000);
 });

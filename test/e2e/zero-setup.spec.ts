@@ -4,21 +4,21 @@
  * DATABASE_URL or REDIS_URL: it starts its embedded Postgres, keeps its queues there, fires an
  * every-second schedule, and after a restart (and after a kill -9, whose server the watchdog
  * stops) the schedule is still there and fires again. Needs root (network namespaces, and the
- * server running as the postgres user) and a build (`npm run build`).
+ * server running as the postgres user) and the build in dist/ (the global setup makes it).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, waitFor } from '../support/kairos.js';
+import { ROOT, builtMain } from '../support/build.js';
+import { waitFor } from '../support/kairos.js';
+import { spawnProcess } from '../support/processes.js';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = path.join(ROOT, 'dist/apps/kairos/src/main.js');
+const MAIN = path.join(ROOT, builtMain('kairos'));
 const PORT = 3000;
 
 interface Started {
@@ -36,7 +36,7 @@ describe('zero setup: only Node.js on the machine', () => {
   const started: Started[] = [];
 
   beforeAll(async () => {
-    expect(fs.existsSync(MAIN), `${MAIN} is missing: run npm run build first`).toBe(true);
+    expect(fs.existsSync(MAIN), `${MAIN} is missing: the global setup builds it`).toBe(true);
     await run('ip', ['netns', 'add', netns]);
     await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kairos-zero-'));
@@ -68,19 +68,12 @@ describe('zero setup: only Node.js on the machine', () => {
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
     const began = Date.now();
-    const child = spawn('ip', ['netns', 'exec', netns, process.execPath, MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const entry: Partial<Started> = { child, output: () => output, exited };
+    const child = spawnProcess('ip', ['netns', 'exec', netns, process.execPath, MAIN], { env });
+    const entry: Partial<Started> = { child: child.process, output: child.output, exited: child.exited };
     started.push(entry as Started);
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`kairos exited with ${child.exitCode}:\n${output}`);
-      return output.includes('"msg":"Kairos all-in-one is up"') ? true : undefined;
-    }, 'kairos to come up', 120_000);
+    await child.until(/"msg":"Kairos all-in-one is up"/, 'kairos to come up', 120_000);
     entry.upMs = Date.now() - began;
-    entry.postgresMs = Number(/embedded Postgres (?:created \S+ and )?started in (\d+) ms/.exec(output)?.[1]);
+    entry.postgresMs = Number(/embedded Postgres (?:created \S+ and )?started in (\d+) ms/.exec(child.output())?.[1]);
     return entry as Started;
   }
 
@@ -139,8 +132,8 @@ describe('zero setup: only Node.js on the machine', () => {
     await waitFor(async () => ((await succeededSince(id, killedAt)) >= 1 ? true : undefined), 'the schedule to fire after the kill', 30_000);
     third.child.kill('SIGTERM');
     expect(await third.exited).toBe(0);
-    await sleep(100);
-    expect(serverPids(dataDir)).toEqual([]);
+    // The server stops with the process; allow the moment its exit takes to show in /proc.
+    await waitFor(async () => (serverPids(dataDir).length === 0 ? true : undefined), 'the embedded server to stop with Kairos', 100, 20);
     console.log(
       `zero setup: cold start ${cold.upMs} ms to the banner (embedded Postgres ${cold.postgresMs} ms, initdb included), ` +
         `warm ${warm.upMs} ms (Postgres ${warm.postgresMs} ms), after kill -9 ${third.upMs} ms (Postgres ${third.postgresMs} ms); load ${os.loadavg()[0]!.toFixed(2)}`,

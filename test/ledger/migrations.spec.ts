@@ -3,17 +3,15 @@
  * edited applied file, refuses unknown applied versions, and two processes starting at once apply
  * each migration exactly once.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { MigrationError, migrate, readMigrations } from '@kairos/ledger';
+import { builtMain } from '../support/build.js';
+import { spawnProcess } from '../support/processes.js';
 import { createDatabase, databaseUrl, dropDatabase, uniqueName } from '../support/services.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('the migration runner', () => {
   let name: string;
@@ -90,17 +88,12 @@ describe('the migration runner', () => {
     // Plain CREATE TABLE (no IF NOT EXISTS) fails if it runs twice; the slow one widens the race window.
     write('0001_a', 'CREATE TABLE a (id int); SELECT pg_sleep(0.5);');
     write('0002_b', 'CREATE TABLE b (id int);');
-    const runOne = () =>
-      new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/cli/src/main.ts', 'migrate'], {
-          cwd: ROOT,
-          env: { ...process.env, DATABASE_URL: databaseUrl(name), KAIROS_MIGRATIONS_DIR: dir },
-        });
-        let out = '';
-        child.stdout.on('data', (c) => (out += c));
-        child.stderr.on('data', (c) => (out += c));
-        child.on('exit', (code) => resolve({ code, out }));
+    const runOne = async () => {
+      const child = spawnProcess(process.execPath, [builtMain('cli'), 'migrate'], {
+        env: { ...process.env, DATABASE_URL: databaseUrl(name), KAIROS_MIGRATIONS_DIR: dir },
       });
+      return { code: await child.exited, out: child.output() };
+    };
     const results = await Promise.all([runOne(), runOne()]);
     expect(results.map((r) => r.code)).toEqual([0, 0]);
     const outputs = results.map((r) => r.out.trim()).sort();

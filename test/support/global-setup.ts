@@ -1,12 +1,15 @@
 /**
- * Once per test run: a template database with every migration applied. Each test file clones it
- * (CREATE DATABASE ... TEMPLATE), so files never see each other's rows; all are dropped at the end.
+ * Once per integration project: a template database with every migration applied. Each test file
+ * clones it (CREATE DATABASE ... TEMPLATE), so files never see each other's rows, also when they
+ * run at the same time; all are dropped at the end. And the build the spawned processes start
+ * from, made when it is older than the sources (see build.ts).
  */
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { runMigrations } from 'bullmq';
 import { TRANSPORT_SCHEMA } from '@kairos/config';
 import { defaultMigrationsDir, migrate, readMigrations } from '@kairos/ledger';
+import { ensureBuilt } from './build.js';
 import { ADMIN_DATABASE_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
 
 declare module 'vitest' {
@@ -17,6 +20,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  await ensureBuilt();
   const runId = uniqueName('kairos_test');
   const template = `${runId}_tpl`;
   await createDatabase(template);

@@ -4,8 +4,6 @@
  * vitest project (KAIROS_TEST_TRANSPORT=postgres) runs the same files with the queues in each test
  * database's transport schema instead of Redis.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { Worker, createPostgresBackend } from 'bullmq';
 import pg from 'pg';
@@ -14,10 +12,11 @@ import { startKairos, type StartedKairos } from '@kairos/process';
 import { ApiModule } from '../../apps/api/src/api.module.js';
 import { SchedulerModule } from '../../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../../apps/worker/src/worker.module.js';
+import { runCli } from '../../apps/cli/src/cli.js';
 import { DEFAULT_RUNS_QUEUE_NAME, deleteKeysWithPrefix, openTransport, type RunsQueue, type Transport } from '@kairos/queue';
 import { REDIS_URL, createDatabase, databaseUrl, dropDatabase, uniqueName } from './services.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { builtMain, type App } from './build.js';
+import { spawnProcess, type ChildOutput } from './processes.js';
 
 /** Timings short enough for tests to watch failover and reaping happen. */
 export const FAST_TIMINGS: Record<string, string> = {
@@ -196,42 +195,26 @@ export async function startInProcess(env: Record<string, string>, roles: Role[] 
   return startKairos({ name: 'test', defaultRoles: roles, modules: MODULES }, { ...env, KAIROS_ROLES: roles.join(',') });
 }
 
-export interface KairosChild {
-  process: ChildProcess;
+export interface KairosChild extends ChildOutput {
   /** Resolves with the base URL once the process printed that it is up. */
   ready: Promise<string>;
-  output(): string;
-  exited: Promise<number | null>;
 }
 
 /**
- * Time allowed to a test or hook that spawns Kairos processes. Each child transpiles the app as it
- * starts, which alone takes tens of seconds on a loaded machine.
+ * Time allowed to a test or hook that spawns Kairos processes: several children, each up from the
+ * build in a few seconds, on a machine busy with other test files.
  */
-export const SPAWNING_TIMEOUT_MS = 180_000;
+export const SPAWNING_TIMEOUT_MS = 90_000;
 
-/** Spawns an entry point (`apps/<app>/src/main.ts`) as a child process. */
-export function spawnKairos(app: 'kairos' | 'api' | 'scheduler' | 'worker', env: Record<string, string>): KairosChild {
-  const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', `apps/${app}/src/main.ts`], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const ready = new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      // The banner's health URL, from a terminal-style table or a JSON log line.
-      const match = /Health\s+(http:\/\/\S+)\/health\/ready|"health":"(http:\/\/[^"]+)\/health\/ready"/.exec(output);
-      if (match) resolve((match[1] ?? match[2])!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`kairos ${app} exited with ${code} before it was up:\n${output}`)));
-  });
+/** Spawns a built entry point (`dist/apps/<app>/src/main.js`, see build.ts) as a child process. */
+export function spawnKairos(app: Exclude<App, 'cli'>, env: Record<string, string>): KairosChild {
+  const child = spawnProcess(process.execPath, [builtMain(app)], { env: { ...process.env, ...env } });
+  // The banner's health URL, from a terminal-style table or a JSON log line.
+  const ready = child
+    .until(/Health\s+(http:\/\/\S+)\/health\/ready|"health":"(http:\/\/[^"]+)\/health\/ready"/, `kairos ${app} to be up`, SPAWNING_TIMEOUT_MS)
+    .then((match) => (match[1] ?? match[2])!);
   ready.catch(() => undefined);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { process: child, ready, output: () => output, exited };
+  return { ...child, ready };
 }
 
 /** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
@@ -251,6 +234,36 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, what: stri
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Sleeps until the instant `at` (epoch ms); at once if it has passed. */
+export const sleepUntil = (at: number): Promise<void> => sleep(Math.max(0, at - Date.now()));
+
+/** The states a run does not leave by itself. */
+export const ENDED_STATES = ['succeeded', 'failed', 'dead', 'cancelled'] as const;
+
+/**
+ * Polls GET /v1/runs/:id until the run is in one of `states` (a run that ended, by default) and
+ * returns it as the API answered.
+ */
+export function runInState(client: ApiClient, id: string, states: string | readonly string[] = ENDED_STATES, timeoutMs = 30_000): Promise<any> {
+  const wanted = typeof states === 'string' ? [states] : states;
+  return waitFor(
+    async () => {
+      const run = (await client.get(`/v1/runs/${id}`)).body;
+      return wanted.includes(run?.state) ? run : undefined;
+    },
+    `run ${id} to be ${wanted.join(' or ')}`,
+    timeoutMs,
+  );
+}
+
+/** Issues an API key through the CLI, as an operator does, and returns it (shown once). */
+export async function issueKey(t: TestEnvironment, namespace: string, scopes: string): Promise<string> {
+  const lines: string[] = [];
+  const code = await runCli(['keys', 'create', '--namespace', namespace, '--scopes', scopes], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl });
+  if (code !== 0) throw new Error(`keys create --namespace ${namespace} --scopes ${scopes} exited with ${code}: ${lines.join('\n')}`);
+  return lines[0]!;
+}
 
 export type ApiClient = ReturnType<typeof api>;
 
