@@ -5,16 +5,9 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { runCli } from '../../apps/cli/src/cli.js';
-import { startInProcess, useKairos, useTestEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { issueKey, startInProcess, useKairos, useTestEnvironment, waitFor } from '../support/kairos.js';
 
 const schedule = { cron: '0 0 1 1 *', target: { type: 'handler', name: 'noop' } };
-
-async function issueKey(t: TestEnvironment, namespace: string, scopes: string): Promise<string> {
-  const lines: string[] = [];
-  const code = await runCli(['keys', 'create', '--namespace', namespace, '--scopes', scopes], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl });
-  expect(code).toBe(0);
-  return lines[0]!;
-}
 
 function client(base: string, key?: string) {
   return async (method: string, path: string, body?: unknown) => {

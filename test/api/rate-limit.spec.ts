@@ -4,14 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
-import { runCli } from '../../apps/cli/src/cli.js';
-import { sleep, startInProcess, useTestEnvironment } from '../support/kairos.js';
+import { issueKey, sleepUntil, startInProcess, useTestEnvironment } from '../support/kairos.js';
 
 const LIMIT = 5;
 
-/** Waits for the start of a second, so a burst falls in one counting window. */
+/** Waits for the start of the next second, so a burst falls in one counting window. */
 async function atSecondStart(): Promise<void> {
-  await sleep(1_000 - (Date.now() % 1_000) + 20);
+  await sleepUntil(Math.ceil((Date.now() + 1) / 1_000) * 1_000 + 20);
 }
 
 describe('rate limits', () => {
@@ -23,13 +22,8 @@ describe('rate limits', () => {
 
   beforeAll(async () => {
     replicas = [await startInProcess(t.env({ KAIROS_RATE_LIMIT: String(LIMIT) }), ['api']), await startInProcess(t.env({ KAIROS_RATE_LIMIT: String(LIMIT) }), ['api'])];
-    const issue = async () => {
-      const lines: string[] = [];
-      await runCli(['keys', 'create', '--scopes', 'read,write'], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl });
-      return lines[0]!;
-    };
-    key = await issue();
-    other = await issue();
+    key = await issueKey(t, 'default', 'read,write');
+    other = await issueKey(t, 'default', 'read,write');
   });
 
   afterAll(async () => {

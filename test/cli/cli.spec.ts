@@ -1,7 +1,7 @@
 /** The kairos command line against a live ledger: status, listings, explain, fsck and migrate. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../apps/cli/src/cli.js';
-import { api, useKairos, waitFor } from '../support/kairos.js';
+import { api, runInState, useKairos, waitFor } from '../support/kairos.js';
 
 describe('the kairos CLI', () => {
   let scheduleId: string;
@@ -25,7 +25,7 @@ describe('the kairos CLI', () => {
         retry: { maxAttempts: 2, backoff: { type: 'fixed', base: '100ms', max: '100ms', jitter: 0 } },
       })
     ).body.id;
-    await waitFor(async () => ((await client.get(`/v1/runs/${deadRunId}`)).body.state === 'dead' ? true : undefined), 'the run to die');
+    await runInState(client, deadRunId, 'dead');
     await waitFor(async () => ((await client.get(`/v1/runs?scheduleId=${scheduleId}&state=succeeded`)).body.items.length >= 2 ? true : undefined), 'two slots');
   });
 

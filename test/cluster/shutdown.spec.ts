@@ -4,7 +4,7 @@
  * its lease so the standby takes over without waiting out the TTL.
  */
 import { describe, expect, it } from 'vitest';
-import { SPAWNING_TIMEOUT_MS, spawnKairos, startInProcess, useKairos, waitFor } from '../support/kairos.js';
+import { runInState, SPAWNING_TIMEOUT_MS, spawnKairos, startInProcess, useKairos, waitFor } from '../support/kairos.js';
 
 describe('graceful shutdown', () => {
   const { t, client } = useKairos({ roles: ['api'] });
@@ -43,7 +43,7 @@ describe('graceful shutdown', () => {
     // Another worker takes it at once: no lease to wait out.
     const next = await startInProcess(t.env(), ['worker']);
     try {
-      await waitFor(async () => ((await client.get(`/v1/runs/${long.id}`)).body.state === 'running' ? true : undefined), 'the run to start elsewhere', 5_000);
+      await runInState(client, long.id, 'running', 5_000);
       expect((await client.get(`/v1/runs/${long.id}`)).body.leaseEpoch).toBe(3);
     } finally {
       await next.app.close();

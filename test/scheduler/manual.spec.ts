@@ -3,16 +3,12 @@
  * (each slot once, idempotent when repeated, bounded), and previews of stored and ad-hoc specs.
  */
 import { describe, expect, it } from 'vitest';
-import { useKairos, waitFor } from '../support/kairos.js';
+import { runInState, useKairos } from '../support/kairos.js';
 
 describe('manual operations', () => {
   const { t, client } = useKairos();
 
-  const settled = (id: string) =>
-    waitFor(async () => {
-      const run = (await client.get(`/v1/runs/${id}`)).body;
-      return ['succeeded', 'dead', 'cancelled', 'failed'].includes(run.state) ? run : undefined;
-    }, `run ${id} to end`);
+  const settled = (id: string) => runInState(client, id);
 
   it('triggers a paused schedule now, with its payload or an override', async () => {
     const schedule = (await client.post('/v1/schedules', { cron: '0 0 1 1 *', paused: true, target: { type: 'handler', name: 'echo' }, payload: { from: 'schedule' } })).body;

@@ -7,7 +7,7 @@ import { Inject, Injectable, Module, type INestApplicationContext } from '@nestj
 import { NestFactory } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KairosHandler, KairosWorkerHost, KairosWorkerModule, NonRetryableError, type HandlerContext } from '@kairos/sdk';
-import { useKairos, waitFor } from '../support/kairos.js';
+import { runInState, useKairos } from '../support/kairos.js';
 
 const GREETING = Symbol('GREETING');
 
@@ -60,11 +60,7 @@ describe('KairosWorkerModule in a NestJS application', () => {
     await app?.close();
   });
 
-  const settled = (id: string) =>
-    waitFor(async () => {
-      const run = (await client.get(`/v1/runs/${id}`)).body;
-      return ['succeeded', 'dead'].includes(run.state) ? run : undefined;
-    }, `run ${id} to end`);
+  const settled = (id: string) => runInState(client, id, ['succeeded', 'dead']);
 
   it('registers the decorated methods on its queue and runs them with their provider', async () => {
     const host = app.get(KairosWorkerHost);

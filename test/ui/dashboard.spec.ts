@@ -9,18 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { runCli } from '../../apps/cli/src/cli.js';
-import { useKairos, type TestEnvironment } from '../support/kairos.js';
+import { issueKey, useKairos } from '../support/kairos.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCREENSHOTS = `${ROOT}test-results/ui`;
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-async function issueKey(t: TestEnvironment, namespace: string, scopes: string): Promise<string> {
-  const lines: string[] = [];
-  expect(await runCli(['keys', 'create', '--namespace', namespace, '--scopes', scopes], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl })).toBe(0);
-  return lines[0]!;
-}
 
 describe('the dashboard in Chromium', () => {
   let browser: Browser;

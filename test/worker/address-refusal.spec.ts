@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useKairos, waitFor } from '../support/kairos.js';
+import { runInState, useKairos } from '../support/kairos.js';
 
 describe('HTTP targets without an allow-list', () => {
   let server: Server;
@@ -66,10 +66,7 @@ describe('HTTP targets without an allow-list', () => {
   it('refuses a host name that resolves to loopback, after resolution, without calling it', async () => {
     const run = await client.post('/v1/runs', { target: { type: 'http', url: `http://localhost:${port}/hook` } });
     expect(run.status).toBe(201);
-    const done = await waitFor(async () => {
-      const r = (await client.get(`/v1/runs/${run.body.id}`)).body;
-      return r.state === 'dead' ? r : undefined;
-    }, 'the run to be refused');
+    const done = await runInState(client, run.body.id, 'dead');
     expect(done).toMatchObject({ reasonCode: 'TARGET_REFUSED', attempt: 1 });
     expect(done.error.message).toMatch(/localhost resolves to 127\.0\.0\.1 is a loopback address/);
     expect(calls).toBe(0);

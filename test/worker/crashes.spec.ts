@@ -5,7 +5,7 @@
  * requeued and finished elsewhere; a run that kills every worker ends dead as POISONED.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SPAWNING_TIMEOUT_MS, spawnKairos, useKairos, waitFor, type KairosChild } from '../support/kairos.js';
+import { runInState, SPAWNING_TIMEOUT_MS, spawnKairos, useKairos, waitFor, type KairosChild } from '../support/kairos.js';
 
 const WORKER_ENV = { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_WORKER_CONCURRENCY: '4' };
 
@@ -83,10 +83,7 @@ describe('worker crashes', () => {
     doomed.process.kill('SIGKILL');
     await doomed.exited;
     await startWorker();
-    const done = await waitFor(async () => {
-      const r = (await client.get(`/v1/runs/${run.id}`)).body;
-      return r.state === 'succeeded' ? r : undefined;
-    }, 'the run to succeed on another worker', 25_000);
+    const done = await runInState(client, run.id, 'succeeded', 25_000);
     expect(done).toMatchObject({ crashCount: 1, attempt: 1 });
     expect((await events(run.id)).map((e) => e.kind)).toEqual(['queued', 'claimed', 'reaped', 'claimed', 'succeeded']);
   }, SPAWNING_TIMEOUT_MS);
@@ -103,10 +100,7 @@ describe('worker crashes', () => {
       worker.process.kill('SIGKILL');
       await worker.exited;
     }
-    const dead = await waitFor(async () => {
-      const r = (await client.get(`/v1/runs/${run.id}`)).body;
-      return r.state === 'dead' ? r : undefined;
-    }, 'the reaper to quarantine the run', 15_000);
+    const dead = await runInState(client, run.id, 'dead', 15_000);
     expect(dead).toMatchObject({ reasonCode: 'POISONED', crashCount: 2 });
     expect((await events(run.id)).map((e) => e.kind)).toEqual(['queued', 'claimed', 'reaped', 'claimed', 'poisoned']);
     const letters = (await client.get('/v1/dead-letters')).body.items;

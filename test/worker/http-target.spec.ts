@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useKairos, waitFor } from '../support/kairos.js';
+import { runInState, useKairos, waitFor } from '../support/kairos.js';
 
 interface Received {
   path: string;
@@ -65,11 +65,7 @@ describe('the HTTP target', () => {
 
   const fast = { maxAttempts: 3, backoff: { type: 'fixed', base: '200ms', max: '200ms', jitter: 0 } };
   const http = (path: string, extra: Record<string, unknown> = {}) => ({ type: 'http', url: `${base}${path}`, ...extra });
-  const ended = (id: string) =>
-    waitFor(async () => {
-      const run = (await client.get(`/v1/runs/${id}`)).body;
-      return ['succeeded', 'dead', 'cancelled', 'failed'].includes(run.state) ? run : undefined;
-    }, `run ${id} to end`);
+  const ended = (id: string) => runInState(client, id);
 
   it('posts the signed envelope with the payload verbatim and stores the response', async () => {
     const payload = { order: 17, lines: [{ sku: 'A-1', qty: 2 }], note: 'ünïcödé', empty: {} };

@@ -4,16 +4,12 @@
  * running runs.
  */
 import { describe, expect, it } from 'vitest';
-import { runsQueue, useKairos, waitFor } from '../support/kairos.js';
+import { ENDED_STATES, runInState, runsQueue, useKairos, waitFor } from '../support/kairos.js';
 
 describe('retries, dead letters and cancellation', () => {
   const { t, client } = useKairos({ env: { KAIROS_RUN_LEASE_TTL: '1500ms' } });
 
-  const ended = (id: string, timeoutMs = 15_000) =>
-    waitFor(async () => {
-      const run = (await client.get(`/v1/runs/${id}`)).body;
-      return ['succeeded', 'dead', 'cancelled', 'failed'].includes(run.state) ? run : undefined;
-    }, `run ${id} to end`, timeoutMs);
+  const ended = (id: string, timeoutMs = 15_000) => runInState(client, id, ENDED_STATES, timeoutMs);
   const events = async (id: string) => (await client.get(`/v1/runs/${id}/events`)).body.items as any[];
 
   it.each([
@@ -98,7 +94,7 @@ describe('retries, dead letters and cancellation', () => {
 
   it('cancels a running handler through its abort signal, within a lease renewal', async () => {
     const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 20_000 } })).body;
-    await waitFor(async () => ((await client.get(`/v1/runs/${run.id}`)).body.state === 'running' ? true : undefined), 'the run to start');
+    await runInState(client, run.id, 'running', 15_000);
     const requestedAt = Date.now();
     expect((await client.post(`/v1/runs/${run.id}/cancel`)).body).toMatchObject({ state: 'running' });
     const done = await ended(run.id, 5_000);
