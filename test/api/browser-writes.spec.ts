@@ -5,15 +5,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../apps/cli/src/cli.js';
-import { useKairos, type TestEnvironment } from '../support/kairos.js';
+import { issueKey, useKairos, waitFor } from '../support/kairos.js';
 
 const schedule = { every: '1h', target: { type: 'handler', name: 'noop' } };
-
-async function issueKey(t: TestEnvironment, namespace: string, scopes: string): Promise<string> {
-  const lines: string[] = [];
-  expect(await runCli(['keys', 'create', '--namespace', namespace, '--scopes', scopes], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl })).toBe(0);
-  return lines[0]!;
-}
 
 async function send(base: string, method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) {
   const response = await fetch(`${base}${path}`, { method, headers: init.headers, body: init.body, redirect: 'manual' });
@@ -132,9 +126,8 @@ describe('browser-safe writes', () => {
     const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
     expect((await send(base, 'GET', '/v1/schedules', { headers: { cookie } })).status).toBe(200);
     expect(await runCli(['keys', 'revoke', key.split('_')[1]!], { line: () => undefined }, { DATABASE_URL: t.databaseUrl })).toBe(0);
-    // Sessions, like keys, are cached for a few seconds.
-    await new Promise((r) => setTimeout(r, 5_500));
-    expect((await send(base, 'GET', '/v1/schedules', { headers: { cookie } })).status).toBe(401);
+    // Sessions, like keys, are cached for five seconds: the session ends once its entry expires.
+    await waitFor(async () => ((await send(base, 'GET', '/v1/schedules', { headers: { cookie } })).status === 401 ? true : undefined), 'the session to end', 6_000, 250);
   });
 
   describe('Bull Board', () => {

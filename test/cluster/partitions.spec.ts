@@ -132,15 +132,23 @@ describe('scheduler partitions', () => {
     expect(listed.get(first.process.pid!)?.length).toBe(8);
     expect(listed.get(second.process.pid!)?.length).toBe(8);
 
-    await sleep(6_000);
-    // Both fired slots: the run events name the scheduler that made each run.
-    const makers = (
-      await t.db.query(
-        `SELECT DISTINCT e.actor FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.schedule_id = ANY($1::uuid[]) AND e.actor LIKE 'scheduler:%'`,
-        [ids],
-      )
-    ).rows.map((r) => pidOf(String(r.actor).slice('scheduler:'.length)));
-    expect(new Set(makers)).toEqual(new Set([first.process.pid, second.process.pid]));
+    // Both fire slots: the run events name the scheduler that made each run.
+    const makers = await waitFor(
+      async () => {
+        const found = new Set(
+          (
+            await t.db.query(
+              `SELECT DISTINCT e.actor FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.schedule_id = ANY($1::uuid[]) AND e.actor LIKE 'scheduler:%'`,
+              [ids],
+            )
+          ).rows.map((r) => pidOf(String(r.actor).slice('scheduler:'.length))),
+        );
+        return found.size >= 2 ? found : undefined;
+      },
+      'both schedulers to make runs',
+      15_000,
+    );
+    expect(makers).toEqual(new Set([first.process.pid, second.process.pid]));
 
     const victimPartitions = await owned(second);
     second.process.kill('SIGKILL');
@@ -152,6 +160,7 @@ describe('scheduler partitions', () => {
     expect(movedMs).toBeLessThan(2_000);
     await second.exited;
 
+    // The audit covers the slots of the seconds after the kill too, fired or caught up by the survivor.
     await sleep(5_000);
     const until = (await t.db.query(`SELECT now() - interval '1500 milliseconds' AS at`)).rows[0].at as Date;
     const slots = await audit(ids, until);
@@ -175,7 +184,11 @@ describe('scheduler partitions', () => {
       },
     );
     const ids = await createEverySecond('frozen', 16);
-    await sleep(3_000);
+    // Every schedule fires before the freeze.
+    await waitFor(async () => {
+      const { rows } = await t.db.query(`SELECT count(DISTINCT schedule_id)::int AS n FROM ticks WHERE schedule_id = ANY($1::uuid[]) AND outcome = 'triggered'`, [ids]);
+      return rows[0].n === ids.length ? true : undefined;
+    }, 'every schedule to fire', 15_000);
     const [frozen, other] = pair as [KairosChild, KairosChild];
     const frozenPartitions = await owned(frozen);
     const frozenAtDb = (await t.db.query(`SELECT now() AS at`)).rows[0].at as Date;
@@ -191,6 +204,7 @@ describe('scheduler partitions', () => {
     // Thawed, it finds its epochs stale, then rejoins and gets its share back.
     await waitFor(async () => ((await owned(frozen)).length === 8 ? true : undefined), 'the thawed scheduler to get its share back', 60_000);
     expect(frozen.output()).toMatch(/gave up partitions/);
+    // Three seconds of slots after the thaw, in which it must not write a second tick or run for any.
     await sleep(3_000);
     const until = (await t.db.query(`SELECT now() - interval '1500 milliseconds' AS at`)).rows[0].at as Date;
     const slots = await audit(ids, until);

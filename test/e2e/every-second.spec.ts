@@ -15,6 +15,7 @@ describe('a schedule firing every second', () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
 
+    // The window the schedule is watched over: about ten slots.
     await sleep(10_000);
     await client.post(`/v1/schedules/${id}/pause`);
     const lastSlot = new Date((await t.db.query('SELECT max(scheduled_for) AS m FROM ticks WHERE schedule_id = $1', [id])).rows[0].m);

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '@kairos/domain';
 import { RetentionRepository, fsck } from '@kairos/ledger';
-import { api, sleep, useKairos, useTestEnvironment, waitFor } from '../support/kairos.js';
+import { api, runInState, sleepUntil, useKairos, useTestEnvironment, waitFor } from '../support/kairos.js';
 
 const RETENTION_MS = 3_000;
 /** How far past the retention a row may linger: the pruner's interval plus a busy machine. */
@@ -36,7 +36,7 @@ describe('retention on a running cluster', () => {
       const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'fail' }, payload: { retryable: false } });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
-      await waitFor(async () => ((await client.get(`/v1/runs/${id}`)).body.state === 'dead' ? true : undefined), 'the run to die');
+      await runInState(client, id, 'dead');
       return id;
     };
     const kept = await deadRun();
@@ -45,14 +45,16 @@ describe('retention on a running cluster', () => {
     expect(republish.status).toBe(201);
     const copy = republish.body.id as string;
 
-    await waitFor(
+    const skippedAt = await waitFor(
       async () => {
-        const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM ticks WHERE outcome = 'skipped'`);
-        return rows[0].n >= 2 ? true : undefined;
+        const { rows } = await t.db.query(`SELECT count(*)::int AS n, max(created_at) AS last FROM ticks WHERE outcome = 'skipped'`);
+        return rows[0].n >= 2 ? (rows[0].last as Date).getTime() : undefined;
       },
       'skipped ticks',
     );
-    await sleep(RETENTION_MS + SLACK_MS + 1_000);
+    // Until those run-less ticks, and the first slots' runs, are past the retention and its slack, so
+    // the checks below would find them if the pruner had left them.
+    await sleepUntil(skippedAt + RETENTION_MS + SLACK_MS + 500);
 
     const cutoff = `now() - interval '${RETENTION_MS + SLACK_MS} milliseconds'`;
     const old = async (sql: string): Promise<number> => (await t.db.query(sql)).rows[0].n;

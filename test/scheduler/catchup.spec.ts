@@ -4,10 +4,9 @@
  * and limit. Slots are two seconds apart and aligned.
  */
 import { describe, expect, it } from 'vitest';
-import { api, sleep, startInProcess, useKairos, waitFor } from '../support/kairos.js';
+import { api, sleepUntil, startInProcess, useKairos, waitFor } from '../support/kairos.js';
 
 const SLOT = 2_000;
-const sleepUntil = (at: number) => sleep(Math.max(0, at - Date.now()));
 
 describe('catch-up', () => {
   const { t, kairos: apiAndWorker } = useKairos({ roles: ['api', 'worker'] });

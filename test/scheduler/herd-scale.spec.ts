@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { insertSchedules } from '../../bench/herd-seed.js';
-import { sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { sleepUntil, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const PENDING = Number(process.env.KAIROS_TEST_HERD_PENDING ?? 100_000);
 const HERD = Number(process.env.KAIROS_TEST_HERD ?? 5_000);
@@ -41,7 +41,7 @@ describe('a herd at scale', () => {
   const ofHerd = `r.schedule_id IN ${herdIds}`;
 
   it(`starts all ${HERD} runs of the herd, one per slot, within ${BOUND_MS / 1000} s of the instant`, async () => {
-    await sleep(Math.max(0, t0 - Date.now()));
+    await sleepUntil(t0);
     const started = async () =>
       (await t.db.query(`SELECT count(*)::int AS n FROM runs r WHERE r.scheduled_for = $1 AND r.started_at IS NOT NULL AND ${ofHerd}`, [new Date(t0)])).rows[0].n;
     await waitFor(async () => ((await started()) === HERD ? true : undefined), 'the herd to start', BOUND_MS + 5_000, 500);

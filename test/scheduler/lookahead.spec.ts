@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { fsck } from '@kairos/ledger';
-import { api, runsQueue, sleep, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
+import { api, runsQueue, sleep, sleepUntil, startInProcess, testEnvironment, waitFor, type TestEnvironment } from '../support/kairos.js';
 
 const noop = { type: 'handler', name: 'noop' };
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -113,7 +113,8 @@ describe('lookahead', () => {
     const s = (await client.post('/v1/schedules', { at: iso(at), catchup: { mode: 'none' }, target: noop })).body;
     const [ahead] = await madeAhead(s.id);
     await client.post(`/v1/schedules/${s.id}/pause`);
-    await sleep(Math.max(0, at - Date.now()) + 500);
+    // The slot passes while the schedule is paused.
+    await sleepUntil(at + 500);
     await client.post(`/v1/schedules/${s.id}/resume`);
     const tick = await waitFor(async () => (await ticksOf(s.id))[0], 'the slot to be decided', 10_000);
     expect(tick).toMatchObject({ outcome: 'missed', reason: 'CATCHUP_NONE', run_id: null });
@@ -126,7 +127,8 @@ describe('lookahead', () => {
     const [ahead] = await madeAhead(s.id);
     expect((await client.delete(`/v1/schedules/${s.id}`)).status).toBe(204);
     expect((await client.get(`/v1/runs/${ahead!.id}`)).body).toMatchObject({ state: 'cancelled', reasonCode: 'SCHEDULE_DELETED' });
-    await sleep(Math.max(0, at - Date.now()) + 1_000);
+    // Nothing starts it at its instant: a delayed job due then would be claimed well within half a second.
+    await sleepUntil(at + 500);
     const [run] = await runsOf(s.id);
     expect(run).toMatchObject({ state: 'cancelled', started: null });
   });
@@ -177,7 +179,17 @@ describe('lookahead', () => {
         const created = await client.post('/v1/schedules', { every: '2s', startAt, overlap, target: { type: 'handler', name: 'sleep' }, payload: { ms: 3_000 } });
         ids[overlap] = created.body.id;
       }
-      await sleep(15_000);
+      // Until each policy has acted twice: two slots skipped, two runs replaced.
+      await waitFor(
+        async () => {
+          const skipped = (await ticksOf(ids.skip!)).filter((x) => x.outcome === 'skipped').length;
+          const replaced = (await runsOf(ids.replace!)).filter((r) => r.reason === 'REPLACED_BY_OVERLAP').length;
+          return skipped >= 2 && replaced >= 2 ? true : undefined;
+        },
+        'two skipped slots and two replaced runs',
+        30_000,
+        250,
+      );
       for (const id of Object.values(ids)) await client.post(`/v1/schedules/${id}/pause`);
       await waitFor(async () => {
         const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) AND state IN ('queued', 'running')`, [
@@ -222,6 +234,7 @@ describe('lookahead', () => {
       const rs = (await runsOf(s.id)).filter((r) => r.state === 'succeeded');
       return rs.length === 3 ? rs : undefined;
     }, 'three runs', 20_000);
+    // No fourth run in the interval after the third (3 s) and half a second more.
     await sleep(3_500);
     expect((await runsOf(s.id)).filter((r) => r.reason !== 'SCHEDULE_PAUSED')).toHaveLength(3);
     expect(done.every((r) => r.started! >= r.slot)).toBe(true);
@@ -232,7 +245,8 @@ describe('lookahead', () => {
     const endAt = Date.now() + 4_500;
     const s = (await client.post('/v1/schedules', { every: '1s', overlap: 'allow', endAt: iso(endAt), target: noop })).body;
     await waitFor(async () => ((await client.get(`/v1/schedules/${s.id}`)).body.status === 'completed' ? true : undefined), 'the schedule to complete', 10_000);
-    await sleep(Math.max(0, endAt - Date.now()) + 1_500);
+    // A slot after endAt would be due a second after it; the last run before it has finished by then.
+    await sleepUntil(endAt + 1_500);
     const rs = await runsOf(s.id);
     expect(rs.length).toBeGreaterThanOrEqual(3);
     expect(rs.every((r) => r.slot <= endAt && r.state === 'succeeded' && r.started! >= r.slot)).toBe(true);

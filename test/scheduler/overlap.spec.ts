@@ -3,7 +3,7 @@
  * schedule fires every second. Each policy is checked in the ticks and in the runs' own history.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sleep, useKairos, waitFor } from '../support/kairos.js';
+import { useKairos, waitFor } from '../support/kairos.js';
 
 describe('overlap policies', () => {
   const ids: Record<string, string> = {};
@@ -23,7 +23,24 @@ describe('overlap policies', () => {
       expect(created.status).toBe(201);
       ids[overlap] = created.body.id;
     }
-    await sleep(7_500);
+    // Until every policy has had slots enough to act: six fired slots where all fire, three
+    // skipped or replaced where the active run blocks or yields, buffer_one both buffering and skipping.
+    const outcomes = async (id: string): Promise<Record<string, number>> =>
+      (await t.db.query(`SELECT reason_code AS reason, count(*)::int AS n FROM ticks WHERE schedule_id = $1 GROUP BY reason_code`, [id])).rows.reduce(
+        (counts: Record<string, number>, r) => ({ ...counts, [r.reason]: r.n }),
+        {},
+      );
+    await waitFor(
+      async () => {
+        const [allow, skip, one, all] = await Promise.all([ids.allow, ids.skip, ids.buffer_one, ids.buffer_all].map((id) => outcomes(id!)));
+        const replaced = (await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND reason_code = 'REPLACED_BY_OVERLAP'`, [ids.replace])).rows[0].n;
+        const fired = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+        return fired(allow!) >= 6 && (skip!.OVERLAP_SKIPPED ?? 0) >= 3 && one!.OVERLAP_BUFFERED && one!.OVERLAP_SKIPPED && fired(all!) >= 6 && replaced >= 3 ? true : undefined;
+      },
+      'every policy to act',
+      30_000,
+      250,
+    );
     for (const id of Object.values(ids)) await client.post(`/v1/schedules/${id}/pause`);
     // Let everything still queued or running drain (buffer_all has a backlog of ~2.5 s per run).
     await waitFor(async () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RunLeaseRepository, RunRecoveryRepository, RunRepository, type ClaimResult, type ClaimedRun } from '@kairos/ledger';
-import { api, runsQueue, sleep, useKairos, waitFor } from '../support/kairos.js';
+import { api, runInState, runsQueue, sleepUntil, useKairos, waitFor } from '../support/kairos.js';
 
 describe('lease fencing', () => {
   const runs = new RunRepository();
@@ -95,7 +95,7 @@ describe('lease fencing', () => {
     const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'sleep' }, payload: { ms: 4_000 } });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    await waitFor(async () => ((await client.get(`/v1/runs/${id}`)).body.state === 'running' ? true : undefined), 'the worker to claim the run');
+    await runInState(client, id, 'running', 15_000);
 
     // Another holder takes the run over (as after a reap and a reclaim elsewhere): the epoch moves on.
     await t.db.query(
@@ -111,9 +111,10 @@ describe('lease fencing', () => {
     // Noticed on a renewal, while the handler was still running: its execution was stopped.
     expect(lost.detail).toMatchObject({ stage: 'execution' });
 
-    // The worker wrote nothing, not even once the handler's 4 s would have run out: the run is
-    // still the usurper's, running at the new epoch.
-    await sleep(4_500);
+    // The worker wrote nothing, not even once the handler's 4 s would have run out (and half a
+    // second for a verdict to land): the run is still the usurper's, running at the new epoch.
+    const startedAt = (await t.db.query(`SELECT started_at FROM runs WHERE id = $1`, [id])).rows[0].started_at as Date;
+    await sleepUntil(startedAt.getTime() + 4_500);
     const row = (await t.db.query(`SELECT state, lease_owner, lease_epoch, result FROM runs WHERE id = $1`, [id])).rows[0];
     expect(row).toEqual({ state: 'running', lease_owner: 'usurper', lease_epoch: 3, result: null });
   });
