@@ -1,26 +1,119 @@
 /**
- * The packed @kairos/sdk, installed as a user would: `npm run sdk:pack` once per test run (the
- * tarball is reused by every test that asks), then `npm install <tarball>` into a fresh temporary
- * project, from the npm cache for the declared dependencies.
+ * The packed @kairos/sdk, installed as a user would: the package's bundle built by tsup from its
+ * own config, packed with `npm pack` and `npm install`ed from the tarball into a project in the
+ * temporary folder, from the npm cache for the declared dependencies. Built once for everything the
+ * bundle is made of: the result is kept under a hash of those files, so the test files and projects
+ * of a run, and later runs with the same sources, share one build and one install.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { ROOT } from '../support/build.js';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SDK = join(ROOT, 'packages/sdk');
 
-let packing: Promise<string> | null = null;
-
-/** The tarball's absolute path: the last line `npm run sdk:pack` prints. */
-export function packedSdk(): Promise<string> {
-  packing ??= run('npm', ['run', '--silent', 'sdk:pack'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }).then(({ stdout }) =>
-    stdout.trim().split('\n').at(-1)!.trim(),
+/** Every file the bundle is made of: the SDK's and the libraries' sources, and how they are built and packed. */
+function inputsHash(): string {
+  const files: string[] = ['packages/sdk/package.json', 'packages/sdk/README.md', 'packages/sdk/tsup.config.ts', 'tsconfig.json', 'package-lock.json'].map((f) =>
+    join(ROOT, f),
   );
-  return packing;
+  const visit = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) files.push(path);
+    }
+  };
+  visit(join(SDK, 'src'));
+  for (const lib of readdirSync(join(ROOT, 'libs'))) visit(join(ROOT, 'libs', lib, 'src'));
+  const hash = createHash('sha256');
+  for (const file of files.sort()) hash.update(`${relative(ROOT, file)}\0`).update(readFileSync(file)).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** Runs `make` into a fresh folder that becomes `target` once complete; one maker at a time. */
+async function cached(target: string, make: (dir: string) => Promise<void>): Promise<string> {
+  if (existsSync(target)) return target;
+  const lock = `${target}.lock`;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // A lock left by a killed run is taken over after ten minutes.
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
+      } catch {
+        // Released meanwhile.
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    if (existsSync(target)) return target;
+    const staging = await mkdtemp(`${target}.tmp-`);
+    try {
+      await make(staging);
+      renameSync(staging, target);
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      throw error;
+    }
+    return target;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+const tsup = (args: string[]) =>
+  run(process.execPath, [join(ROOT, 'node_modules/tsup/dist/cli-default.js'), '--config', 'tsup.config.ts', ...args], { cwd: SDK, maxBuffer: 16 * 1024 * 1024 });
+
+/** What `npm run sdk:pack` refuses: a built file that still imports a monorepo library. */
+async function monorepoImports(dir: string): Promise<string[]> {
+  const leaks: string[] = [];
+  for (const file of await readdir(dir)) {
+    const leak = /(?:from\s*|import\s*\(\s*)["'](@kairos\/[^"']+)["']/.exec(await readFile(join(dir, file), 'utf8'));
+    if (leak) leaks.push(`${file} imports ${leak[1]}`);
+  }
+  return leaks;
+}
+
+let installing: Promise<string> | null = null;
+
+/**
+ * A folder whose node_modules holds the packed SDK, installed from its tarball. Built without
+ * declarations: a JavaScript user's worker does not read them (declarations.spec.ts checks them).
+ */
+export function installedSdk(): Promise<string> {
+  installing ??= cached(join(tmpdir(), `kairos-sdk-${inputsHash()}`), async (dir) => {
+    const pkg = join(dir, 'package');
+    mkdirSync(pkg);
+    await Promise.all(['package.json', 'README.md'].map((f) => copyFile(join(SDK, f), join(pkg, f))));
+    await tsup(['--no-dts', '--out-dir', join(pkg, 'dist')]);
+    const leaks = await monorepoImports(join(pkg, 'dist'));
+    if (leaks.length > 0) throw new Error(`the SDK bundle must bundle the monorepo's libraries: ${leaks.join(', ')}`);
+    const packed = JSON.parse((await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: pkg })).stdout) as { filename: string }[];
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(dir, packed[0]!.filename)], {
+      cwd: project,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  }).then((dir) => join(dir, 'project'));
+  return installing;
+}
+
+/** The package's dist/ as `npm run sdk:pack` builds it, declarations included, in a folder of its own. */
+export function fullBuild(): Promise<string> {
+  return cached(join(tmpdir(), `kairos-sdk-full-${inputsHash()}`), async (dir) => {
+    await tsup(['--out-dir', join(dir, 'dist')]);
+  });
 }
 
 export interface UserProject {
@@ -28,12 +121,11 @@ export interface UserProject {
   remove(): Promise<void>;
 }
 
-/** A temporary project with the tarball installed and the given files written beside it. */
+/** A temporary project with the packed SDK installed (in the folder above it) and the given files written in it. */
 export async function userProject(files: Record<string, string>): Promise<UserProject> {
-  const tarball = await packedSdk();
-  const dir = await mkdtemp(join(tmpdir(), 'kairos-sdk-user-'));
+  const installed = await installedSdk();
+  const dir = await mkdtemp(join(installed, 'user-'));
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -6,11 +6,11 @@
  * run dead at once, other errors are retried; cancellation and timeout reach the handler's signal;
  * a run that reaches a worker without its handler is handed back and finished once one has it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunLeaseRepository } from '@kairos/ledger';
 import type { StartedKairos } from '@kairos/process';
-import { api, startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
+import { ENDED_STATES, api, runInState, startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
+import { spawnProcess, type ChildOutput } from '../support/processes.js';
 import { userProject, type UserProject } from './packed-sdk.js';
 
 /** Plain JavaScript, as a user writes it against the installed package. */
@@ -45,11 +45,8 @@ console.log('ready ' + worker.id);
 process.on('SIGTERM', async () => { await worker.stop(); process.exit(0); });
 `;
 
-interface UserWorker {
-  process: ChildProcess;
+interface UserWorker extends ChildOutput {
   id: string;
-  output(): string;
-  exited: Promise<number | null>;
 }
 
 describe('a user worker from the packed SDK', () => {
@@ -80,30 +77,18 @@ describe('a user worker from the packed SDK', () => {
   });
 
   async function startWorker(env: Record<string, string> = {}): Promise<UserWorker> {
-    const child = spawn(process.execPath, ['worker.mjs'], {
+    const child = spawnProcess(process.execPath, ['worker.mjs'], {
       cwd: project.dir,
       env: { ...process.env, ...t.env({ KAIROS_RUN_LEASE_TTL: '2s', KAIROS_SHUTDOWN_GRACE: '1s', ...env }) },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const worker: UserWorker = { process: child, id: '', output: () => output, exited };
+    const worker: UserWorker = { ...child, id: '' };
     workers.push(worker);
-    worker.id = await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`the user worker exited: ${output}`);
-      return /ready (\S+)/.exec(output)?.[1];
-    }, 'the user worker to start', 60_000);
+    worker.id = (await child.until(/ready (\S+)/, 'the user worker to start'))[1]!;
     return worker;
   }
 
   const runOf = async (id: string) => (await client.get(`/v1/runs/${id}`)).body;
-  const settled = (id: string, timeoutMs = 30_000) =>
-    waitFor(async () => {
-      const run = await runOf(id);
-      return ['succeeded', 'failed', 'dead', 'cancelled'].includes(run.state) ? run : undefined;
-    }, `run ${id} to end`, timeoutMs);
+  const settled = (id: string, timeoutMs = 30_000) => runInState(client, id, ENDED_STATES, timeoutMs);
   const events = async (id: string) => (await client.get(`/v1/runs/${id}/events`)).body.items as { kind: string; actor: string; leaseEpoch: number; reasonCode: string | null }[];
   const media = (name: string) => ({ type: 'handler', name, queue: 'media' });
 
@@ -179,7 +164,7 @@ describe('a user worker from the packed SDK', () => {
     const worker = await startWorker();
     const cancelled = (await client.post('/v1/runs', { target: media('wait-for-signal') })).body;
     const timedOut = (await client.post('/v1/runs', { target: media('wait-for-signal'), timeout: '1s', retry: { maxAttempts: 1 } })).body;
-    await waitFor(async () => ((await runOf(cancelled.id)).state === 'running' ? true : undefined), 'the run to start');
+    await runInState(client, cancelled.id, 'running', 15_000);
     await client.post(`/v1/runs/${cancelled.id}/cancel`);
     expect(await settled(cancelled.id)).toMatchObject({ state: 'cancelled', reasonCode: 'CANCELLED_BY_USER' });
     expect(await settled(timedOut.id)).toMatchObject({ state: 'dead', reasonCode: 'TIMEOUT' });
