@@ -3,16 +3,55 @@ import { defineConfig } from 'vitest/config';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-/** The files the `postgres` project runs again on the Postgres transport. */
+/**
+ * The integration files whose guarantees rest on the transport, which the `postgres` projects run
+ * again with the queues on Postgres (REDIS_URL unset): the relay and the reconciler, a lost
+ * transport, the worker's claim, fencing, crashes and retries (delayed jobs), lookahead's delayed
+ * jobs, firing every second, domain events (a Redis stream or NOTIFYs) and a user's SDK worker.
+ * The API surface, the ledger, the CLI, the dashboard and the cluster launcher use the queues only
+ * through these, so they run once.
+ */
 const POSTGRES_TRANSPORT_FILES = [
   'test/e2e/every-second.spec.ts',
   'test/e2e/transport-loss.spec.ts',
   'test/e2e/outbox.spec.ts',
-  'test/e2e/metrics.spec.ts',
-  'test/worker/*.spec.ts',
-  'test/scheduler/*.spec.ts',
-  'test/sdk/*.spec.ts',
+  'test/scheduler/reconciler.spec.ts',
+  'test/scheduler/lookahead.spec.ts',
+  'test/worker/fencing.spec.ts',
+  'test/worker/crashes.spec.ts',
+  'test/worker/retries.spec.ts',
+  'test/sdk/user-worker.spec.ts',
 ];
+
+/**
+ * Integration files that measure time (failover and reaping within a bound, lateness, a burst in
+ * one rate-limit second, first paint, pruning within its slack) or start a cluster's worth of
+ * processes. They run alone, after the parallel files, so no other file's load moves their timings.
+ */
+const SERIAL_FILES = [
+  'test/cluster/failover-timing.spec.ts',
+  'test/cluster/leader-failover.spec.ts',
+  'test/cluster/partitions.spec.ts',
+  'test/cluster/shutdown.spec.ts',
+  'test/scheduler/lookahead.spec.ts',
+  'test/scheduler/catchup.spec.ts',
+  'test/scheduler/herd-scale.spec.ts',
+  'test/e2e/every-second.spec.ts',
+  'test/e2e/zero-setup.spec.ts',
+  'test/worker/retries.spec.ts',
+  'test/worker/signing-secret.spec.ts',
+  'test/api/rate-limit.spec.ts',
+  'test/ledger/retention.spec.ts',
+  'test/ui/dashboard.spec.ts',
+];
+
+const UNIT_FILES = ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'packages/*/src/**/*.spec.ts'];
+
+/**
+ * Files run at once by the parallel projects, together: two on two cores. The integration files
+ * mostly wait on timers and I/O; each has its own database and Redis prefix.
+ */
+const PARALLEL_WORKERS = 2;
 
 const lib = (name: string): string => fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url));
 
@@ -42,16 +81,33 @@ export default defineConfig({
   },
   test: {
     projects: [
-      { extends: true, test: { name: 'redis', include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'packages/*/src/**/*.spec.ts', 'test/**/*.spec.ts'] } },
-      // The integration files whose guarantees rest on the transport, again with the queues on
-      // Postgres (REDIS_URL unset). Specs of the API surface, the CLI, the dashboard and the
-      // cluster launcher do not touch a queue beyond what these cover, so they run once.
-      { extends: true, test: { name: 'postgres', include: POSTGRES_TRANSPORT_FILES, env: { KAIROS_TEST_TRANSPORT: 'postgres' } } },
+      // Pure logic beside the sources: no database, no Redis, no global setup.
+      { extends: true, test: { name: 'unit', include: UNIT_FILES } },
+      // The integration files on Redis, and those with timings on their own afterwards: projects
+      // whose files run one at a time form vitest's last group, each file alone.
+      { extends: true, test: { name: 'redis', include: ['test/**/*.spec.ts'], exclude: SERIAL_FILES, globalSetup: ['test/support/global-setup.ts'] } },
+      { extends: true, test: { name: 'redis-serial', include: SERIAL_FILES, globalSetup: ['test/support/global-setup.ts'], fileParallelism: false } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: POSTGRES_TRANSPORT_FILES.filter((f) => !SERIAL_FILES.includes(f)),
+          globalSetup: ['test/support/global-setup.ts'],
+          env: { KAIROS_TEST_TRANSPORT: 'postgres' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres-serial',
+          include: POSTGRES_TRANSPORT_FILES.filter((f) => SERIAL_FILES.includes(f)),
+          globalSetup: ['test/support/global-setup.ts'],
+          env: { KAIROS_TEST_TRANSPORT: 'postgres' },
+          fileParallelism: false,
+        },
+      },
     ],
-    globalSetup: ['test/support/global-setup.ts'],
-    // Integration tests start schedulers and workers and time failovers; two at once on two cores
-    // would make those timings lie. Files run one after another.
-    fileParallelism: false,
+    maxWorkers: PARALLEL_WORKERS,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
