@@ -106,7 +106,7 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
 /** Starts the embedded Postgres, saying how long it took: a first start creates its data folder. */
 async function startEmbedded(options: NonNullable<KairosConfig['embeddedPostgres']>, logger: Logger): Promise<EmbeddedPostgres> {
   const started = Date.now();
-  const server = await startEmbeddedPostgres(options);
+  const server = await startEmbeddedPostgres({ ...options, note: (message) => logger.log(message) });
   const how = server.initialised ? `created ${options.dataDir} and started` : 'started';
   logger.log(`embedded Postgres ${how} in ${Date.now() - started} ms on 127.0.0.1:${options.port} (set DATABASE_URL to use your own)`);
   return server;

@@ -19,6 +19,9 @@ export class RunsQueues {
     let opened = this.opened.get(queue);
     if (!opened) {
       const fresh = this.transport.queue(runsQueueName(queue));
+      // Without a listener BullMQ prints each connection error to stderr; the operations that fail
+      // and the health check already say it, once.
+      fresh.on('error', () => undefined);
       fresh.waitUntilReady().catch(() => {
         if (this.opened.get(queue) === fresh) this.opened.delete(queue);
         void fresh.close().catch(() => undefined);

@@ -74,6 +74,8 @@ export async function openTransport(config: TransportConfig, queuePrefix: string
 class RedisTransport implements Transport {
   readonly description: string;
   readonly redis: Redis;
+  /** Why the producer connection last failed: a command on a connection that is down says only that it is down. */
+  private lastError: Error | null = null;
 
   constructor(
     readonly config: Extract<TransportConfig, { kind: 'redis' }>,
@@ -81,6 +83,8 @@ class RedisTransport implements Transport {
   ) {
     this.description = describeTransport(config);
     this.redis = producerConnection(config.url);
+    this.redis.on('error', (error: Error) => (this.lastError = error));
+    this.redis.on('ready', () => (this.lastError = null));
   }
 
   queue(name: string): RunsQueue {
@@ -97,14 +101,35 @@ class RedisTransport implements Transport {
 
   async ping(): Promise<void> {
     try {
-      await withTimeout(this.redis.ping(), PING_TIMEOUT_MS, 'Redis did not answer PING');
+      await withTimeout(this.connected().then(() => this.redis.ping()), PING_TIMEOUT_MS, 'Redis did not answer PING');
     } catch (error) {
-      throw new TransportUnavailableError(explainTransportError(this.config, error as Error));
+      const cause = this.redis.status !== 'ready' && this.lastError ? this.lastError : (error as Error);
+      throw new TransportUnavailableError(explainTransportError(this.config, cause));
     }
   }
 
   async close(): Promise<void> {
     this.redis.disconnect();
+  }
+
+  /**
+   * Settles once the producer connection is up, or with the error of its attempt under way: a
+   * command sent while it is still connecting would only say the connection is not open.
+   */
+  private connected(): Promise<void> {
+    if (this.redis.status === 'ready') return Promise.resolve();
+    if (this.lastError && this.redis.status !== 'connecting') return Promise.reject(this.lastError);
+    return new Promise((resolve, reject) => {
+      const settle = (error?: Error): void => {
+        this.redis.off('ready', onReady);
+        this.redis.off('error', settle);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onReady = (): void => settle();
+      this.redis.once('ready', onReady);
+      this.redis.once('error', settle);
+    });
   }
 }
 

@@ -33,7 +33,7 @@ export class RelayService implements OnModuleInit {
     const pending = await this.runs.listUndispatched(this.db, RELAY_BATCH);
     if (pending.length === 0) return 0;
     await this.runs.markEnqueued(this.db, pending.map((p) => p.id));
-    if (!(await this.dispatcher.dispatch(pending))) throw new Error(`Redis refused ${pending.length} runs; they stay queued in Postgres`);
+    if (!(await this.dispatcher.dispatch(pending))) throw new Error(`the transport refused ${pending.length} runs; they stay queued in Postgres`);
     return pending.length;
   }
 }
