@@ -39,7 +39,6 @@ const SERIAL_FILES = [
   'test/e2e/every-second.spec.ts',
   'test/e2e/zero-setup.spec.ts',
   'test/worker/retries.spec.ts',
-  'test/worker/signing-secret.spec.ts',
   'test/api/rate-limit.spec.ts',
   'test/ledger/retention.spec.ts',
   'test/ui/dashboard.spec.ts',
