@@ -37,6 +37,7 @@ const SERIAL_FILES = [
   'test/scheduler/catchup.spec.ts',
   'test/scheduler/herd-scale.spec.ts',
   'test/e2e/every-second.spec.ts',
+  'test/e2e/host-clock.spec.ts',
   'test/e2e/zero-setup.spec.ts',
   'test/worker/retries.spec.ts',
   'test/api/rate-limit.spec.ts',

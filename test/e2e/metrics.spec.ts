@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { RUN_STATES } from '@kairos/domain';
-import type { Db } from '@kairos/ledger';
+import { DatabaseClock, type Db } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
 import { KairosMetrics, type StartedKairos } from '@kairos/process';
 import { api, startInProcess, useKairos, waitFor } from '../support/kairos.js';
@@ -122,6 +122,8 @@ describe('Prometheus metrics', () => {
     expect(valueOf(samples, 'kairos_leader')).toBe(1);
     // The only scheduler owns every tick partition.
     expect(valueOf(samples, 'kairos_owned_partitions')).toBe(16);
+    // The test's host and its database share one clock: the measured offset is a few ms at most.
+    expect(Math.abs(valueOf(samples, 'kairos_clock_offset_seconds')!)).toBeLessThan(0.05);
 
     // prom-client's process metrics, under the kairos_ prefix only.
     expect(valueOf(samples, 'kairos_process_cpu_user_seconds_total')).toBeGreaterThan(0);
@@ -153,7 +155,7 @@ describe('a scrape whose sources do not answer', () => {
     const registry = new Registry();
     const hungDb = { query: () => new Promise(() => undefined) } as unknown as Db;
     const deadQueue = { getJobCounts: () => Promise.reject(new Error('Connection is closed.')) } as unknown as RunsQueue;
-    const metrics = new KairosMetrics(registry, hungDb, deadQueue);
+    const metrics = new KairosMetrics(registry, hungDb, deadQueue, new DatabaseClock(hungDb));
     metrics.leaseLost();
 
     const startedAt = Date.now();

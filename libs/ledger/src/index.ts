@@ -26,3 +26,4 @@ export * from './retention/ledger-size.js';
 export * from './retention/retention.repository.js';
 export * from './workers/worker.repository.js';
 export * from './partitions/partition-lease.repository.js';
+export * from './clock/database-clock.js';

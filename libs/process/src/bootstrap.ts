@@ -11,7 +11,7 @@ import { Logger, Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, describeDatabase, loadConfig, type KairosConfig, type Role } from '@kairos/config';
-import { DEFAULT_NAMESPACE, NamespaceRepository, openLedger, startEmbeddedPostgres, type EmbeddedPostgres } from '@kairos/ledger';
+import { DEFAULT_NAMESPACE, DatabaseClock, NamespaceRepository, openLedger, startEmbeddedPostgres, type EmbeddedPostgres } from '@kairos/ledger';
 import { describeTransport, openTransport } from '@kairos/queue';
 import { JsonLogger, accessLog, createLogger, logsJson, requestSpans, startTracing, stopTracing } from '@kairos/telemetry';
 import { CoreModule } from './core.module.js';
@@ -58,10 +58,14 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   }
   const { db, migrations } = opened;
   if (migrations.applied.length > 0) logger.log(`applied migrations ${migrations.applied.join(', ')}`);
+  const clock = new DatabaseClock(db);
+  watchClock(clock, logger);
+  await clock.start();
   let transport: Awaited<ReturnType<typeof openTransport>>;
   try {
     transport = await openTransport(config.transport, config.queuePrefix);
   } catch (error) {
+    clock.stop();
     await db.end();
     await embedded?.stop();
     throw error;
@@ -76,7 +80,7 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   const root: DynamicModule = {
     module: KairosAppModule,
     imports: [
-      CoreModule.forRoot({ config, db, transport, embedded, defaultNamespaceId: namespace!.id }),
+      CoreModule.forRoot({ config, db, clock, transport, embedded, defaultNamespaceId: namespace!.id }),
       HealthModule,
       MetricsModule,
       ...config.roles.map((role) => spec.modules[role]!),
@@ -101,6 +105,31 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   const url = `http://${host}:${address.port}`;
   logger.log(`roles ${config.roles.join(', ')} running on ${describeDatabase(config)} with the ${transport.description} transport`);
   return { app, config, url };
+}
+
+/** How far a host's clock may be from the database's before an operator hears of it. */
+const CLOCK_WARNING_MS = 1_000;
+
+/**
+ * Warns when this host's clock strays more than a second from the database's, and says when it is
+ * back: Kairos keeps time by the database, but the host's logs, a user's handlers and other
+ * programs on it do not.
+ */
+function watchClock(clock: DatabaseClock, logger: Logger): void {
+  let astray = false;
+  clock.onReading(({ offsetMs, uncertaintyMs }) => {
+    const nowAstray = Math.abs(offsetMs) > CLOCK_WARNING_MS;
+    if (nowAstray && !astray) {
+      logger.warn(
+        `this host's clock is ${formatOffset(-offsetMs)} the database's (±${Math.ceil(uncertaintyMs)} ms); Kairos keeps time by the database, but fix the host's time sync (NTP)`,
+      );
+    } else if (!nowAstray && astray) logger.log(`this host's clock is within ${CLOCK_WARNING_MS} ms of the database's again`);
+    astray = nowAstray;
+  });
+}
+
+function formatOffset(aheadMs: number): string {
+  return `${(Math.abs(aheadMs) / 1_000).toFixed(1)} s ${aheadMs >= 0 ? 'ahead of' : 'behind'}`;
 }
 
 /** Starts the embedded Postgres, saying how long it took: a first start creates its data folder. */

@@ -1,12 +1,13 @@
 /**
  * The resources every role shares, opened once before Nest starts (so failures print one clear
- * line) and closed last on shutdown: the config, the Postgres pool, the repositories, the
- * transport, the runs queues and their dispatcher.
+ * line) and closed last on shutdown: the config, the Postgres pool and its clock, the
+ * repositories, the transport, the runs queues and their dispatcher.
  */
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import {
   ApiKeyRepository,
+  DatabaseClock,
   LeaseRepository,
   NamespaceRepository,
   OutboxRepository,
@@ -22,12 +23,14 @@ import {
 } from '@kairos/ledger';
 import { DEFAULT_QUEUE } from '@kairos/domain';
 import { RunsQueues, type RunsQueue, type Transport } from '@kairos/queue';
-import { RunDispatcher } from './run-dispatcher.js';
-import { DATABASE, DEFAULT_NAMESPACE_ID, DEFAULT_RUNS_QUEUE, KAIROS_CONFIG, TRANSPORT } from './tokens.js';
+import { JobDelays, RunDispatcher } from './run-dispatcher.js';
+import { DATABASE, DATABASE_CLOCK, DEFAULT_NAMESPACE_ID, DEFAULT_RUNS_QUEUE, KAIROS_CONFIG, TRANSPORT } from './tokens.js';
 
 export interface CoreResources {
   config: KairosConfig;
   db: Db;
+  /** Started: its first reading is taken. */
+  clock: DatabaseClock;
   transport: Transport;
   /** The server Kairos started itself (DATABASE_URL unset), stopped after everything else. */
   embedded: EmbeddedPostgres | null;
@@ -42,6 +45,7 @@ const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 export class CoreModule implements OnApplicationShutdown {
   constructor(
     @Inject(DATABASE) private readonly db: Db,
+    @Inject(DATABASE_CLOCK) private readonly clock: DatabaseClock,
     @Inject(TRANSPORT) private readonly transport: Transport,
     private readonly queues: RunsQueues,
     @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
@@ -51,6 +55,7 @@ export class CoreModule implements OnApplicationShutdown {
     const providers = [
       { provide: KAIROS_CONFIG, useValue: resources.config },
       { provide: DATABASE, useValue: resources.db },
+      { provide: DATABASE_CLOCK, useValue: resources.clock },
       { provide: TRANSPORT, useValue: resources.transport },
       { provide: DEFAULT_NAMESPACE_ID, useValue: resources.defaultNamespaceId },
       { provide: EMBEDDED_POSTGRES, useValue: resources.embedded },
@@ -73,8 +78,9 @@ export class CoreModule implements OnApplicationShutdown {
       { provide: DEFAULT_RUNS_QUEUE, inject: [RunsQueues], useFactory: (queues: RunsQueues): RunsQueue => queues.get(DEFAULT_QUEUE) },
       {
         provide: RunDispatcher,
-        inject: [RunsQueues, RunRecoveryRepository],
-        useFactory: (queues: RunsQueues, runs: RunRecoveryRepository) => new RunDispatcher(queues, resources.db, runs),
+        inject: [RunsQueues, RunRecoveryRepository, WorkerRepository],
+        useFactory: (queues: RunsQueues, runs: RunRecoveryRepository, workers: WorkerRepository) =>
+          new RunDispatcher(queues, resources.db, runs, new JobDelays(resources.clock, resources.db, workers)),
       },
     ];
     return { module: CoreModule, providers, exports: providers.map((p) => p.provide) };
@@ -82,6 +88,7 @@ export class CoreModule implements OnApplicationShutdown {
 
   /** Runs after every role has stopped: nothing may use these connections any more. */
   async onApplicationShutdown(): Promise<void> {
+    this.clock.stop();
     await this.queues.close();
     await this.transport.close();
     await this.db.end().catch(() => undefined);

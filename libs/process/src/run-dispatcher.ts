@@ -7,16 +7,63 @@
  * It writes the ledger as well as the transport, so it lives here, above both, rather than in
  * @kairos/queue. A leaf (`@kairos/process/run-dispatcher`): the SDK's worker imports it alone.
  */
+import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
-import type { Db, DispatchItem, RunRecoveryRepository } from '@kairos/ledger';
+import type { DatabaseClock, Db, DispatchItem, RunRecoveryRepository, WorkerRepository } from '@kairos/ledger';
 import { RUN_JOB_DEFAULTS, type RunsQueues } from '@kairos/queue';
 import { inSpan, traceContextOf } from '@kairos/telemetry/trace-context';
+
+/** How long the consumers' clock offsets read from the worker registry are used before being read again. */
+const CONSUMER_OFFSETS_TTL_MS = 1_000;
+
+/**
+ * The delay to give BullMQ so that a job becomes due at an instant of the database's clock. BullMQ
+ * stamps a delayed job with the producer host's wall clock plus the delay, and a consuming worker
+ * promotes it once its own host's wall clock passes the stamp: both hosts' clocks count, and either
+ * may be off. The delay is the time left by the database's clock, corrected by how far this host's
+ * clock is from that of the queue's consumer furthest ahead (the first to promote it), as the
+ * worker registry last heard from it.
+ */
+export class JobDelays {
+  private consumers = new Map<string, number>();
+  private readAt = -Infinity;
+  private reading: Promise<void> | null = null;
+
+  constructor(
+    private readonly clock: DatabaseClock,
+    private readonly db: Db,
+    private readonly workers: WorkerRepository,
+  ) {
+    this.readConsumersSoon();
+  }
+
+  /** The BullMQ delay, in ms, that makes a job of Kairos queue `queue` due at database instant `dueAtMs`. */
+  until(queue: string, dueAtMs: number): number {
+    this.readConsumersSoon();
+    const own = this.clock.lastReading?.offsetMs ?? 0;
+    return Math.max(0, Math.round(dueAtMs - this.clock.now() + own - (this.consumers.get(queue) ?? own)));
+  }
+
+  /** Refreshes the consumers' offsets behind the caller's back: the hot path never waits for them. */
+  private readConsumersSoon(): void {
+    if (this.reading || performance.now() - this.readAt < CONSUMER_OFFSETS_TTL_MS) return;
+    this.reading = this.workers
+      .consumerClockOffsets(this.db)
+      .then((offsets) => {
+        this.consumers = offsets;
+        this.readAt = performance.now();
+      })
+      .catch(() => undefined)
+      .finally(() => (this.reading = null));
+  }
+}
 
 export class RunDispatcher {
   constructor(
     private readonly queues: RunsQueues,
     private readonly db: Db,
     private readonly runs: RunRecoveryRepository,
+    private readonly delays: JobDelays,
   ) {}
 
   /**
@@ -72,7 +119,7 @@ export class RunDispatcher {
     return {
       name: 'run' as const,
       data: traceparent === null ? { runId: item.id } : { runId: item.id, traceparent },
-      opts: { ...RUN_JOB_DEFAULTS, jobId: item.id, delay: Math.max(0, item.availableAt.getTime() - Date.now()) },
+      opts: { ...RUN_JOB_DEFAULTS, jobId: item.id, delay: this.delays.until(item.queue, item.availableAt.getTime()) },
     };
   }
 }

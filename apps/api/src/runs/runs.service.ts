@@ -2,8 +2,8 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type RunState } from '@kairos/domain';
 import { readRunCreate } from '@kairos/domain/wire';
-import { RunRepository, inTransaction, manualRun, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
-import { DATABASE, RunDispatcher } from '@kairos/process';
+import { RunRepository, inTransaction, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
+import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
@@ -19,6 +19,7 @@ export class RunsService implements BeforeApplicationShutdown {
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
+    @Inject(DATABASE_CLOCK) private readonly clock: DatabaseClock,
     private readonly runs: RunRepository,
     private readonly dispatcher: RunDispatcher,
     private readonly addresses: AddressPolicy,
@@ -30,7 +31,7 @@ export class RunsService implements BeforeApplicationShutdown {
    * with `deduped: true`, or IDEMPOTENCY_CONFLICT when the first request had another body.
    */
   async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
-    const nowMs = Date.now();
+    const nowMs = this.clock.now();
     const request = readRunCreate(body, nowMs);
     assertTargetAddressAllowed(this.addresses, request.target);
     await this.workers.admit(request.target);
@@ -131,7 +132,7 @@ export class RunsService implements BeforeApplicationShutdown {
     if (!RETRYABLE_STATES.includes(source.state)) {
       throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}; only failed or dead runs can be run again`);
     }
-    const fresh = freshRunOf(source, origin, caller.actor);
+    const fresh = freshRunOf(source, origin, caller.actor, this.clock.date());
     await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [fresh]));
     await this.dispatcher.dispatch([{ id: fresh.id, availableAt: fresh.availableAt!, queue: queueOf(fresh.target) }]);
     return runView(await this.require(caller, fresh.id));
@@ -144,8 +145,7 @@ export class RunsService implements BeforeApplicationShutdown {
   }
 }
 
-function freshRunOf(source: RunRow, origin: 'retry' | 'republish', actor: string): NewRun {
-  const now = new Date();
+function freshRunOf(source: RunRow, origin: 'retry' | 'republish', actor: string, now: Date): NewRun {
   return {
     id: newId(now.getTime()),
     namespaceId: source.namespaceId,

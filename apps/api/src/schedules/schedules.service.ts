@@ -13,6 +13,7 @@ import {
   inTransaction,
   materializeSlots,
   specOf,
+  type DatabaseClock,
   type Db,
   type Page,
   type ScheduleFilter,
@@ -21,7 +22,7 @@ import {
   type Tx,
 } from '@kairos/ledger';
 import { BackfillRequest, readScheduleCreate, readSchedulePatch, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
-import { DATABASE, RunDispatcher } from '@kairos/process';
+import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { z } from 'zod';
 import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
@@ -40,6 +41,7 @@ export type PreviewView = z.output<typeof Preview>;
 export class SchedulesService {
   constructor(
     @Inject(DATABASE) private readonly db: Db,
+    @Inject(DATABASE_CLOCK) private readonly clock: DatabaseClock,
     private readonly schedules: ScheduleRepository,
     private readonly runs: RunRepository,
     private readonly slotWriter: SlotWriter,
@@ -50,7 +52,7 @@ export class SchedulesService {
   ) {}
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
-    const nowMs = Date.now();
+    const nowMs = this.clock.now();
     const request = readScheduleCreate(body, nowMs);
     assertTargetAddressAllowed(this.addresses, request.spec.target);
     await this.workers.admit(request.spec.target);
@@ -96,7 +98,7 @@ export class SchedulesService {
       }
       return { view, created: !view.deduped };
     }
-    const nowMs = Date.now();
+    const nowMs = this.clock.now();
     const { spec } = readScheduleCreate({ ...obj, name }, nowMs);
     if (specHash(spec) === existing.specHash) return { view: scheduleView(existing), created: false };
     return { view: await this.replace(caller, existing.id, spec, nowMs), created: false };
@@ -111,7 +113,7 @@ export class SchedulesService {
       for (const k of ['cron', 'every', 'at']) delete merged[k];
     }
     Object.assign(merged, definition);
-    const nowMs = Date.now();
+    const nowMs = this.clock.now();
     const { spec } = readScheduleCreate(merged, nowMs);
     let view = specHash(spec) === row.specHash ? scheduleView(row) : await this.replace(caller, id, spec, nowMs);
     if (paused === true && view.status === 'active') view = await this.setPaused(caller, id, true);
@@ -180,7 +182,7 @@ export class SchedulesService {
   /** Runs the schedule now, outside its slots; works while paused. Overlap may be overridden for this run. */
   async trigger(caller: CallerContext, id: string, body: unknown): Promise<RunView> {
     const { overlap, payload } = readWire(ScheduleTrigger, body ?? {});
-    const nowMs = Date.now();
+    const nowMs = this.clock.now();
     const { runs, dispatch } = await inTransaction(this.db, async (tx) => {
       const row = await this.require(tx, caller, id, true);
       const made = await this.materialize(tx, row, [{ slotMs: nowMs, fire: true, availableAtMs: nowMs, catchup: false }], {
@@ -212,7 +214,7 @@ export class SchedulesService {
     const request = readWire(BackfillRequest, body);
     const { from, to } = request;
     if (to < from) throw new ValidationError('VALIDATION_FAILED', 'to', 'to must not be earlier than from');
-    if (to > Date.now()) {
+    if (to > this.clock.now()) {
       throw new ValidationError('VALIDATION_FAILED', 'to', 'to is in the future; backfill covers past slots, the scheduler fires the rest');
     }
     const overlap = request.overlap ?? 'buffer_all';
@@ -244,7 +246,7 @@ export class SchedulesService {
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
     const remaining = spec.maxRuns === null ? count : Math.max(0, Math.min(count, spec.maxRuns - row.fireCount));
-    const range = slotsInRange(spec, recurrenceOf(spec, row.createdAt.getTime()), { afterMs: after ?? Date.now(), limit: remaining, keep: 'oldest' });
+    const range = slotsInRange(spec, recurrenceOf(spec, row.createdAt.getTime()), { afterMs: after ?? this.clock.now(), limit: remaining, keep: 'oldest' });
     return { fireTimes: range.slots.map((slot) => formatInstant(slot)), dst: scheduleView(row).dst };
   }
 

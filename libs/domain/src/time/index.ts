@@ -16,3 +16,4 @@ export {
   type ResolvedDstPolicy,
 } from './dst-policy.js';
 export { nextFireAfter, nextFireTimes, previousFireBefore, type Recurrence } from './recurrence.js';
+export { anchorOf, remoteNow, type ClockAnchor, type ClockSample } from './clock-estimate.js';

@@ -14,6 +14,8 @@ export interface WorkerRow {
   version: string;
   startedAt: Date;
   lastSeenAt: Date;
+  /** The database's clock minus the worker host's, in ms, at its last heartbeat; null before it measured. */
+  clockOffsetMs: number | null;
 }
 
 export interface WorkerRegistration {
@@ -21,24 +23,40 @@ export interface WorkerRegistration {
   queue: string;
   handlers: readonly string[];
   version: string;
+  clockOffsetMs: number | null;
 }
 
-const COLUMNS = `id, queue, handlers, version, started_at AS "startedAt", last_seen_at AS "lastSeenAt"`;
+const COLUMNS = `id, queue, handlers, version, started_at AS "startedAt", last_seen_at AS "lastSeenAt", clock_offset_ms AS "clockOffsetMs"`;
+
+/** A worker whose heartbeat is older than this no longer counts as a consumer of its queue. */
+const LIVE_WORKER_INTERVAL = `interval '1 minute'`;
 
 export class WorkerRepository {
   /** Records (or re-records, after a restart under the same id) what a worker serves. */
   async register(db: Queryable, worker: WorkerRegistration): Promise<void> {
     await db.query(
-      `INSERT INTO workers (id, queue, handlers, version, started_at, last_seen_at) VALUES ($1, $2, $3, $4, now(), now())
+      `INSERT INTO workers (id, queue, handlers, version, started_at, last_seen_at, clock_offset_ms) VALUES ($1, $2, $3, $4, now(), now(), $5)
        ON CONFLICT (id) DO UPDATE SET queue = EXCLUDED.queue, handlers = EXCLUDED.handlers, version = EXCLUDED.version,
-                                      started_at = now(), last_seen_at = now()`,
-      [worker.id, worker.queue, [...new Set(worker.handlers)].sort(), worker.version],
+                                      started_at = now(), last_seen_at = now(), clock_offset_ms = EXCLUDED.clock_offset_ms`,
+      [worker.id, worker.queue, [...new Set(worker.handlers)].sort(), worker.version, worker.clockOffsetMs],
     );
   }
 
-  /** The heartbeat's refresh of last_seen_at. */
-  async touch(db: Queryable, id: string): Promise<void> {
-    await db.query(`UPDATE workers SET last_seen_at = now() WHERE id = $1`, [id]);
+  /** The heartbeat's refresh of last_seen_at and of the worker's clock offset. */
+  async touch(db: Queryable, id: string, clockOffsetMs: number | null): Promise<void> {
+    await db.query(`UPDATE workers SET last_seen_at = now(), clock_offset_ms = COALESCE($2, clock_offset_ms) WHERE id = $1`, [id, clockOffsetMs]);
+  }
+
+  /**
+   * Per queue, the smallest clock offset among its live workers: the host furthest ahead, which
+   * would promote a delayed job first. Queues whose workers never measured are absent.
+   */
+  async consumerClockOffsets(db: Queryable): Promise<Map<string, number>> {
+    const { rows } = await db.query<{ queue: string; offset: number }>(
+      `SELECT queue, min(clock_offset_ms) AS offset FROM workers
+        WHERE last_seen_at > now() - ${LIVE_WORKER_INTERVAL} AND clock_offset_ms IS NOT NULL GROUP BY queue`,
+    );
+    return new Map(rows.map((r) => [r.queue, r.offset]));
   }
 
   /** Every handler name known on `queue`, sorted: the built-in ones and those any worker registered there. */

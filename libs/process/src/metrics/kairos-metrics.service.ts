@@ -6,9 +6,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RUN_STATES, TICK_OUTCOMES, type TickOutcome } from '@kairos/domain';
-import { ledgerSize, type Db, type LedgerSize } from '@kairos/ledger';
+import { ledgerSize, type DatabaseClock, type Db, type LedgerSize } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
-import { DATABASE, DEFAULT_RUNS_QUEUE } from '../tokens.js';
+import { DATABASE, DATABASE_CLOCK, DEFAULT_RUNS_QUEUE } from '../tokens.js';
 
 /** The BullMQ job states reported as `kairos_queue_jobs{state}`. */
 export const QUEUE_JOB_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
@@ -32,8 +32,18 @@ export class KairosMetrics {
     private readonly registry: Registry,
     @Inject(DATABASE) private readonly db: Db,
     @Inject(DEFAULT_RUNS_QUEUE) private readonly queue: RunsQueue,
+    @Inject(DATABASE_CLOCK) clock: DatabaseClock,
   ) {
     const registers = [registry];
+    const clockOffset: Gauge = new Gauge({
+      name: 'kairos_clock_offset_seconds',
+      help: "The database's clock minus this host's, as last measured: positive when the host's clock is behind. Kairos decides every instant by the database's clock",
+      registers,
+      collect: () => {
+        const reading = clock.lastReading;
+        if (reading) clockOffset.set(reading.offsetMs / 1_000);
+      },
+    });
     this.slotsFiredTotal = new Counter({
       name: 'kairos_slots_fired_total',
       help: 'Schedule slots the tick wrote a tick row for, by outcome',

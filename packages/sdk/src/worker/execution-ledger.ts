@@ -13,12 +13,14 @@
  */
 import type { ReasonCode } from '@kairos/domain';
 import {
+  DatabaseClock,
   RunLeaseRepository,
   RunRecoveryRepository,
   WorkerRepository,
   createPool,
   handBackRun,
   retryTransient,
+  uuidArray,
   type ClaimResult,
   type Db,
   type DispatchItem,
@@ -52,6 +54,8 @@ export class ExecutionLedger {
     /** This worker's identity as a lease owner. */
     readonly owner: string,
     private readonly leaseTtlMs: number,
+    /** The database's clock as this worker reads it; its offset is reported with each heartbeat. */
+    readonly clock: DatabaseClock,
   ) {
     this.batchDb = createPool({
       connectionString: databaseUrl,
@@ -132,12 +136,21 @@ export class ExecutionLedger {
     return this.runs.renewLeases(this.db, this.owner, held, this.leaseTtlMs);
   }
 
-  register(worker: Omit<WorkerRegistration, 'id'>): Promise<void> {
-    return this.workers.register(this.db, { ...worker, id: this.owner });
+  register(worker: Omit<WorkerRegistration, 'id' | 'clockOffsetMs'>): Promise<void> {
+    return this.workers.register(this.db, { ...worker, id: this.owner, clockOffsetMs: this.clock.lastReading?.offsetMs ?? null });
   }
 
-  /** The heartbeat's refresh of this worker's registry row. */
+  /** The heartbeat's refresh of this worker's registry row, with how far its host's clock is from the database's. */
   touch(): Promise<void> {
-    return this.workers.touch(this.db, this.owner);
+    return this.workers.touch(this.db, this.owner, this.clock.lastReading?.offsetMs ?? null);
+  }
+
+  /** When each of these runs is due, for those still queued. */
+  async availableAt(runIds: readonly string[]): Promise<Map<string, Date>> {
+    const { rows } = await this.db.query<{ id: string; availableAt: Date }>(
+      `SELECT id, available_at AS "availableAt" FROM runs WHERE id = ANY($1::uuid[]) AND state = 'queued'`,
+      [uuidArray(runIds)],
+    );
+    return new Map(rows.map((r) => [r.id, r.availableAt]));
   }
 }

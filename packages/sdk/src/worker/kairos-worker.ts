@@ -6,15 +6,19 @@
  */
 import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from '@kairos/domain';
 import { TRANSPORT_SCHEMA, loadConfig } from '@kairos/config';
-import { RunRecoveryRepository, createPool, type Db } from '@kairos/ledger';
+import { CLOCK_STEP_MS, DatabaseClock, RunRecoveryRepository, WorkerRepository, createPool, type Db } from '@kairos/ledger';
 import { RunsQueues, openTransport, runsQueueName, type RunsConsumer, type Transport } from '@kairos/queue';
 import { processIdentity } from '@kairos/process/process-identity';
-import { RunDispatcher } from '@kairos/process/run-dispatcher';
+import { JobDelays, RunDispatcher } from '@kairos/process/run-dispatcher';
+import { retimeDelayedJobs } from './delayed-jobs.js';
 import { ExecutionLedger } from './execution-ledger.js';
 import type { KairosHandlerFunction } from './handler.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { RunExecutor, type WorkerLogger, type WorkerObserver } from './run-executor.js';
 import { TargetRunner, type HttpTargetCall } from './target-runner.js';
+
+/** Long enough for every producer to have read a worker's new clock offset (they read it every second). */
+const CONSUMER_OFFSETS_SETTLE_MS = 2_500;
 
 /** Stalled jobs always go back to the queue: the ledger's crash budget, not BullMQ, decides when to give up. */
 const MAX_STALLED_COUNT = 1_000_000;
@@ -76,6 +80,7 @@ export class KairosWorker {
   private resources: {
     pool: Db;
     ownPool: boolean;
+    clock: DatabaseClock;
     ledger: ExecutionLedger;
     leases: LeaseKeeper;
     transport: Transport;
@@ -115,15 +120,18 @@ export class KairosWorker {
     const s = this.settings;
     const ownPool = this.options.pool === undefined;
     const pool = this.options.pool ?? createPool({ connectionString: s.databaseUrl, max: 4, applicationName: 'kairos-worker' });
-    const ledger = new ExecutionLedger(pool, s.databaseUrl, this.id, s.leaseTtlMs);
+    const clock = new DatabaseClock(pool);
+    const ledger = new ExecutionLedger(pool, s.databaseUrl, this.id, s.leaseTtlMs, clock);
     let transport: Transport;
     try {
+      await clock.start();
       await ledger.register({ queue: this.queue, handlers: [...this.handlers.keys()], version: s.version });
       transport = await openTransport(
         s.redisUrl ? { kind: 'redis', url: s.redisUrl } : { kind: 'postgres', url: s.databaseUrl, schema: TRANSPORT_SCHEMA },
         s.queuePrefix,
       );
     } catch (error) {
+      clock.stop();
       await ledger.close();
       if (ownPool) await pool.end().catch(() => undefined);
       this.state = 'stopped';
@@ -131,7 +139,10 @@ export class KairosWorker {
     }
     const leases = new LeaseKeeper(ledger, s.leaseTtlMs, s.logger);
     const queues = new RunsQueues(transport);
-    const dispatcher = new RunDispatcher(queues, pool, new RunRecoveryRepository());
+    const dispatcher = new RunDispatcher(queues, pool, new RunRecoveryRepository(), new JobDelays(clock, pool, new WorkerRepository()));
+    clock.onReading((reading, previous) => {
+      if (previous && Math.abs(reading.offsetMs - previous.offsetMs) > CLOCK_STEP_MS) this.afterClockStep(reading.offsetMs - previous.offsetMs);
+    });
     const executor = new RunExecutor(
       ledger,
       leases,
@@ -152,7 +163,25 @@ export class KairosWorker {
       logger: s.logger,
       onFailed: (jobId, error) => s.logger.error(`job ${jobId} failed: ${error.message}`),
     });
-    this.resources = { pool, ownPool, ledger, leases, transport, queues, worker };
+    this.resources = { pool, ownPool, clock, ledger, leases, transport, queues, worker };
+  }
+
+  /**
+   * This host's clock was stepped by `stepMs` against the database's. Producers learn the new offset
+   * from the heartbeat at once; the delayed jobs already handed over are re-timed now, and again
+   * once producers can no longer be using the old offset.
+   */
+  private afterClockStep(offsetChangeMs: number): void {
+    const r = this.resources;
+    if (!r) return;
+    const log = this.settings.logger;
+    log.warn(`this host's clock was stepped by ${(-offsetChangeMs / 1_000).toFixed(1)} s; re-timing the delayed runs of queue ${this.queue}`);
+    const retime = (): void =>
+      void retimeDelayedJobs(r.queues.get(this.queue), r.ledger, r.clock)
+        .then((count) => count > 0 && log.log(`re-timed ${count} delayed runs after the clock step`))
+        .catch((error: Error) => log.warn(`could not re-time delayed runs after the clock step: ${error.message}`));
+    void r.ledger.touch().catch(() => undefined).finally(retime);
+    setTimeout(retime, CONSUMER_OFFSETS_SETTLE_MS).unref();
   }
 
   /**
@@ -174,6 +203,7 @@ export class KairosWorker {
     await closing;
     await r.ledger.settleWritesBehind();
     await r.leases.stop();
+    r.clock.stop();
     await r.ledger.close();
     await r.queues.close();
     await r.transport.close();

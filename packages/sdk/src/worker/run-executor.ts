@@ -77,7 +77,7 @@ export class RunExecutor {
   private async execute(job: RunJob, token: string, run: ClaimedRun, claimed: Context): Promise<void> {
     if (!this.targets.serves(run.target)) return this.handBack(job, token, run);
     // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose.
-    if (run.scheduleId !== null && run.attempt === 1) this.observer.lateness?.((Date.now() - run.scheduledFor.getTime()) / 1000);
+    if (run.scheduleId !== null && run.attempt === 1) this.observer.lateness?.((this.ledger.clock.now() - run.scheduledFor.getTime()) / 1000);
 
     const abort = this.leases.track(run.id, run.leaseEpoch);
     const timer = setTimeout(

@@ -1,0 +1,25 @@
+/**
+ * After this host's wall clock is stepped (NTP, an operator, a VM resumed), the delayed jobs of the
+ * worker's queue still carry due stamps of the old clock, and BullMQ, which promotes them on this
+ * host's clock, would start them early or late by the whole step. Each is given its delay again,
+ * from its run's available_at and the database's clock.
+ */
+import type { DatabaseClock } from '@kairos/ledger';
+import type { RunsQueue } from '@kairos/queue';
+import type { ExecutionLedger } from './execution-ledger.js';
+
+/** Re-times the delayed jobs of `queue` whose runs are still queued; returns how many. */
+export async function retimeDelayedJobs(queue: RunsQueue, ledger: ExecutionLedger, clock: DatabaseClock): Promise<number> {
+  const jobs = (await queue.getDelayed(0, -1)).filter((job) => job.id !== undefined);
+  if (jobs.length === 0) return 0;
+  const due = await ledger.availableAt(jobs.map((job) => job.id!));
+  let retimed = 0;
+  for (const job of jobs) {
+    const at = due.get(job.id!);
+    if (at === undefined) continue;
+    // This worker's own timeline: the database's instant less the time left by the database's clock.
+    await job.changeDelay(Math.max(0, at.getTime() - clock.now()));
+    retimed += 1;
+  }
+  return retimed;
+}
