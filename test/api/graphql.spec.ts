@@ -314,7 +314,7 @@ describe('GraphQL mirrors the REST API', () => {
 
   it('lists the worker registry as GET /v1/workers does', async () => {
     await t.db.query(`INSERT INTO workers (id, queue, handlers, version, started_at, last_seen_at) VALUES ('host:1:abc', 'media', '{resize}', '1.2.0', now(), now())`);
-    const listed = await gql(`{ workers { items { id queue handlers version startedAt lastSeenAt } nextCursor } }`);
+    const listed = await gql(`{ workers { items { id queue handlers version startedAt lastSeenAt clockOffsetMs } nextCursor } }`);
     expect(listed.data.workers).toEqual((await rest.get('/v1/workers')).body);
     expect(listed.data.workers.items).toContainEqual(expect.objectContaining({ id: 'host:1:abc', queue: 'media', handlers: ['resize'], version: '1.2.0' }));
   });

@@ -38,14 +38,17 @@ describe('the kairos CLI', () => {
     expect(out).toMatch(/^leader +\S+:\d+:[0-9a-f]{8} \(epoch 1, lease until /m);
     expect(out).toMatch(/^schedules +active 1$/m);
     expect(out).toMatch(/^runs +.*dead 1.*succeeded \d+/m);
-    // The one scheduler owns every tick partition.
-    expect(out).toMatch(/^\S+:\d+:[0-9a-f]{8} +\S+ +\S+ +0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15$/m);
+    // The one scheduler owns every tick partition; its host's clock is the database's host's, within a few ms.
+    expect(out).toMatch(/^\S+:\d+:[0-9a-f]{8} +\S+ +\S+ +[+-]0\.0\d\d s +0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15$/m);
+    expect(out).toMatch(/^workers \(heard from in the last minute\)\n.*\n\S+ +default +\S+ +[+-]0\.0\d\d s$/m);
     expect(out).toMatch(/^ledger +[\d.]+ [kMG]?B on disk/m);
     expect(out).toMatch(/^runs +\d+ +[\d.]+ [kMG]?B$/m);
     const json = JSON.parse((await cli('status', '--json')).out);
     expect(json.leader.alive).toBe(true);
     expect(json.schedulers).toHaveLength(1);
     expect(json.schedulers[0].partitions).toHaveLength(16);
+    expect(Math.abs(json.schedulers[0].clock_offset_ms)).toBeLessThan(50);
+    expect(json.workers.map((w: { queue: string }) => w.queue)).toContain('default');
     expect(json.unownedPartitions).toEqual([]);
     expect(json.ledger.databaseBytes).toBeGreaterThan(0);
     expect(json.ledger.tables.map((tb: { table: string }) => tb.table)).toEqual(expect.arrayContaining(['runs', 'run_events', 'ticks', 'outbox']));

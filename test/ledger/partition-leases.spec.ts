@@ -85,7 +85,7 @@ describe('partition leases', () => {
     const presence = new HolderPresence(t.databaseUrl, 'alive', 'kairos-test-presence');
     expect(await presence.hold()).toBe(true);
     try {
-      for (const holder of ['alive', 'dead', 'self']) await leases.heartbeat(t.db, { holder, hostname: 'h', pid: 1 });
+      for (const holder of ['alive', 'dead', 'self']) await leases.heartbeat(t.db, { holder, hostname: 'h', pid: 1, clockOffsetMs: null });
       expect((await leases.liveMembers(t.db, 'self', TTL)).sort()).toEqual(['alive', 'self']);
       // The dead one is forgotten; a silent one with its lock still held (frozen) stays, but does not count.
       await t.db.query(`UPDATE scheduler_members SET heartbeat_at = now() - interval '2 minutes' WHERE holder = 'alive'`);

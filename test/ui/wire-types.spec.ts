@@ -47,7 +47,8 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<NoWider<Coded<ui.RunEvent>, Sent<typeof wire.RunEvent>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Worker, Sent<typeof wire.Worker>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.WhoAmI, Sent<typeof wire.WhoAmI>>>().toEqualTypeOf<true>();
-    expectTypeOf<NoWider<Omit<ui.Cluster, 'outages'>, SentCluster>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<Omit<ui.Cluster, 'outages' | 'schedulers'>, SentCluster>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['outages'][number], SentCluster['outages'][number]>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.Cluster['schedulers'][number], SentCluster['schedulers'][number]>>().toEqualTypeOf<true>();
   });
 });

@@ -43,8 +43,8 @@ export class ClusterController {
          WHERE stopped_at IS NULL ORDER BY started_at`,
       ),
       // A member is live while its heartbeat is fresher than the lease TTL (a frozen one goes stale).
-      this.db.query<{ holder: string; hostname: string; pid: number; startedAt: Date; lastSeenAt: Date; live: boolean }>(
-        `SELECT holder, hostname, pid, started_at AS "startedAt", heartbeat_at AS "lastSeenAt",
+      this.db.query<{ holder: string; hostname: string; pid: number; startedAt: Date; lastSeenAt: Date; live: boolean; clockOffsetMs: number | null }>(
+        `SELECT holder, hostname, pid, started_at AS "startedAt", heartbeat_at AS "lastSeenAt", clock_offset_ms AS "clockOffsetMs",
                 heartbeat_at > now() - $1 * interval '1 millisecond' AS live
          FROM scheduler_members ORDER BY started_at, holder`,
         [this.config.scheduler.leaderTtlMs],
@@ -70,6 +70,7 @@ export class ClusterController {
         startedAt: formatInstant(m.startedAt),
         lastSeenAt: formatInstant(m.lastSeenAt),
         live: m.live,
+        clockOffsetMs: m.clockOffsetMs,
         partitions: partitions.rows.filter((p) => p.live && p.holder === m.holder).map((p) => p.partition),
       })),
       partitions: partitions.rows.map((p) => ({

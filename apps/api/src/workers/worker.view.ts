@@ -14,5 +14,6 @@ export function workerView(row: WorkerRow): WorkerView {
     version: row.version,
     startedAt: formatInstant(row.startedAt),
     lastSeenAt: formatInstant(row.lastSeenAt),
+    clockOffsetMs: row.clockOffsetMs,
   };
 }

@@ -1,4 +1,8 @@
-/** `kairos status`: the database and transport in use, who leads, which scheduler owns which partitions, recent sessions and outages, and what the ledger holds. */
+/**
+ * `kairos status`: the database and transport in use, who leads, which scheduler owns which
+ * partitions, how far each live process's host clock is from the database's, recent sessions and
+ * outages, and what the ledger holds.
+ */
 import { describeDatabase, type KairosConfig } from '@kairos/config';
 import { describeTransport } from '@kairos/queue';
 import { LeaseRepository, ledgerSize, type Db } from '@kairos/ledger';
@@ -16,6 +20,14 @@ function formatBytes(bytes: number): string {
   return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
 }
 
+/** A host clock against the database's, as `kairos status` prints it: `+0.002 s`, `-30.1 s (fix NTP)`. */
+export function clockOffset(offsetMs: number | null): string {
+  if (offsetMs === null) return 'not measured';
+  const hostAheadMs = -offsetMs;
+  const text = `${hostAheadMs >= 0 ? '+' : '-'}${(Math.abs(hostAheadMs) / 1_000).toFixed(Math.abs(hostAheadMs) < 1_000 ? 3 : 1)} s`;
+  return Math.abs(offsetMs) > 1_000 ? `${text} (fix NTP)` : text;
+}
+
 export async function status(db: Db, config: KairosConfig, out: Output, json: boolean): Promise<number> {
   const leader = await new LeaseRepository().current(db, 'scheduler');
   const sessions = (
@@ -27,11 +39,17 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   // Each member with the partitions whose live leases it holds; a frozen member's heartbeat goes stale.
   const schedulers = (
     await db.query(
-      `SELECT m.holder, m.started_at, m.heartbeat_at, m.heartbeat_at > now() - $1 * interval '1 millisecond' AS live,
+      `SELECT m.holder, m.started_at, m.heartbeat_at, m.heartbeat_at > now() - $1 * interval '1 millisecond' AS live, m.clock_offset_ms,
               coalesce(array_agg(l.partition ORDER BY l.partition) FILTER (WHERE l.partition IS NOT NULL), '{}') AS partitions
        FROM scheduler_members m LEFT JOIN partition_leases l ON l.holder = m.holder AND l.expires_at > now()
        GROUP BY m.holder ORDER BY m.started_at, m.holder`,
       [config.scheduler.leaderTtlMs],
+    )
+  ).rows;
+  // Workers heard from in the last minute: the consumers whose clocks producers correct delays for.
+  const workers = (
+    await db.query(
+      `SELECT id, queue, last_seen_at, clock_offset_ms FROM workers WHERE last_seen_at > now() - interval '1 minute' ORDER BY queue, id`,
     )
   ).rows;
   const unowned = (await db.query(`SELECT array_agg(partition ORDER BY partition) AS p FROM partition_leases WHERE expires_at <= now()`)).rows[0].p ?? [];
@@ -41,7 +59,7 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   const database = describeDatabase(config);
   const transport = describeTransport(config.transport);
   if (json) {
-    out.line(JSON.stringify({ database, transport, leader, schedulers, unownedPartitions: unowned, sessions, outages, schedules, runs, ledger }, null, 2));
+    out.line(JSON.stringify({ database, transport, leader, schedulers, workers, unownedPartitions: unowned, sessions, outages, schedules, runs, ledger }, null, 2));
     return 0;
   }
   out.line(`database   ${database}`);
@@ -57,7 +75,16 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   out.line(
     schedulers.length === 0
       ? 'none running'
-      : table(['holder', 'started', 'last heartbeat', 'partitions'], schedulers.map((m) => [m.holder, iso(m.started_at), iso(m.heartbeat_at) + (m.live ? '' : ' (stale)'), m.partitions.join(',') || '-'])),
+      : table(
+          ['holder', 'started', 'last heartbeat', 'clock', 'partitions'],
+          schedulers.map((m) => [m.holder, iso(m.started_at), iso(m.heartbeat_at) + (m.live ? '' : ' (stale)'), clockOffset(m.clock_offset_ms), m.partitions.join(',') || '-']),
+        ),
+  );
+  out.line('\nworkers (heard from in the last minute)');
+  out.line(
+    workers.length === 0
+      ? 'none'
+      : table(['id', 'queue', 'last heartbeat', 'clock'], workers.map((w) => [w.id, w.queue, iso(w.last_seen_at), clockOffset(w.clock_offset_ms)])),
   );
   out.line('\nsessions');
   out.line(table(['holder', 'started', 'last heartbeat', 'stopped', 'how'], sessions.map((s) => [s.holder, iso(s.started_at), iso(s.heartbeat_at), iso(s.stopped_at), s.stop_reason ?? 'running'])));

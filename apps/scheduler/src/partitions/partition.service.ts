@@ -12,8 +12,8 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { TICK_PARTITIONS, partitionMoves, planPartitions } from '@kairos/domain';
-import { PartitionLeaseRepository, inTransaction, type Db, type PartitionClaim } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, type GatedTask } from '@kairos/process';
+import { PartitionLeaseRepository, inTransaction, type DatabaseClock, type Db, type PartitionClaim } from '@kairos/ledger';
+import { DATABASE, DATABASE_CLOCK, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, type GatedTask } from '@kairos/process';
 import { LeadershipService } from '../leadership/leadership.service.js';
 
 /** The partitions this process owns right now, each at the epoch its writes are fenced by. */
@@ -42,6 +42,7 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
+    @Inject(DATABASE_CLOCK) private readonly clock: DatabaseClock,
     private readonly leadership: LeadershipService,
     private readonly leases: PartitionLeaseRepository,
     metrics: KairosMetrics,
@@ -103,7 +104,8 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
       return PROBE_MS;
     }
     if (performance.now() - this.lastHeartbeat >= this.renewIntervalMs()) {
-      await this.leases.heartbeat(this.db, { holder: self, hostname: this.leadership.identity.hostname, pid: this.leadership.identity.pid });
+      const { hostname, pid } = this.leadership.identity;
+      await this.leases.heartbeat(this.db, { holder: self, hostname, pid, clockOffsetMs: this.clock.lastReading?.offsetMs ?? null });
       this.members = await this.leases.liveMembers(this.db, self, ttl);
       this.lastHeartbeat = performance.now();
     }

@@ -103,6 +103,7 @@ export type { RunEvent };
 export interface Cluster {
   leader: { holder: string; epoch: number; expiresAt: string; live: boolean } | null;
   sessions: { holder: string; startedAt: string; lastSeenAt: string }[];
+  schedulers: { holder: string; hostname: string; pid: number; live: boolean; clockOffsetMs: number | null }[];
   runs: Record<string, number>;
   queue: Record<string, number>;
   outages: { startedAt: string; endedAt: string }[];
@@ -115,4 +116,5 @@ export interface Worker {
   version: string;
   startedAt: string;
   lastSeenAt: string;
+  clockOffsetMs: number | null;
 }

@@ -1,7 +1,21 @@
-/** The cluster as the ledger sees it: leader lease, scheduler sessions, workers (where the API lists them), run and queue counts, outages. */
+/**
+ * The cluster as the ledger sees it: leader lease, scheduler sessions, each process's host clock
+ * against the database's, workers (where the API lists them), run and queue counts, outages.
+ */
 import { Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
+
+/** Past this, a host's clock is worth an operator's look (Kairos itself keeps time by the database). */
+const CLOCK_WARNING_MS = 1_000;
+
+/** A host clock's distance from the database's, as a person reads it: "clock 0.3 s behind", flagged past a second. */
+function ClockOffset({ offsetMs }: { offsetMs: number | null }) {
+  if (offsetMs === null) return <span>clock not measured yet</span>;
+  const seconds = (Math.abs(offsetMs) / 1_000).toFixed(Math.abs(offsetMs) < 1_000 ? 3 : 1);
+  const text = `clock ${seconds} s ${offsetMs > 0 ? 'behind' : 'ahead of'} the database`;
+  return Math.abs(offsetMs) > CLOCK_WARNING_MS ? <strong class="error" title="fix this host's time sync (NTP)">{text}</strong> : <span>{text}</span>;
+}
 
 export function ClusterPage() {
   const [cluster] = useLoad(() => kairosApi.cluster(), []);
@@ -32,6 +46,16 @@ export function ClusterPage() {
                   {c.sessions.map((s) => (
                     <li key={s.holder}>
                       <code>{s.holder}</code> · since <When at={s.startedAt} /> · last seen <When at={s.lastSeenAt} />
+                    </li>
+                  ))}
+                </ul>
+              )}
+              {c.schedulers.length > 0 && (
+                <ul aria-label="scheduler hosts">
+                  {c.schedulers.map((m) => (
+                    <li key={m.holder}>
+                      <code>{m.holder}</code> on {m.hostname} (pid {m.pid}) · <ClockOffset offsetMs={m.clockOffsetMs} /> ·{' '}
+                      <StateBadge state={m.live ? 'live' : 'expired'} />
                     </li>
                   ))}
                 </ul>
@@ -83,7 +107,8 @@ export function ClusterPage() {
               <ul>
                 {list.map((w) => (
                   <li key={w.id}>
-                    <code>{w.id}</code> · queue {w.queue} · handlers {w.handlers.join(', ')} · last seen <When at={w.lastSeenAt} />
+                    <code>{w.id}</code> · queue {w.queue} · handlers {w.handlers.join(', ')} · last seen <When at={w.lastSeenAt} /> ·{' '}
+                    <ClockOffset offsetMs={w.clockOffsetMs} />
                   </li>
                 ))}
               </ul>

@@ -180,6 +180,14 @@ export const RunEvent = component(
 );
 export const RunEventList = component('RunEventList', z.strictObject({ items: z.array(RunEvent) }), "A run's whole event history, oldest first (not paginated).");
 
+/** How far a process's host clock was from the database's at its last heartbeat. */
+const ClockOffset = z
+  .number()
+  .nullable()
+  .describe(
+    "The database's clock minus the process host's, in ms, at its last heartbeat (positive: the host's clock is behind); null before it measured. Kairos decides every instant by the database's clock.",
+  );
+
 export const Worker = component(
   'Worker',
   z.strictObject({
@@ -189,6 +197,7 @@ export const Worker = component(
     version: z.string(),
     startedAt: Instant,
     lastSeenAt: Instant.describe('Its last heartbeat.'),
+    clockOffsetMs: ClockOffset,
   }),
   'A worker that registered with the cluster; kept after it stops.',
 );
@@ -233,6 +242,7 @@ export const ClusterState = component(
           startedAt: Instant,
           lastSeenAt: Instant,
           live: z.boolean().describe('Its heartbeat is fresher than the lease TTL.'),
+          clockOffsetMs: ClockOffset,
           partitions: z.array(partition()),
         }),
       )

@@ -37,6 +37,8 @@ export interface SchedulerMember {
   holder: string;
   hostname: string;
   pid: number;
+  /** The database's clock minus this host's, in ms, as last measured; null before the first measure. */
+  clockOffsetMs: number | null;
 }
 
 /** A released partition taken within this long keeps its coverage (as SessionRepository's gaps). */
@@ -50,9 +52,9 @@ export class PartitionLeaseRepository {
   /** Announces (or keeps announcing) a scheduler as a member. */
   async heartbeat(db: Queryable, who: SchedulerMember): Promise<void> {
     await db.query(
-      `INSERT INTO scheduler_members (holder, hostname, pid) VALUES ($1, $2, $3)
-       ON CONFLICT (holder) DO UPDATE SET heartbeat_at = now()`,
-      [who.holder, who.hostname, who.pid],
+      `INSERT INTO scheduler_members (holder, hostname, pid, clock_offset_ms) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (holder) DO UPDATE SET heartbeat_at = now(), clock_offset_ms = EXCLUDED.clock_offset_ms`,
+      [who.holder, who.hostname, who.pid, who.clockOffsetMs],
     );
   }
 
