@@ -10,8 +10,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { API_SCOPES, AccessError, effectiveScopes, hashSecret, parseApiKey, scopeAllows, secretMatches, type AnonymousAccess, type ApiScope } from '@kairos/domain';
-import { ApiKeyRepository, LoginSessionRepository, type ApiKeyRow, type Db, type LoginSessionRow } from '@kairos/ledger';
-import { DATABASE, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG } from '@kairos/process';
+import { ApiKeyRepository, LoginSessionRepository, type ApiKeyRow, type DatabaseClock, type Db, type LoginSessionRow } from '@kairos/ledger';
+import { DATABASE, DATABASE_CLOCK, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG } from '@kairos/process';
 import { SESSION_COOKIE, cookieValue, echoedCsrfToken } from '../auth/session-cookies.js';
 import type { CallerContext } from './request-context.js';
 
@@ -33,6 +33,7 @@ export class Authenticator {
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
+    @Inject(DATABASE_CLOCK) private readonly clock: DatabaseClock,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
     @Inject(DEFAULT_NAMESPACE_ID) private readonly defaultNamespaceId: string,
     private readonly keys: ApiKeyRepository,
@@ -95,7 +96,8 @@ export class Authenticator {
       this.sessionCache.set(tokenHash, cached);
     }
     const session = cached.session;
-    if (!session || session.expiresAt.getTime() <= Date.now()) {
+    // The session's expiry was set by the database's clock; it is read by the same clock.
+    if (!session || session.expiresAt.getTime() <= this.clock.now()) {
       throw new AccessError('UNAUTHORIZED', 'the session has ended: log in again (POST /auth/login with {"apiKey": "kairos_..."})');
     }
     if (!SAFE_METHODS.has((request.method ?? 'GET').toUpperCase())) {

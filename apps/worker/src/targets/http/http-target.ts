@@ -17,8 +17,8 @@ import type { LookupFunction } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { AddressPolicy, formatInstant, type AttemptOutcome, type JsonValue, type Target } from '@kairos/domain';
-import { NamespaceRepository, type ClaimedRun, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG } from '@kairos/process';
+import { NamespaceRepository, type ClaimedRun, type DatabaseClock, type Db } from '@kairos/ledger';
+import { DATABASE, DATABASE_CLOCK, KAIROS_CONFIG } from '@kairos/process';
 import { traceContextOf } from '@kairos/telemetry';
 
 type HttpTargetSpec = Extract<Target, { type: 'http' }>;
@@ -53,6 +53,7 @@ export class HttpTarget {
   constructor(
     @Inject(KAIROS_CONFIG) config: KairosConfig,
     @Inject(DATABASE) private readonly db: Db,
+    @Inject(DATABASE_CLOCK) private readonly clock: DatabaseClock,
     private readonly namespaces: NamespaceRepository,
   ) {
     this.policy = new AddressPolicy(config.worker.httpAllowList);
@@ -75,7 +76,7 @@ export class HttpTarget {
       'content-type': 'application/json',
       'user-agent': 'kairos',
       'idempotency-key': run.scheduleId ? `${run.scheduleId}:${formatInstant(run.scheduledFor)}` : run.id,
-      'kairos-signature': signatureHeader(await this.secretsOf(run.namespaceId), body, Math.floor(Date.now() / 1000)),
+      'kairos-signature': signatureHeader(await this.secretsOf(run.namespaceId), body, Math.floor(this.clock.now() / 1000)),
       'kairos-run-id': run.id,
       'kairos-attempt': String(run.attempt),
       ...traceHeaders(),
