@@ -1,5 +1,5 @@
 # One image for every role; the command picks the role (see docker-compose.yml).
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
@@ -11,7 +11,7 @@ COPY libs ./libs
 COPY packages ./packages
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 # The V8 heap budget `npm start` and `npm run start:<role>` give every process (see README,
 # Memory): left to itself V8 lets garbage pile up to several times the live heap under a burst.

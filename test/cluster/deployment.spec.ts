@@ -88,6 +88,13 @@ describe('docker-compose.yml and deploy/kubernetes', () => {
     expect(compose.services.redis.healthcheck).toBeDefined();
   });
 
+  it('the image runs a Node.js line that CI starts the build on', () => {
+    const images = [...dockerfile.matchAll(/^FROM node:(\d+)-\S+/gm)].map((m) => Number(m[1]));
+    expect(images.length).toBeGreaterThanOrEqual(2);
+    const smoked = [...read('.ci/run').matchAll(/for major in ([\d ]+); do/g)].flatMap((m) => m[1]!.trim().split(/\s+/).map(Number));
+    for (const major of images) expect(smoked, `node:${major} in the Dockerfile`).toContain(major);
+  });
+
   it('every process gets the same V8 heap budget, inside the memory the manifests request', () => {
     const budgetMb = Number(/^--max-old-space-size=(\d+)$/.exec(imageNodeOptions ?? '')?.[1]);
     expect(budgetMb, 'the Dockerfile sets ENV NODE_OPTIONS=--max-old-space-size=<MB>').toBeGreaterThan(0);
