@@ -25,8 +25,9 @@ const POSTGRES_TRANSPORT_FILES = [
 
 /**
  * Integration files that measure time (failover and reaping within a bound, lateness, a burst in
- * one rate-limit second, first paint, pruning within its slack) or start a cluster's worth of
- * processes. They run alone, after the parallel files, so no other file's load moves their timings.
+ * one rate-limit second, first paint, pruning within its slack, skewed host clocks). They run one at
+ * a time, after the parallel files, so no other file's load moves their timings; their one worker
+ * keeps its modules loaded from file to file too.
  */
 const SERIAL_FILES = [
   'test/cluster/failover-timing.spec.ts',
@@ -45,11 +46,19 @@ const SERIAL_FILES = [
   'test/ui/dashboard.spec.ts',
 ];
 
+/**
+ * Files that change process-wide state Kairos reads when it starts (the trace specs register a
+ * tracer provider and span processors for the rest of the process): they need a process of their own.
+ */
+const OWN_PROCESS_FILES = ['test/e2e/traces.spec.ts', 'test/e2e/trace-export.spec.ts'];
+
 const UNIT_FILES = ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'packages/*/src/**/*.spec.ts'];
 
 /**
  * Files run at once by the parallel projects, together: two on two cores. The integration files
- * mostly wait on timers and I/O; each has its own database and Redis prefix.
+ * mostly wait on timers and I/O; each has its own database and Redis prefix. Their workers are not
+ * isolated (each keeps its modules loaded from file to file): loading Nest, Apollo and BullMQ again
+ * for every file cost more than most files' own tests.
  */
 const PARALLEL_WORKERS = 2;
 
@@ -83,10 +92,17 @@ export default defineConfig({
     projects: [
       // Pure logic beside the sources: no database, no Redis, no global setup.
       { extends: true, test: { name: 'unit', include: UNIT_FILES } },
-      // The integration files on Redis, and those with timings on their own afterwards: projects
-      // whose files run one at a time form vitest's last group, each file alone.
-      { extends: true, test: { name: 'redis', include: ['test/**/*.spec.ts'], exclude: SERIAL_FILES, globalSetup: ['test/support/global-setup.ts'] } },
-      { extends: true, test: { name: 'redis-serial', include: SERIAL_FILES, globalSetup: ['test/support/global-setup.ts'], fileParallelism: false } },
+      // The integration files on Redis, and those with timings on their own afterwards (group 1
+      // starts once every file of group 0 is done, one file at a time).
+      {
+        extends: true,
+        test: { name: 'redis', include: ['test/**/*.spec.ts'], exclude: [...SERIAL_FILES, ...OWN_PROCESS_FILES], globalSetup: ['test/support/global-setup.ts'], isolate: false },
+      },
+      { extends: true, test: { name: 'redis-isolated', include: OWN_PROCESS_FILES, globalSetup: ['test/support/global-setup.ts'] } },
+      {
+        extends: true,
+        test: { name: 'redis-serial', include: SERIAL_FILES, globalSetup: ['test/support/global-setup.ts'], fileParallelism: false, isolate: false, sequence: { groupOrder: 1 } },
+      },
       {
         extends: true,
         test: {
@@ -94,6 +110,7 @@ export default defineConfig({
           include: POSTGRES_TRANSPORT_FILES.filter((f) => !SERIAL_FILES.includes(f)),
           globalSetup: ['test/support/global-setup.ts'],
           env: { KAIROS_TEST_TRANSPORT: 'postgres' },
+          isolate: false,
         },
       },
       {
@@ -104,6 +121,8 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
           env: { KAIROS_TEST_TRANSPORT: 'postgres' },
           fileParallelism: false,
+          isolate: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
