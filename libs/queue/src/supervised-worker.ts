@@ -9,6 +9,7 @@
  * before its loop turns again; the transport is probed after a capped, doubling backoff, with one log
  * line per step; once it answers, the worker resumes, or is built anew if it never became ready.
  */
+import { performance } from 'node:perf_hooks';
 import type { Worker } from 'bullmq';
 
 export interface ConsumerLogger {
@@ -105,7 +106,7 @@ export class SupervisedWorker {
     let waitMs: number | null = null;
     let failure: Error = first;
     let reported = false;
-    if (Date.now() - this.resumed.at < STREAK_MS) {
+    if (performance.now() - this.resumed.at < STREAK_MS) {
       waitMs = nextBackoff(this.resumed.waitMs, this.backoff);
       this.options.logger.warn(`${this.options.name}: ${this.options.explain(first)}; retrying in ${formatWait(waitMs)}`);
       reported = true;
@@ -126,7 +127,7 @@ export class SupervisedWorker {
     if (this.closed) return;
     if (reported) this.options.logger.log(`${this.options.name}: the transport answers again; resuming`);
     else this.options.logger.warn(`${this.options.name}: ${this.options.explain(first)}`);
-    this.resumed = { at: Date.now(), waitMs };
+    this.resumed = { at: performance.now(), waitMs };
     const worker = this.worker!;
     if (this.ready) {
       void worker.resume();
