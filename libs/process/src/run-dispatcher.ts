@@ -20,9 +20,12 @@ const CONSUMER_OFFSETS_TTL_MS = 1_000;
  * The delay to give BullMQ so that a job becomes due at an instant of the database's clock. BullMQ
  * stamps a delayed job with the producer host's wall clock plus the delay, and a consuming worker
  * promotes it once its own host's wall clock passes the stamp: both hosts' clocks count, and either
- * may be off. The delay is the time left by the database's clock, corrected by how far this host's
- * clock is from that of the queue's consumer furthest ahead (the first to promote it), as the
- * worker registry last heard from it.
+ * may be off. The delay is the time left by the database's clock, shortened by how far the clock of
+ * the queue's consumer furthest ahead (the first to promote it) is behind this host's, as the worker
+ * registry last heard from it. It is never lengthened: a job that arrives early is held back by
+ * the claim (its run is not due yet) and delayed again on the consumer's own clock, while one that
+ * arrives late cannot be made up, so an offset that is stale (a host's clock was just stepped) can
+ * only make a job early.
  */
 export class JobDelays {
   private consumers = new Map<string, number>();
@@ -41,7 +44,7 @@ export class JobDelays {
   until(queue: string, dueAtMs: number): number {
     this.readConsumersSoon();
     const own = this.clock.lastReading?.offsetMs ?? 0;
-    return Math.max(0, Math.round(dueAtMs - this.clock.now() + own - (this.consumers.get(queue) ?? own)));
+    return Math.max(0, Math.round(dueAtMs - this.clock.now() + Math.min(0, own - (this.consumers.get(queue) ?? own))));
   }
 
   /** Refreshes the consumers' offsets behind the caller's back: the hot path never waits for them. */

@@ -17,8 +17,11 @@ import { LeaseKeeper } from './lease-keeper.js';
 import { RunExecutor, type WorkerLogger, type WorkerObserver } from './run-executor.js';
 import { TargetRunner, type HttpTargetCall } from './target-runner.js';
 
-/** Long enough for every producer to have read a worker's new clock offset (they read it every second). */
-const CONSUMER_OFFSETS_SETTLE_MS = 2_500;
+/**
+ * When the delayed jobs are re-timed again after a clock step: producers read a worker's offset
+ * every second, so what they handed over meanwhile, with the old offset, is caught within a second.
+ */
+const CONSUMER_OFFSETS_SETTLE_MS = [1_000, 2_000, 3_000];
 
 /** Stalled jobs always go back to the queue: the ledger's crash budget, not BullMQ, decides when to give up. */
 const MAX_STALLED_COUNT = 1_000_000;
@@ -181,7 +184,7 @@ export class KairosWorker {
         .then((count) => count > 0 && log.log(`re-timed ${count} delayed runs after the clock step`))
         .catch((error: Error) => log.warn(`could not re-time delayed runs after the clock step: ${error.message}`));
     void r.ledger.touch().catch(() => undefined).finally(retime);
-    setTimeout(retime, CONSUMER_OFFSETS_SETTLE_MS).unref();
+    for (const afterMs of CONSUMER_OFFSETS_SETTLE_MS) setTimeout(retime, afterMs).unref();
   }
 
   /**
