@@ -14,9 +14,11 @@ import { SPAWNING_TIMEOUT_MS, api, spawnKairos, useTestEnvironment, waitFor, typ
 
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
 const TIMERS = 40;
-/** Past the scheduler's 15 s lookahead, so the timers' runs are made ahead and handed to the transport as delayed jobs. */
-const TIMERS_AHEAD_MS = 20_000;
-const TIMERS_SPREAD_MS = 4_000;
+/** The scheduler's lookahead here: runs are made this far ahead of their instant, as with the default 15 s, only sooner. */
+const LOOKAHEAD = '4s';
+/** Past the lookahead, so the timers' runs are made ahead and handed to the transport as delayed jobs. */
+const TIMERS_AHEAD_MS = 8_000;
+const TIMERS_SPREAD_MS = 2_000;
 const P99_BOUND_MS = 150;
 
 /** Environment that runs a process on a host clock `offset` (libfaketime's syntax, e.g. `+30s`) read from a file, so a test can step it. */
@@ -92,7 +94,7 @@ describe.each(SCENARIOS)('a Kairos host whose clock is wrong: $name', (scenario)
       expect(existsSync(LIBFAKETIME), `${LIBFAKETIME} (Debian's faketime package) is installed`).toBe(true);
       const clockFiles = scenario.processes.map((_, i) => join(clocks, `clock-${i}`));
       for (const [i, p] of scenario.processes.entries()) {
-        children.push(spawnKairos(p.roles === 'worker' ? 'worker' : 'kairos', t.env({ KAIROS_ROLES: p.roles, ...skewedClock(clockFiles[i]!, p.offset) })));
+        children.push(spawnKairos(p.roles === 'worker' ? 'worker' : 'kairos', t.env({ KAIROS_ROLES: p.roles, KAIROS_LOOKAHEAD: LOOKAHEAD, ...skewedClock(clockFiles[i]!, p.offset) })));
       }
       const bases = await Promise.all(children.map((c) => c.ready));
       const client: ApiClient = api(bases[0]!);
@@ -100,12 +102,12 @@ describe.each(SCENARIOS)('a Kairos host whose clock is wrong: $name', (scenario)
       await waitFor(async () => ((await t.db.query(`SELECT 1 FROM workers WHERE clock_offset_ms IS NOT NULL`)).rowCount ? true : undefined), 'the worker to register');
 
       const requestedAt = await databaseNow(t);
-      const inTimer = await client.post('/v1/schedules', { in: '10s', target: { type: 'handler', name: 'echo' } });
+      const inTimer = await client.post('/v1/schedules', { in: '6s', target: { type: 'handler', name: 'echo' } });
       const answeredAt = await databaseNow(t);
       expect(inTimer.status).toBe(201);
       const inFiresAt = Date.parse(inTimer.body.nextFireAt);
-      expect(inFiresAt).toBeGreaterThanOrEqual(requestedAt + 10_000 - 5);
-      expect(inFiresAt).toBeLessThanOrEqual(answeredAt + 10_000 + 5);
+      expect(inFiresAt).toBeGreaterThanOrEqual(requestedAt + 6_000 - 5);
+      expect(inFiresAt).toBeLessThanOrEqual(answeredAt + 6_000 + 5);
 
       // An `at` 5 s ahead by the database is accepted, whatever the host's clock says.
       expect((await client.post('/v1/schedules', { at: new Date((await databaseNow(t)) + 5_000).toISOString(), target: { type: 'handler', name: 'echo' } })).status).toBe(201);
