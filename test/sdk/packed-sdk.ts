@@ -7,12 +7,12 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT } from '../support/build.js';
+import { ROOT, withDirectoryLock } from '../support/build.js';
 
 const run = promisify(execFile);
 const SDK = join(ROOT, 'packages/sdk');
@@ -39,22 +39,7 @@ function inputsHash(): string {
 /** Runs `make` into a fresh folder that becomes `target` once complete; one maker at a time. */
 async function cached(target: string, make: (dir: string) => Promise<void>): Promise<string> {
   if (existsSync(target)) return target;
-  const lock = `${target}.lock`;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      // A lock left by a killed run is taken over after ten minutes.
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
-      } catch {
-        // Released meanwhile.
-      }
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
+  return withDirectoryLock(`${target}.lock`, async () => {
     if (existsSync(target)) return target;
     const staging = await mkdtemp(`${target}.tmp-`);
     try {
@@ -65,9 +50,7 @@ async function cached(target: string, make: (dir: string) => Promise<void>): Pro
       throw error;
     }
     return target;
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  });
 }
 
 const tsup = (args: string[]) =>

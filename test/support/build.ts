@@ -4,7 +4,7 @@
  * one that transpiles the sources as it starts took tens of seconds on a loaded machine.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,18 +56,17 @@ function builtAt(): number {
 const isStale = (): boolean => builtAt() < newestSource();
 
 /**
- * Another test run in the same checkout may be deciding the same thing: one builds at a time,
- * under a lock directory (a stale one, left by a killed run, is taken over after ten minutes).
+ * Runs `work` while holding the lock directory `lock`: one holder at a time across processes and
+ * test runs. A lock left by a killed run is taken over after ten minutes.
  */
-async function withBuildLock<T>(work: () => Promise<T>): Promise<T> {
-  const lock = join(tmpdir(), `kairos-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+export async function withDirectoryLock<T>(lock: string, work: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       mkdirSync(lock);
       break;
     } catch {
       try {
-        if (Date.now() - statSync(lock).mtimeMs > 600_000) rmdirSync(lock);
+        if (Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
       } catch {
         // Released meanwhile.
       }
@@ -77,9 +76,13 @@ async function withBuildLock<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } finally {
-    rmdirSync(lock);
+    rmSync(lock, { recursive: true, force: true });
   }
 }
+
+/** Another test run in the same checkout may be deciding the same thing: one builds at a time. */
+const withBuildLock = <T>(work: () => Promise<T>): Promise<T> =>
+  withDirectoryLock(join(tmpdir(), `kairos-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`), work);
 
 /** Builds dist/ unless it is newer than every source it compiles. Returns whether it built. */
 export async function ensureBuilt(): Promise<boolean> {
