@@ -149,7 +149,8 @@ function supervise(transport: Transport, name: string, processor: RunsProcessor,
 /** How long a health check or a consumer's probe waits for the transport to answer. */
 const PING_TIMEOUT_MS = 5_000;
 
-function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+/** `work`, or a rejection with `message` once `ms` have passed without its answer. */
+export function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));

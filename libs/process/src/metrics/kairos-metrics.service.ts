@@ -7,7 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RUN_STATES, TICK_OUTCOMES, type TickOutcome } from '@kairos/domain';
 import { ledgerSize, type DatabaseClock, type Db, type LedgerSize } from '@kairos/ledger';
-import type { RunsQueue } from '@kairos/queue';
+import { withTimeout, type RunsQueue } from '@kairos/queue';
 import { DATABASE, DATABASE_CLOCK, DEFAULT_RUNS_QUEUE } from '../tokens.js';
 
 /** The BullMQ job states reported as `kairos_queue_jobs{state}`. */
@@ -161,7 +161,7 @@ export class KairosMetrics {
 
   private async collectRuns(gauge: Gauge<'state'>): Promise<void> {
     gauge.reset();
-    const { rows } = await withTimeout(
+    const { rows } = await scrapeSource(
       this.db.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM runs GROUP BY state'),
     ).catch(() => ({ rows: null }));
     if (!rows) return;
@@ -171,7 +171,7 @@ export class KairosMetrics {
 
   /** Both ledger gauges are collected in the same scrape; they share one read (a cheap statistics lookup). */
   private scrapeLedgerSize(): Promise<LedgerSize | null> {
-    this.ledgerSizeRead ??= withTimeout(ledgerSize(this.db))
+    this.ledgerSizeRead ??= scrapeSource(ledgerSize(this.db))
       .catch(() => null)
       .finally(() => (this.ledgerSizeRead = null));
     return this.ledgerSizeRead;
@@ -179,16 +179,11 @@ export class KairosMetrics {
 
   private async collectQueue(gauge: Gauge<'state'>): Promise<void> {
     gauge.reset();
-    const counts = await withTimeout(this.queue.getJobCounts(...QUEUE_JOB_STATES)).catch(() => null);
+    const counts = await scrapeSource(this.queue.getJobCounts(...QUEUE_JOB_STATES)).catch(() => null);
     if (!counts) return;
     for (const state of QUEUE_JOB_STATES) gauge.set({ state }, counts[state] ?? 0);
   }
 }
 
-function withTimeout<T>(promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${SCRAPE_SOURCE_TIMEOUT_MS} ms`)), SCRAPE_SOURCE_TIMEOUT_MS);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+/** A scrape source's answer, or a rejection once it has kept the scrape waiting too long. */
+const scrapeSource = <T>(work: Promise<T>): Promise<T> => withTimeout(work, SCRAPE_SOURCE_TIMEOUT_MS, `no answer within ${SCRAPE_SOURCE_TIMEOUT_MS} ms`);
