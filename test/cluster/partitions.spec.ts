@@ -132,13 +132,13 @@ describe('scheduler partitions', () => {
     expect(listed.get(first.process.pid!)?.length).toBe(8);
     expect(listed.get(second.process.pid!)?.length).toBe(8);
 
-    // Both fire slots: the run events name the scheduler that made each run.
+    // Both fire slots: each run names the scheduler that made it.
     const makers = await waitFor(
       async () => {
         const found = new Set(
           (
             await t.db.query(
-              `SELECT DISTINCT e.actor FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.schedule_id = ANY($1::uuid[]) AND e.actor LIKE 'scheduler:%'`,
+              `SELECT DISTINCT created_by AS actor FROM runs WHERE schedule_id = ANY($1::uuid[]) AND created_by LIKE 'scheduler:%'`,
               [ids],
             )
           ).rows.map((r) => pidOf(String(r.actor).slice('scheduler:'.length))),

@@ -65,7 +65,7 @@ describe(`losing the transport (${TEST_TRANSPORT}) loses nothing`, () => {
     expect(await queue.getJobState(id)).toBe('unknown');
     await fallDue(id);
     await succeeded(id);
-    expect((await t.db.query(`SELECT count(*)::int AS n FROM run_events WHERE run_id = $1 AND kind = 'claimed'`, [id])).rows[0].n).toBe(1);
+    expect((await new RunRepository().events(t.db, id)).filter((e) => e.kind === 'claimed')).toHaveLength(1);
   });
 
   it('executes a run whose dispatch the transport refused (left unenqueued for the relay)', async () => {

@@ -58,15 +58,19 @@ describe('the run repositories', () => {
     return { ...run, ...overrides };
   }
 
-  it('creates a run once per idempotency key: the repeat returns the first run, deduped', async () => {
-    const first = adHoc({ idempotencyKey: 'once' });
-    const created = await runs.create(t.db, first);
-    expect(created.deduped).toBe(false);
-    expect(created.row).toMatchObject({ id: first.id, state: 'queued', idempotencyKey: 'once' });
+  it('creates a run once per idempotency key: the repeat returns the first run, deduped, in another call or the same', async () => {
+    const first = adHoc({ idempotencyKey: 'once', requestHash: 'first' });
+    const [created] = await runs.createMany(t.db, [first]);
+    expect(created!.deduped).toBe(false);
+    expect(created!.row).toMatchObject({ id: first.id, state: 'queued', idempotencyKey: 'once' });
 
-    const again = await runs.create(t.db, adHoc({ idempotencyKey: 'once', payload: { other: true } }));
-    expect(again).toEqual({ row: created.row, deduped: true, requestHash: null });
+    const again = await runs.createMany(t.db, [adHoc({ idempotencyKey: 'once', payload: { other: true } })]);
+    expect(again).toEqual([{ row: created!.row, deduped: true, requestHash: 'first' }]);
     expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'once'`)).rows[0].n).toBe(1);
+
+    const [a, plain, b] = await runs.createMany(t.db, [adHoc({ idempotencyKey: 'twice', requestHash: 'a' }), adHoc(), adHoc({ idempotencyKey: 'twice', requestHash: 'b' })]);
+    expect([a!.deduped, plain!.deduped, b!.deduped]).toEqual([false, false, true]);
+    expect(b).toEqual({ row: a!.row, deduped: true, requestHash: 'a' });
   });
 
   it('answers each claim of a batch: claimed, blocked behind a running exclusive run, or unclaimable', async () => {

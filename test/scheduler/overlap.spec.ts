@@ -3,6 +3,7 @@
  * schedule fires every second. Each policy is checked in the ticks and in the runs' own history.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { RunRepository } from '@kairos/ledger';
 import { useKairos, waitFor } from '../support/kairos.js';
 
 describe('overlap policies', () => {
@@ -122,7 +123,7 @@ describe('overlap policies', () => {
     expect(maxConcurrent(rs)).toBe(1);
     // The newest run was not replaced by anything and completed.
     expect(rs.at(-1)!.state).toBe('succeeded');
-    const events = (await t.db.query(`SELECT kind, actor FROM run_events WHERE run_id = $1 ORDER BY id`, [replaced[0]!.id])).rows.map((e) => e.kind);
+    const events = (await new RunRepository().events(t.db, replaced[0]!.id)).map((e) => e.kind);
     expect(events).toEqual(expect.arrayContaining(['queued', 'cancel_requested', 'cancelled']));
   });
 });

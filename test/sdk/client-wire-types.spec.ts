@@ -28,6 +28,8 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<Sent<typeof wire.Preview>, sdk.Preview>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.BackfillResult>, sdk.BackfillResult>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.ErrorBody>, sdk.ApiErrorBody>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunBatchResult>, { items: sdk.BatchAnswer<sdk.RunCreated>[] }>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<{ items: (SentSchedule | Sent<typeof wire.BatchRefusal>)[] }, { items: sdk.BatchAnswer<sdk.Schedule>[] }>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<{ items: SentSchedule[]; nextCursor: string | null }, sdk.Page<sdk.Schedule>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.RunPage>, sdk.Page<sdk.Run>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SchedulePage>['nextCursor'], sdk.Page<sdk.Schedule>['nextCursor']>>().toEqualTypeOf<true>();

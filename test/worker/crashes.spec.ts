@@ -5,6 +5,7 @@
  * requeued and finished elsewhere; a run that kills every worker ends dead as POISONED.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { RunRepository } from '@kairos/ledger';
 import { runInState, SPAWNING_TIMEOUT_MS, spawnKairos, useKairos, waitFor, type KairosChild } from '../support/kairos.js';
 
 const WORKER_ENV = { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_WORKER_CONCURRENCY: '4' };
@@ -42,7 +43,7 @@ describe('worker crashes', () => {
     return { pid: Number(String(row.lease_owner).split(':')[1]), epoch: row.lease_epoch };
   };
   const events = async (runId: string) =>
-    (await t.db.query(`SELECT kind, lease_epoch, actor, reason_code FROM run_events WHERE run_id = $1 ORDER BY id`, [runId])).rows;
+    (await new RunRepository().events(t.db, runId)).map((e) => ({ kind: e.kind, lease_epoch: e.leaseEpoch, actor: e.actor, reason_code: e.reasonCode }));
 
   it('refuses the late verdict of a worker frozen past its lease, after another worker finished the run', async () => {
     const frozen = await startWorker();

@@ -2,10 +2,12 @@
  * Invariant sweeps over the ledger (`kairos fsck`). Each check is one read-only query that returns
  * the rows breaking one ledger invariant (each check's name says which); a healthy ledger returns none.
  * Retention prunes a run in the same statement as its events and its tick, so every check holds
- * on a pruned ledger as on a full one: a pruned run leaves nothing behind that points at it.
+ * on a pruned ledger as on a full one: a pruned run leaves nothing behind that points at it. A run's
+ * transitions are read as its story: those on its row and its run_events rows.
  */
 import { REASON_CODES, RUN_EVENT_KINDS } from '@kairos/domain';
 import type { Queryable } from './database.js';
+import { runStorySql } from './runs/run-sql.js';
 
 export interface Violation {
   check: string;
@@ -41,7 +43,8 @@ const CHECKS: Check[] = [
   {
     name: 'run-has-queued-event',
     sql: `SELECT 'run ' || r.id AS subject, 'no queued event records its creation' AS detail
-          FROM runs r WHERE NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.kind = 'queued')`,
+          FROM runs r WHERE r.created_event_id IS NULL
+            AND NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.kind = 'queued')`,
   },
   {
     name: 'event-has-run',
@@ -52,7 +55,7 @@ const CHECKS: Check[] = [
     name: 'event-matches-state',
     sql: `SELECT 'run ' || r.id AS subject, 'state is ' || r.state || ' but the last transition event says ' || e.to_state AS detail
           FROM runs r
-          JOIN LATERAL (SELECT to_state FROM run_events WHERE run_id = r.id AND to_state IS NOT NULL ORDER BY id DESC LIMIT 1) e ON true
+          JOIN LATERAL (SELECT to_state FROM (${runStorySql('r.id')}) story WHERE to_state IS NOT NULL ORDER BY id DESC LIMIT 1) e ON true
           WHERE e.to_state <> r.state`,
   },
   {

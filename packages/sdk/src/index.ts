@@ -4,6 +4,6 @@ export { NonRetryableError, type HandlerContext, type KairosHandlerFunction } fr
 export type { WorkerLogger, WorkerObserver } from './worker/run-executor.js';
 export type { HttpTargetCall } from './worker/target-runner.js';
 export { KairosHandler, KairosWorkerHost, KairosWorkerModule, type KairosWorkerModuleOptions } from './nest/kairos-worker.module.js';
-export { KairosApiError, KairosClient, type KairosClientOptions } from './client/kairos-client.js';
+export { KairosApiError, KairosClient, isRefusal, type KairosClientOptions } from './client/kairos-client.js';
 export type * from './client/wire.js';
 export { verifySignature, type SignatureCheck, type SignatureRefusal, type VerifySignatureOptions } from './signature/verify-signature.js';

@@ -40,15 +40,8 @@ export class ApiErrorFilter implements ExceptionFilter {
   }
 
   translate(error: unknown): [number, ApiError] {
-    if (error instanceof ValidationError) {
-      const status = error.code === 'PAYLOAD_TOO_LARGE' ? HttpStatus.PAYLOAD_TOO_LARGE : HttpStatus.BAD_REQUEST;
-      return [status, { code: error.code, message: error.message, field: error.field }];
-    }
-    if (error instanceof NotFoundError) return [HttpStatus.NOT_FOUND, { code: error.code, message: error.message, field: null }];
-    if (error instanceof ConflictError) return [HttpStatus.CONFLICT, { code: error.code, message: error.message, field: error.field }];
-    if (error instanceof AccessError) {
-      return [error.code === 'UNAUTHORIZED' ? HttpStatus.UNAUTHORIZED : HttpStatus.FORBIDDEN, { code: error.code, message: error.message, field: null }];
-    }
+    const refusal = domainRefusal(error);
+    if (refusal !== null) return refusal;
     if (error instanceof HttpException) return [error.getStatus(), this.framework(error)];
     const status = bodyParserStatus(error);
     if (status !== null) return [status, this.bodyParser(error as Error & { type?: string }, status)];
@@ -69,6 +62,20 @@ export class ApiErrorFilter implements ExceptionFilter {
     if (status === 415) return { code: 'UNSUPPORTED_MEDIA_TYPE', message: `the request body cannot be read: ${error.message}; send UTF-8 JSON`, field: null };
     return { code: 'VALIDATION_FAILED', message: `the request body is not valid JSON: ${error.message}`, field: null };
   }
+}
+
+/** A refusal of the domain (bad input, unknown, conflicting, forbidden) as its status and body; null for any other error. */
+export function domainRefusal(error: unknown): [number, ApiError] | null {
+  if (error instanceof ValidationError) {
+    const status = error.code === 'PAYLOAD_TOO_LARGE' ? HttpStatus.PAYLOAD_TOO_LARGE : HttpStatus.BAD_REQUEST;
+    return [status, { code: error.code, message: error.message, field: error.field }];
+  }
+  if (error instanceof NotFoundError) return [HttpStatus.NOT_FOUND, { code: error.code, message: error.message, field: null }];
+  if (error instanceof ConflictError) return [HttpStatus.CONFLICT, { code: error.code, message: error.message, field: error.field }];
+  if (error instanceof AccessError) {
+    return [error.code === 'UNAUTHORIZED' ? HttpStatus.UNAUTHORIZED : HttpStatus.FORBIDDEN, { code: error.code, message: error.message, field: null }];
+  }
+  return null;
 }
 
 const FRAMEWORK_CODES: Record<number, ApiError['code']> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };

@@ -10,6 +10,7 @@ import {
   CatchupMode,
   DstGapPolicy,
   DstOverlapPolicy,
+  ErrorCode,
   OverlapPolicy,
   ReasonCodeSchema,
   RunEventKind,
@@ -40,3 +41,4 @@ export const CatchupModeEnum = wireEnum('CatchupMode', CatchupMode);
 export const BackoffTypeEnum = wireEnum('BackoffType', BackoffType);
 export const DstGapPolicyEnum = wireEnum('DstGapPolicy', DstGapPolicy);
 export const DstOverlapPolicyEnum = wireEnum('DstOverlapPolicy', DstOverlapPolicy);
+export const ErrorCodeEnum = wireEnum('ErrorCode', ErrorCode);

@@ -6,6 +6,7 @@ import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
 import type { RetryView, TargetView } from '../wire/policy.view.js';
 import type { AttemptView, RunEventView, RunView } from './run.view.js';
+import { BatchErrorType } from '../graphql/batch.types.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { AttemptOutcomeEnum, BackoffTypeEnum, ReasonCodeEnum, RunEventKindEnum, RunOriginEnum, RunStateEnum } from '../graphql/wire.enums.js';
 
@@ -87,4 +88,11 @@ export class RunType implements RunView {
 export class RunPageType {
   @Field(() => [RunType]) items!: RunType[];
   @Field(() => String, { nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' }) nextCursor!: string | null;
+}
+
+@ObjectType('RunBatchItem', { description: 'One answer of createRuns, in the order of its items: the run, or the refusal.' })
+export class RunBatchItemType {
+  @Field(() => RunType, { nullable: true, description: 'The run created, or found by its idempotency key; null when refused.' }) run!: RunType | null;
+  @Field(() => Boolean, { nullable: true, description: 'True when a repeated idempotencyKey returned an existing run; null when refused.' }) deduped!: boolean | null;
+  @Field(() => BatchErrorType, { nullable: true }) error!: BatchErrorType | null;
 }

@@ -3,6 +3,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestj
 import type { Response } from 'express';
 import { readQuery, RunListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
+import { batchAnswers } from '../requests/batch.js';
 import { RunsService } from './runs.service.js';
 
 @Controller('v1/runs')
@@ -14,6 +15,13 @@ export class RunsController {
     const view = await this.runs.create(caller, body);
     res.status(view.deduped ? 200 : 201);
     return view;
+  }
+
+  /** 200 with one answer per item, in order: its run (deduped or not) or its refusal. */
+  @Post('batch')
+  @HttpCode(200)
+  async createBatch(@Caller() caller: CallerContext, @Body() body: unknown) {
+    return batchAnswers(await this.runs.createBatch(caller, body));
   }
 
   @Get()

@@ -25,6 +25,18 @@ export const RUN_PATHS: Record<string, PathItemObject> = {
       errors: [400],
     }),
   },
+  '/v1/runs/batch': {
+    post: operation({
+      operationId: 'createRuns',
+      tags: ['runs'],
+      summary: 'Start many ad-hoc runs at once',
+      description:
+        'Up to 1,000 bodies of POST /v1/runs, created in one transaction. Each item is answered in order: the run it created (or found by its idempotency key, with `deduped: true`), or `{ error }` with the code and field POST /v1/runs would have answered; a refused item stores nothing and does not stop the others.',
+      requestBody: body('RunBatch'),
+      ok: { 200: json('RunBatchResult', 'One answer per item, in order.') },
+      errors: [400, 413],
+    }),
+  },
   '/v1/runs/{id}': {
     get: operation({
       operationId: 'getRun',

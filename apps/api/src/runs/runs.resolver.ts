@@ -3,11 +3,12 @@ import { Args, ID, Int, Mutation, Parent, Query, ResolveField, Resolver, Subscri
 import type { JsonValue } from '@kairos/domain';
 import { readQuery, RunListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
+import { refusalBody } from '../requests/batch.js';
 import type { RunEventView } from './run.view.js';
 import { RunsService } from './runs.service.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { RunStateEnum } from '../graphql/wire.enums.js';
-import { AttemptType, RunEventType, RunPageType, RunType } from './run.types.js';
+import { AttemptType, RunBatchItemType, RunEventType, RunPageType, RunType } from './run.types.js';
 
 const id = () => ID;
 
@@ -49,6 +50,14 @@ export class RunsResolver {
   })
   createRun(@Caller() caller: CallerContext, @Args('input', { type: () => JsonScalar }) input: JsonValue) {
     return this.runs.create(caller, input);
+  }
+
+  @Mutation(() => [RunBatchItemType], {
+    description: 'POST /v1/runs/batch: each of `items` (at most 1,000) is a createRun input; one answer per item, in order.',
+  })
+  async createRuns(@Caller() caller: CallerContext, @Args('items', { type: () => [JsonScalar] }) items: JsonValue[]) {
+    const settled = await this.runs.createBatch(caller, { items });
+    return settled.map((s) => (s.ok ? { run: s.value, deduped: s.value.deduped, error: null } : { run: null, deduped: null, error: refusalBody(s.refusal) }));
   }
 
   @Mutation(() => RunType, { description: 'POST /v1/runs/:id/cancel' })

@@ -1,10 +1,11 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type RunState } from '@kairos/domain';
-import { readRunCreate } from '@kairos/domain/wire';
-import { RunRepository, inTransaction, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
+import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type RunState, type Target } from '@kairos/domain';
+import { readBatchItems, readRunCreate } from '@kairos/domain/wire';
+import { RunRepository, inTransaction, manualRun, type DatabaseClock, type Db, type DispatchItem, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
+import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
 import { RunEventFeed } from './run-event-feed.js';
@@ -31,29 +32,56 @@ export class RunsService implements BeforeApplicationShutdown {
    * with `deduped: true`, or IDEMPOTENCY_CONFLICT when the first request had another body.
    */
   async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
+    return settledValue((await this.createMany(caller, [body], this.workers.admit.bind(this.workers)))[0]!);
+  }
+
+  /**
+   * POST /v1/runs/batch: each item read and created as POST /v1/runs would, in one transaction and
+   * one hand-over to the queue. A refused item (its input, its target, a conflicting reuse of its
+   * idempotency key) answers with that refusal and stores nothing; the others go on.
+   */
+  async createBatch(caller: CallerContext, body: unknown): Promise<Settled<RunView & { deduped: boolean }>[]> {
+    return this.createMany(caller, readBatchItems(body), this.workers.admission());
+  }
+
+  private async createMany(
+    caller: CallerContext,
+    bodies: readonly unknown[],
+    admit: (target: Target) => Promise<void>,
+  ): Promise<Settled<RunView & { deduped: boolean }>[]> {
     const nowMs = this.clock.now();
-    const request = readRunCreate(body, nowMs);
-    assertTargetAddressAllowed(this.addresses, request.target);
-    await this.workers.admit(request.target);
-    const run = manualRun({
-      id: newId(nowMs),
-      namespaceId: caller.namespaceId,
-      availableAt: new Date(request.availableAtMs),
-      target: request.target,
-      payload: request.payload,
-      retry: request.retry,
-      timeoutMs: request.timeoutMs,
-      idempotencyKey: request.idempotencyKey,
-      actor: caller.actor,
-    });
-    const hash = request.idempotencyKey === null ? null : requestHash(body);
-    const { row, deduped, requestHash: storedHash } = await this.runs.create(this.db, run, hash);
-    if (deduped) {
-      assertSameRequest(storedHash, hash!, request.idempotencyKey!);
-      return { ...runView(row), deduped };
+    const answers: Settled<RunView & { deduped: boolean }>[] = [];
+    const accepted: { index: number; run: NewRun }[] = [];
+    for (const [index, body] of bodies.entries()) {
+      const refused = await refusalOf(async () => {
+        const request = readRunCreate(body, nowMs);
+        assertTargetAddressAllowed(this.addresses, request.target);
+        await admit(request.target);
+        const run = manualRun({
+          id: newId(nowMs),
+          namespaceId: caller.namespaceId,
+          availableAt: new Date(request.availableAtMs),
+          target: request.target,
+          payload: request.payload,
+          retry: request.retry,
+          timeoutMs: request.timeoutMs,
+          idempotencyKey: request.idempotencyKey,
+          actor: caller.actor,
+        });
+        accepted.push({ index, run: { ...run, requestHash: request.idempotencyKey === null ? null : requestHash(body) } });
+      });
+      if (refused) answers[index] = { ok: false, refusal: refused };
     }
-    await this.dispatcher.dispatch([{ id: run.id, availableAt: run.availableAt!, queue: queueOf(run.target) }]);
-    return { ...runView(row), deduped };
+    const created = await this.runs.createMany(this.db, accepted.map((a) => a.run));
+    const dispatch: DispatchItem[] = [];
+    for (const [i, { row, deduped, requestHash: storedHash }] of created.entries()) {
+      const { index, run } = accepted[i]!;
+      const refused = deduped ? await refusalOf(async () => assertSameRequest(storedHash, run.requestHash!, run.idempotencyKey!)) : null;
+      answers[index] = refused ? { ok: false, refusal: refused } : { ok: true, value: { ...runView(row), deduped } };
+      if (!deduped) dispatch.push({ id: run.id, availableAt: run.availableAt!, queue: queueOf(run.target) });
+    }
+    await this.dispatcher.dispatch(dispatch);
+    return answers;
   }
 
   async list(caller: CallerContext, filter: RunFilter, limit: number, cursor?: string): Promise<Page<RunView>> {

@@ -8,6 +8,7 @@ import type { JsonValue, ResolvedDstPolicy } from '@kairos/domain';
 import type { ScheduleView, TickView } from './schedule.view.js';
 import type { BackfillResult } from './schedules.service.js';
 import type { DstView, TargetView } from '../wire/policy.view.js';
+import { BatchErrorType } from '../graphql/batch.types.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { CatchupModeEnum, DstGapPolicyEnum, DstOverlapPolicyEnum, OverlapPolicyEnum, ReasonCodeEnum, ScheduleStatusEnum, TickOriginEnum, TickOutcomeEnum } from '../graphql/wire.enums.js';
 import { RetryPolicyType, RunType } from '../runs/run.types.js';
@@ -96,4 +97,11 @@ export class BackfillResultType implements BackfillResult {
   @Field(() => Int, { description: 'Runs created by this request.' }) created!: number;
   @Field(() => Int, { description: 'Slots skipped because a tick for them already existed.' }) alreadyTicked!: number;
   @Field(() => [RunType]) runs!: RunType[];
+}
+
+@ObjectType('ScheduleBatchItem', { description: 'One answer of createSchedules, in the order of its items: the schedule, or the refusal.' })
+export class ScheduleBatchItemType {
+  @Field(() => ScheduleType, { nullable: true, description: 'The schedule created, or found by its idempotency key (deduped: true); null when refused.' })
+  schedule!: ScheduleType | null;
+  @Field(() => BatchErrorType, { nullable: true }) error!: BatchErrorType | null;
 }

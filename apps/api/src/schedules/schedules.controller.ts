@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { PageQuery, PreviewQuery, readQuery, ScheduleListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
 import { tickView } from './schedule.view.js';
+import { batchAnswers } from '../requests/batch.js';
 import { SchedulesService } from './schedules.service.js';
 
 @Controller('v1/schedules')
@@ -16,6 +17,13 @@ export class SchedulesController {
     const view = await this.schedules.create(caller, body);
     res.status(view.deduped ? 200 : 201);
     return view;
+  }
+
+  /** 200 with one answer per item, in order: its schedule (deduped or not) or its refusal. */
+  @Post('batch')
+  @HttpCode(200)
+  async createBatch(@Caller() caller: CallerContext, @Body() body: unknown) {
+    return batchAnswers(await this.schedules.createBatch(caller, body));
   }
 
   @Put('by-name/:name')

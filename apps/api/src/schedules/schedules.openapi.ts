@@ -60,6 +60,18 @@ export const SCHEDULE_PATHS: Record<string, PathItemObject> = {
       errors: [400],
     }),
   },
+  '/v1/schedules/batch': {
+    post: operation({
+      operationId: 'createSchedules',
+      tags: ['schedules'],
+      summary: 'Declare many schedules at once',
+      description:
+        'Up to 1,000 bodies of POST /v1/schedules (one-shot timers of an agent, say), created in one transaction. Each item is answered in order: the schedule it created (or found by its idempotency key, with `deduped: true`), or `{ error }` with the code and field POST /v1/schedules would have answered (a taken name is CONFLICT on `name`); a refused item stores nothing and does not stop the others.',
+      requestBody: body('ScheduleBatch', true, { timers: { summary: 'Two one-shot timers', value: { items: [SCHEDULE_EXAMPLES.timer.value, { ...SCHEDULE_EXAMPLES.timer.value, in: '1h', idempotencyKey: 'wake-agent-8' }] } } }),
+      ok: { 200: json('ScheduleBatchResult', 'One answer per item, in order.') },
+      errors: [400, 413],
+    }),
+  },
   '/v1/schedules/by-name/{name}': {
     put: operation({
       operationId: 'upsertScheduleByName',

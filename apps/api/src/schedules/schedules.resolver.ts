@@ -3,12 +3,13 @@ import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
 import { PageQuery, PreviewQuery, readQuery, ScheduleListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
+import { refusalBody } from '../requests/batch.js';
 import { tickView } from './schedule.view.js';
 import { SchedulesService } from './schedules.service.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { ScheduleStatusEnum } from '../graphql/wire.enums.js';
 import { RunType } from '../runs/run.types.js';
-import { BackfillResultType, SchedulePageType, ScheduleType, TickPageType } from './schedule.types.js';
+import { BackfillResultType, ScheduleBatchItemType, SchedulePageType, ScheduleType, TickPageType } from './schedule.types.js';
 
 const id = () => ID;
 const optionalInt = { type: () => Int, nullable: true } as const;
@@ -64,6 +65,14 @@ export class SchedulesResolver {
   })
   createSchedule(@Caller() caller: CallerContext, @Args('input', { type: () => JsonScalar }) input: JsonValue) {
     return this.schedules.create(caller, input);
+  }
+
+  @Mutation(() => [ScheduleBatchItemType], {
+    description: 'POST /v1/schedules/batch: each of `items` (at most 1,000) is a createSchedule input; one answer per item, in order.',
+  })
+  async createSchedules(@Caller() caller: CallerContext, @Args('items', { type: () => [JsonScalar] }) items: JsonValue[]) {
+    const settled = await this.schedules.createBatch(caller, { items });
+    return settled.map((s) => (s.ok ? { schedule: s.value, error: null } : { schedule: null, error: refusalBody(s.refusal) }));
   }
 
   @Mutation(() => ScheduleType, { description: 'PUT /v1/schedules/by-name/:name: creates the schedule or replaces its definition.' })

@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, type Target, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -20,13 +20,16 @@ import {
   type ScheduleRow,
   type TickRow,
   type Tx,
+  type DomainEvent,
+  type NewSchedule,
 } from '@kairos/ledger';
-import { BackfillRequest, readScheduleCreate, readSchedulePatch, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
+import { BackfillRequest, readBatchItems, readScheduleCreate, readSchedulePatch, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { z } from 'zod';
 import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
 import { scheduleView, type ScheduleView } from './schedule.view.js';
+import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
 
@@ -52,30 +55,64 @@ export class SchedulesService {
   ) {}
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
+    return settledValue((await this.createMany(caller, [body], this.workers.admit.bind(this.workers)))[0]!);
+  }
+
+  /**
+   * POST /v1/schedules/batch: each item read and created as POST /v1/schedules would, all in one
+   * transaction. A refused item (its input, its target, a taken name, a conflicting reuse of its
+   * idempotency key) answers with that refusal and stores nothing; the others go on.
+   */
+  async createBatch(caller: CallerContext, body: unknown): Promise<Settled<ScheduleView>[]> {
+    return this.createMany(caller, readBatchItems(body), this.workers.admission());
+  }
+
+  private async createMany(caller: CallerContext, bodies: readonly unknown[], admit: (target: Target) => Promise<void>): Promise<Settled<ScheduleView>[]> {
     const nowMs = this.clock.now();
-    const request = readScheduleCreate(body, nowMs);
-    assertTargetAddressAllowed(this.addresses, request.spec.target);
-    await this.workers.admit(request.spec.target);
-    const id = newId(nowMs);
-    const { row, deduped } = await inTransaction(this.db, async (tx) => {
-      const created = await this.schedules.create(tx, {
-        id,
-        namespaceId: caller.namespaceId,
-        name: request.spec.name ?? id,
-        spec: request.spec,
-        specHash: specHash(request.spec),
-        paused: request.paused,
-        idempotencyKey: request.idempotencyKey,
-        requestHash: request.idempotencyKey === null ? null : requestHash(body),
-        nextFireAt: new Date(firstFireAt(request.spec, nowMs)!),
+    const answers: Settled<ScheduleView>[] = [];
+    const accepted: { index: number; schedule: NewSchedule }[] = [];
+    for (const [index, body] of bodies.entries()) {
+      const refused = await refusalOf(async () => {
+        const request = readScheduleCreate(body, nowMs);
+        assertTargetAddressAllowed(this.addresses, request.spec.target);
+        await admit(request.spec.target);
+        const id = newId(nowMs);
+        accepted.push({
+          index,
+          schedule: {
+            id,
+            namespaceId: caller.namespaceId,
+            name: request.spec.name ?? id,
+            spec: request.spec,
+            specHash: specHash(request.spec),
+            paused: request.paused,
+            idempotencyKey: request.idempotencyKey,
+            requestHash: request.idempotencyKey === null ? null : requestHash(body),
+            nextFireAt: new Date(firstFireAt(request.spec, nowMs)!),
+          },
+        });
       });
-      if (!created.deduped) {
-        await this.schedules.notifyChanged(tx);
-        await this.outbox.append(tx, [scheduleEvent('schedule.created', created.row, caller.actor)]);
+      if (refused) answers[index] = { ok: false, refusal: refused };
+    }
+    if (accepted.length === 0) return answers;
+    await inTransaction(this.db, async (tx) => {
+      const created = await this.schedules.createMany(tx, accepted.map((a) => a.schedule));
+      const events: DomainEvent[] = [];
+      for (const [i, answer] of created.entries()) {
+        const { index } = accepted[i]!;
+        if ('refusal' in answer) {
+          answers[index] = { ok: false, refusal: answer.refusal };
+          continue;
+        }
+        answers[index] = { ok: true, value: scheduleView(answer.row, answer.deduped) };
+        if (!answer.deduped) events.push(scheduleEvent('schedule.created', answer.row, caller.actor));
       }
-      return created;
+      if (events.length > 0) {
+        await this.schedules.notifyChanged(tx);
+        await this.outbox.append(tx, events);
+      }
     });
-    return scheduleView(row, deduped);
+    return answers;
   }
 
   /**

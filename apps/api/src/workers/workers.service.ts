@@ -25,13 +25,26 @@ export class WorkersService {
   /** Refuses (UNKNOWN_HANDLER on `target.name`) a handler no worker registered on the target's queue. */
   async admit(target: Target): Promise<void> {
     if (target.type !== 'handler') return;
-    const known = await this.workers.knownHandlers(this.db, target.queue);
-    if (known.includes(target.name)) return;
-    const listing = known.length > 0 ? `known handlers of queue "${target.queue}": ${known.join(', ')}` : `no worker has registered on queue "${target.queue}" yet`;
-    throw new ValidationError(
-      'UNKNOWN_HANDLER',
-      'target.name',
-      `no worker has registered a handler named "${target.name}" on queue "${target.queue}"; ${listing}. Start a worker with that handler first, then create the schedule or run`,
-    );
+    refuseUnknown(target.name, target.queue, await this.workers.knownHandlers(this.db, target.queue));
   }
+
+  /** admit for the items of one batch request: each queue's handlers are read once. */
+  admission(): (target: Target) => Promise<void> {
+    const known = new Map<string, Promise<string[]>>();
+    return async (target) => {
+      if (target.type !== 'handler') return;
+      if (!known.has(target.queue)) known.set(target.queue, this.workers.knownHandlers(this.db, target.queue));
+      refuseUnknown(target.name, target.queue, await known.get(target.queue)!);
+    };
+  }
+}
+
+function refuseUnknown(name: string, queue: string, known: readonly string[]): void {
+  if (known.includes(name)) return;
+  const listing = known.length > 0 ? `known handlers of queue "${queue}": ${known.join(', ')}` : `no worker has registered on queue "${queue}" yet`;
+  throw new ValidationError(
+    'UNKNOWN_HANDLER',
+    'target.name',
+    `no worker has registered a handler named "${name}" on queue "${queue}"; ${listing}. Start a worker with that handler first, then create the schedule or run`,
+  );
 }

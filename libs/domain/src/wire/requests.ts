@@ -297,3 +297,31 @@ export function readRunCreate(body: unknown, nowMs: number): RunCreateRequest {
   const run = readWire(RunCreate, body);
   return { ...run, availableAtMs: Math.max(nowMs, run.availableAtMs ?? nowMs) };
 }
+
+/** The most items one batch request (POST /v1/schedules/batch, POST /v1/runs/batch) may carry. */
+export const MAX_BATCH_ITEMS = 1_000;
+
+function batchItems<T extends z.ZodType>(item: T) {
+  return z
+    .array(item)
+    .min(1, { error: 'items must hold at least one item' })
+    .max(MAX_BATCH_ITEMS, { error: `items holds at most ${MAX_BATCH_ITEMS} items; split the batch` });
+}
+
+function batchBody<T extends z.ZodType>(id: string, item: T, route: string) {
+  return component(
+    id,
+    z.strictObject({ items: batchItems(item).describe(`Each item is the body of ${route}, read and stored on its own.`) }),
+    `Up to ${MAX_BATCH_ITEMS} bodies of ${route} in one request. The answer lists each item's outcome in order; an item refused stores nothing and does not stop the others; idempotency keys count per item.`,
+  );
+}
+
+export const ScheduleBatch = batchBody('ScheduleBatch', ScheduleCreate, 'POST /v1/schedules');
+export const RunBatch = batchBody('RunBatch', RunCreate, 'POST /v1/runs');
+
+const batchEnvelope = closedObject({ items: batchItems(z.unknown()) });
+
+/** The items of a batch body, each still to be read as the body of its single route. */
+export function readBatchItems(body: unknown): unknown[] {
+  return readWire(batchEnvelope, body).items;
+}

@@ -124,6 +124,25 @@ export const RunCreated = component(
   'The run POST /v1/runs created (or found by idempotency key).',
 );
 
+/** An item of a batch request that was refused: what its single route would have answered. */
+export const BatchRefusal = component(
+  'BatchRefusal',
+  z.strictObject({ error: ErrorBody }),
+  "An item of a batch that was refused, with the error (code, message, field) its single route answers; nothing of it was stored.",
+);
+
+export const RunBatchResult = component(
+  'RunBatchResult',
+  z.strictObject({ items: z.array(z.union([RunCreated, BatchRefusal])).describe('One answer per item, in the order of the request.') }),
+  'What POST /v1/runs/batch did with each item: the run it created (or found by idempotency key, `deduped: true`), or its refusal.',
+);
+
+export const ScheduleBatchResult = component(
+  'ScheduleBatchResult',
+  z.strictObject({ items: z.array(z.union([Schedule, BatchRefusal])).describe('One answer per item, in the order of the request.') }),
+  'What POST /v1/schedules/batch did with each item: the schedule it created (or found by idempotency key, `deduped: true`), or its refusal.',
+);
+
 export const Attempt = component(
   'Attempt',
   z.strictObject({

@@ -1,5 +1,6 @@
 /**
- * The worker's hot path in SQL: claiming runs, renewing their leases, and writing fenced verdicts.
+ * The worker's hot path in SQL: claiming runs, renewing their leases, and writing fenced verdicts
+ * (the happy path on the run row, the rest as run_events rows).
  * Every write by a lease holder carries its epoch: a stale epoch matches zero rows and changes
  * nothing. Claims, verdicts and retries take a batch per statement and run as prepared statements
  * (see the worker's batched ledger), so their text stays fixed.
@@ -7,7 +8,7 @@
 import { storableText, type JsonValue, type ReasonCode, type RunState } from '@kairos/domain';
 import { jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryable } from '../database.js';
 import type { ClaimedRun } from './run-row.js';
-import { deadLetterCte } from './run-sql.js';
+import { NEXT_EVENT_ID, deadLetterCte } from './run-sql.js';
 
 /** What became of one run a worker tried to claim. */
 export type ClaimResult =
@@ -84,7 +85,7 @@ function eventDetail(reasonText: string | null, error: Record<string, unknown> |
 export class RunLeaseRepository {
   /**
    * Claims each due, queued run among `runIds` for `owner`: running, epoch + 1, lease until
-   * now + ttl, one `claimed` event each. The answer has one result per id, in order. A run that
+   * now + ttl, the first claim of a run recorded on its row, a later one as a `claimed` event. The answer has one result per id, in order. A run that
    * would become a second exclusive running run of its schedule is `blocked`; one that is not
    * queued, not due, or has a cancellation waiting is `unclaimable` (its snapshot says which).
    */
@@ -116,7 +117,13 @@ export class RunLeaseRepository {
       text: `WITH claimed AS (
            UPDATE runs SET state = 'running', lease_owner = $2, lease_epoch = lease_epoch + 1,
                   lease_expires_at = now() + $3 * interval '1 millisecond', heartbeat_at = now(),
-                  started_at = coalesce(started_at, now()), updated_at = now()
+                  started_at = coalesce(started_at, now()), updated_at = now(),
+                  -- The first claim is recorded on the row; the columns keep it when later claims move the lease.
+                  claimed_event_id = CASE WHEN started_at IS NULL THEN ${NEXT_EVENT_ID} ELSE claimed_event_id END,
+                  claimed_by = CASE WHEN started_at IS NULL THEN $2 ELSE claimed_by END,
+                  claimed_epoch = CASE WHEN started_at IS NULL THEN lease_epoch + 1 ELSE claimed_epoch END,
+                  claimed_attempt = CASE WHEN started_at IS NULL THEN attempt ELSE claimed_attempt END,
+                  claimed_until = CASE WHEN started_at IS NULL THEN now() + $3 * interval '1 millisecond' ELSE claimed_until END
            WHERE id = ANY($1::uuid[]) AND state = 'queued' AND available_at <= now() + interval '20 milliseconds'
              AND cancel_requested_at IS NULL
            RETURNING *
@@ -124,7 +131,7 @@ export class RunLeaseRepository {
            INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
            SELECT id, 'claimed', 'queued', 'running', lease_epoch, $2,
                   jsonb_build_object('attempt', attempt, 'leaseExpiresAt', lease_expires_at)
-           FROM claimed
+           FROM claimed WHERE claimed_epoch IS DISTINCT FROM lease_epoch
          )
          SELECT c.id, c.namespace_id AS "namespaceId", c.schedule_id AS "scheduleId", c.scheduled_for AS "scheduledFor",
                 c.attempt, c.max_attempts AS "maxAttempts", c.target, c.payload, c.retry, c.timeout_ms AS "timeoutMs",
@@ -153,8 +160,9 @@ export class RunLeaseRepository {
   }
 
   /**
-   * Writes final verdicts, each fenced by the epoch it was claimed at, in one statement, with one
-   * event each (its detail keeps the error and the HTTP response). Returns the ids written; a run
+   * Writes final verdicts, each fenced by the epoch it was claimed at, in one statement, recorded
+   * on the run row (with the error and the HTTP response; the run story reads them as the verdict's
+   * event). Returns the ids written; a run
    * missing from the answer had lost its lease (reaped, reclaimed, or ended) and nothing changed.
    */
   async finishMany(db: Queryable, owner: string, verdicts: readonly FinishedRun[]): Promise<Set<string>> {
@@ -163,15 +171,13 @@ export class RunLeaseRepository {
       name: 'kairos.runs.finish',
       text: `WITH v AS (
          SELECT * FROM json_to_recordset($2::json)
-           AS v(id uuid, epoch bigint, state text, result text, error text, reason_code text, reason_text text, detail text)
+           AS v(id uuid, epoch bigint, state text, result text, error text, reason_code text, reason_text text, response text)
        ), done AS (
          UPDATE runs r SET state = v.state, result = v.result::json, error = v.error::jsonb, reason_code = v.reason_code,
-                reason_text = v.reason_text, finished_at = now(), updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
+                reason_text = v.reason_text, response = v.response::jsonb, finished_at = now(), updated_at = now(),
+                lease_owner = NULL, lease_expires_at = NULL, finished_event_id = ${NEXT_EVENT_ID}, finished_by = $1
          FROM v WHERE r.id = v.id AND r.lease_epoch = v.epoch AND r.lease_owner = $1 AND r.state = 'running'
-         RETURNING r.id, r.namespace_id, r.schedule_id, r.lease_epoch, r.state, v.reason_code, v.reason_text, v.detail
-       ), event AS (
-         INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
-         SELECT id, state, 'running', state, lease_epoch, $1, reason_code, detail::jsonb FROM done
+         RETURNING r.id, r.namespace_id, r.schedule_id, r.state, v.reason_code, v.reason_text
        ), ${deadLetterCte('done')}
        SELECT id FROM done`,
       values: [
@@ -185,7 +191,7 @@ export class RunLeaseRepository {
             error: jsonbText(v.error),
             reason_code: v.reasonCode,
             reason_text: v.reasonText && storableText(v.reasonText),
-            detail: jsonbText(eventDetail(v.reasonText, v.error, v.response)),
+            response: jsonbText(v.response),
           })),
         ),
       ],

@@ -59,6 +59,8 @@ export interface RunEventRow {
   actor: string;
   reasonCode: ReasonCode | null;
   detail: Record<string, unknown>;
+  /** The hash of the API request that created the run, kept to tell a replay of its idempotency key from a reuse. */
+  requestHash?: string | null;
 }
 
 /** A run to insert: its columns (availableAt null parks it behind an active run) and its queued event. */
@@ -84,6 +86,8 @@ export interface NewRun
   actor: string;
   reasonCode: ReasonCode | null;
   detail: Record<string, unknown>;
+  /** The hash of the API request that created the run, kept to tell a replay of its idempotency key from a reuse. */
+  requestHash?: string | null;
 }
 
 /** An ad-hoc run, as `POST /v1/runs` creates it: no schedule, due at `availableAt`, attempts as its retry policy allows. */

@@ -22,3 +22,43 @@ export function deadLetterCte(source: string): string {
          FROM ${source} WHERE state = 'dead'
        )`;
 }
+
+/** The next id of the run_events sequence: the id of a transition recorded on the run row. */
+export const NEXT_EVENT_ID = `nextval('run_events_id_seq')`;
+
+/** An instant as formatInstant writes it in JSON: milliseconds only when there are some. */
+function instantJson(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', CASE WHEN date_trunc('second', ${column}) = ${column}
+            THEN 'YYYY-MM-DD"T"HH24:MI:SS"Z"' ELSE 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"' END)`;
+}
+
+/**
+ * The happy-path transitions recorded on run row `r` (an alias of runs), as run_events rows
+ * (`row_event`), exactly as the event each replaces would read: created, the first claim and the
+ * holder's verdict. A transition recorded as an event instead has a null id here.
+ */
+function rowEvents(r: string): string {
+  return `(VALUES
+      (${r}.created_event_id, ${r}.created_at, 'queued', NULL::text, 'queued', 0::bigint, ${r}.created_by, NULL::text,
+       jsonb_build_object('origin', ${r}.origin, 'scheduledFor', ${instantJson(`${r}.scheduled_for`)})
+         || CASE WHEN ${r}.source_run_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('sourceRunId', ${r}.source_run_id) END),
+      (${r}.claimed_event_id, ${r}.started_at, 'claimed', 'queued', 'running', ${r}.claimed_epoch, ${r}.claimed_by, NULL,
+       jsonb_build_object('attempt', ${r}.claimed_attempt, 'leaseExpiresAt', ${r}.claimed_until)),
+      (${r}.finished_event_id, ${r}.finished_at, ${r}.state, 'running', ${r}.state, ${r}.lease_epoch, ${r}.finished_by, ${r}.reason_code,
+       CASE WHEN coalesce(${r}.reason_text, '') = '' THEN '{}'::jsonb ELSE jsonb_build_object('reasonText', ${r}.reason_text) END
+         || CASE WHEN ${r}.error IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('error', ${r}.error) END
+         || CASE WHEN ${r}.response IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('response', ${r}.response) END)
+    ) AS row_event(id, at, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)`;
+}
+
+/**
+ * A run's whole story as run_events rows (id, at, kind, from_state, to_state, lease_epoch, actor,
+ * reason_code, detail), unordered: its run_events rows and the transitions on its row. `runId` is
+ * an SQL expression (a parameter, or a column of an outer query).
+ */
+export function runStorySql(runId: string): string {
+  return `SELECT id, at, kind, from_state, to_state, lease_epoch, actor, reason_code, detail FROM run_events WHERE run_id = ${runId}
+          UNION ALL
+          SELECT row_event.* FROM runs story_run CROSS JOIN LATERAL ${rowEvents('story_run')}
+          WHERE story_run.id = ${runId} AND row_event.id IS NOT NULL`;
+}

@@ -1,13 +1,14 @@
 /**
  * Runs as the API reads and creates them: lookups, listings, event histories, the active runs an
- * overlap decision reads, inserts and cancellation requests. Every state change appends its
- * run_events row in the same statement or transaction.
+ * overlap decision reads, inserts and cancellation requests. Every state change is recorded in the
+ * statement or transaction that makes it: a plain creation on the run row, the rest as run_events rows.
  */
 import { formatInstant, isUuid, storableText, type ActiveRun, type ReasonCode, type RunState } from '@kairos/domain';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
-import { inTransaction, jsonText, jsonbText, pgConstraint, pgErrorCode, type Db, type Queryable, type Tx } from '../database.js';
+import { inTransaction, jsonText, jsonbText, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
+import { NEXT_EVENT_ID, runStorySql } from './run-sql.js';
 
 const INFINITY = 'infinity';
 
@@ -34,18 +35,14 @@ export class RunRepository {
     return ids.map((id) => byId.get(id)!);
   }
 
-  /** The run that first used the idempotency key, with the hash of the request that created it. */
-  private async findByIdempotencyKey(db: Queryable, namespaceId: string, key: string): Promise<(RunRow & { requestHash: string | null }) | null> {
+  /** The runs that first used these idempotency keys, by key, each with the hash of the request that created it. */
+  private async findByIdempotencyKeys(db: Queryable, namespaceId: string, keys: readonly string[]): Promise<Map<string, RunRow & { requestHash: string | null }>> {
+    if (keys.length === 0) return new Map();
     const { rows } = await db.query<RunRow & { requestHash: string | null }>(
-      `SELECT ${RUN_COLUMNS}, r.request_hash AS "requestHash" FROM runs r WHERE r.namespace_id = $1 AND r.idempotency_key = $2`,
-      [namespaceId, key],
+      `SELECT ${RUN_COLUMNS}, r.request_hash AS "requestHash" FROM runs r WHERE r.namespace_id = $1 AND r.idempotency_key = ANY($2::text[])`,
+      [namespaceId, keys],
     );
-    return rows[0] ?? null;
-  }
-
-  /** Records the hash of the API request that created the run (kept off the hot insert, which never has one). */
-  private async setRequestHash(tx: Queryable, id: string, hash: string): Promise<void> {
-    await tx.query(`UPDATE runs SET request_hash = $2 WHERE id = $1`, [id, hash]);
+    return new Map(rows.map((r) => [r.idempotencyKey!, r]));
   }
 
   /** Newest first, keyset-paginated on id. */
@@ -71,12 +68,16 @@ export class RunRepository {
     return toPage(rows, limit, (r) => r.id);
   }
 
-  /** A run's transition history, oldest first: the backbone of explain. `afterId` skips the events a follower has already seen. */
+  /**
+   * A run's transition history, oldest first: the backbone of explain. The transitions recorded on
+   * the run row and its run_events rows, as one story. `afterId` skips the events a follower has
+   * already seen.
+   */
   async events(db: Queryable, runId: string, afterId = 0): Promise<RunEventRow[]> {
     const { rows } = await db.query<RunEventRow>(
       `SELECT id, at, kind, from_state AS "fromState", to_state AS "toState", lease_epoch AS "leaseEpoch", actor,
               reason_code AS "reasonCode", detail
-       FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY id`,
+       FROM (${runStorySql('$1::uuid')}) story WHERE id > $2 ORDER BY id`,
       [runId, afterId],
     );
     return rows;
@@ -145,25 +146,30 @@ export class RunRepository {
   }
 
   /**
-   * Inserts runs and their `queued` events. The caller's transaction decides overlap first. Runs
+   * Inserts runs. A plain creation is recorded on the row itself (created_event_id, created_by);
+   * one with a reason (a run parked by its overlap policy) or more to say appends its `queued`
+   * event. The caller's transaction decides overlap first. Runs
    * that are due (not parked) are marked enqueued: the caller hands them to the transport right
    * after the commit, resets the mark if the transport refuses (the relay then retries), and if it
    * crashes in between the reconciler finds the run overdue with no job and re-creates it.
    */
-  async insertRuns(tx: Queryable, runs: readonly NewRun[]): Promise<void> {
-    if (runs.length === 0) return;
+  async insertRuns(tx: Queryable, runs: readonly NewRun[]): Promise<Set<string>> {
+    if (runs.length === 0) return new Set();
     // The span creating the runs (a tick, an API request) is their trace: the worker continues it.
     const trace = traceContextOf();
-    await tx.query({
+    const { rows } = await tx.query<{ id: string }>({
       name: 'kairos.runs.insert',
       text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
                          defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
-                         idempotency_key, enqueued_at, trace_parent, trace_state)
-       SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey,
-              CASE WHEN avail < 'infinity' THEN now() END, $2::text, $3::text
+                         idempotency_key, request_hash, enqueued_at, trace_parent, trace_state, created_event_id, created_by)
+       SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey, rh,
+              CASE WHEN avail < 'infinity' THEN now() END, $2::text, $3::text,
+              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor
        FROM json_to_recordset($1::json)
          AS t(id uuid, ns uuid, sched uuid, origin text, src uuid, slot timestamptz, avail timestamptz, defer text, excl boolean,
-              maxa int, tgt text, pl text, rt text, tmo bigint, ikey text)`,
+              maxa int, tgt text, pl text, rt text, tmo bigint, ikey text, rh text, actor text)
+       ON CONFLICT (namespace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING id`,
       values: [
         JSON.stringify(
           runs.map((r) => ({
@@ -182,12 +188,17 @@ export class RunRepository {
             rt: jsonbText(r.retry),
             tmo: r.timeoutMs,
             ikey: r.idempotencyKey && storableText(r.idempotencyKey),
+            rh: r.requestHash ?? null,
+            actor: createdOnRow(r) ? storableText(r.actor) : null,
           })),
         ),
         trace.traceParent,
         trace.traceState,
       ],
     });
+    const inserted = new Set(rows.map((r) => r.id));
+    const withEvent = runs.filter((r) => inserted.has(r.id) && !createdOnRow(r));
+    if (withEvent.length === 0) return inserted;
     await tx.query({
       name: 'kairos.runs.insert-events',
       text: `INSERT INTO run_events (run_id, kind, to_state, lease_epoch, actor, reason_code, detail)
@@ -195,7 +206,7 @@ export class RunRepository {
        FROM json_to_recordset($1::json) AS t(id uuid, actor text, reason text, detail text)`,
       values: [
         JSON.stringify(
-          runs.map((r) => ({
+          withEvent.map((r) => ({
             id: r.id,
             actor: storableText(r.actor),
             reason: r.reasonCode,
@@ -204,26 +215,45 @@ export class RunRepository {
         ),
       ],
     });
+    return inserted;
   }
 
   /**
-   * Creates one run in its own transaction and returns it as written, with the hash of the API
-   * request that created it when there is one. A repeated idempotency key in the namespace returns
-   * the run that first used it, with `deduped: true` and the hash of that first request (the unique
-   * index decides, not a read), so the caller can tell a replay from a conflicting reuse.
+   * Creates runs of one namespace in one transaction and returns each as written, in order, with the
+   * hash of the API request that created it. A run whose idempotency key the namespace has already
+   * used (before, or by an earlier run of the same call) is not created: its answer is the run that
+   * first used the key, with `deduped: true` and the hash of that first request (the unique index
+   * decides, not a read), so the caller can tell a replay from a conflicting reuse.
    */
-  async create(db: Db, run: NewRun, requestHash: string | null = null): Promise<{ row: RunRow; deduped: boolean; requestHash: string | null }> {
-    try {
-      const row = await inTransaction(db, async (tx) => {
-        await this.insertRuns(tx, [run]);
-        if (requestHash !== null) await this.setRequestHash(tx, run.id, requestHash);
-        return (await this.get(tx, run.namespaceId, run.id))!;
+  async createMany(db: Db, runs: readonly NewRun[]): Promise<CreatedRun[]> {
+    if (runs.length === 0) return [];
+    return inTransaction(db, async (tx) => {
+      const inserted = await this.insertRuns(tx, runs);
+      const rows = await this.getMany(tx, runs.filter((r) => inserted.has(r.id)).map((r) => r.id));
+      const created = new Map(rows.map((r) => [r.id, r]));
+      const repeated = runs.filter((r) => !inserted.has(r.id)).map((r) => r.idempotencyKey!);
+      const firsts = await this.findByIdempotencyKeys(tx, runs[0]!.namespaceId, repeated);
+      return runs.map((run): CreatedRun => {
+        const row = created.get(run.id);
+        if (row) return { row, deduped: false, requestHash: run.requestHash ?? null };
+        const { requestHash, ...first } = firsts.get(run.idempotencyKey!)!;
+        return { row: first, deduped: true, requestHash };
       });
-      return { row, deduped: false, requestHash };
-    } catch (error) {
-      if (run.idempotencyKey === null || pgErrorCode(error) !== '23505' || pgConstraint(error) !== 'runs_idempotency_key') throw error;
-      const { requestHash: stored, ...existing } = (await this.findByIdempotencyKey(db, run.namespaceId, run.idempotencyKey))!;
-      return { row: existing, deduped: true, requestHash: stored };
-    }
+    });
   }
+}
+
+/** A run as createMany answers for it: created, or the run that first used its idempotency key. */
+export interface CreatedRun {
+  row: RunRow;
+  deduped: boolean;
+  requestHash: string | null;
+}
+
+/**
+ * True when the run's creation is recorded on its row: the row's own columns then say all its
+ * `queued` event would (origin, slot, source run); a reason or any other detail takes an event.
+ */
+function createdOnRow(run: NewRun): boolean {
+  return run.reasonCode === null && Object.entries(run.detail).every(([key, value]) => key === 'sourceRunId' && value === run.sourceRunId);
 }

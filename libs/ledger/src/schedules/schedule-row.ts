@@ -101,6 +101,33 @@ export function specColumnValues(spec: ScheduleSpec): unknown[] {
   ];
 }
 
+/**
+ * The SQL type of each spec column, in the order of SPEC_COLUMN_NAMES, for statements that read
+ * the values from JSON. A JSON column's value travels as its text (specColumnValues stringifies it).
+ */
+export const SPEC_COLUMN_TYPES = [
+  'text',
+  'text',
+  'bigint',
+  'timestamptz',
+  'text',
+  'text',
+  'text',
+  'text',
+  'bigint',
+  'integer',
+  'text',
+  'jsonb',
+  'json',
+  'jsonb',
+  'bigint',
+  'timestamptz',
+  'timestamptz',
+  'integer',
+  'bigint',
+  'jsonb',
+] as const;
+
 export const SPEC_COLUMN_NAMES = [
   'kind',
   'cron',

@@ -6,7 +6,7 @@
 import { ConflictError, assertSameRequest, isUuid, type ScheduleSpec, type ScheduleStatus, type TickOrigin, type TickOutcome, type ReasonCode } from '@kairos/domain';
 import { pgConstraint, pgErrorCode, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
-import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, specColumnValues, type ScheduleRow } from './schedule-row.js';
+import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, SPEC_COLUMN_TYPES, specColumnValues, type ScheduleRow } from './schedule-row.js';
 
 export interface NewSchedule {
   id: string;
@@ -62,38 +62,76 @@ const SPEC_ASSIGNMENTS = SPEC_COLUMN_NAMES.map((c, i) => `${c} = $${i + 1}`).joi
 
 export class ScheduleRepository {
   /**
-   * Inserts a schedule. A repeated idempotency key in the namespace returns the existing schedule
-   * with `deduped: true` (the unique index decides, not a read), or, when the first request had
-   * another body, an IDEMPOTENCY_CONFLICT. A taken name is a ConflictError.
+   * Inserts schedules in one statement and answers for each, in order. A repeated idempotency key
+   * in the namespace (used before, or by an earlier schedule of the same call) answers the schedule
+   * that first used it with `deduped: true` (the unique index decides, not a read), or, when the
+   * first request had another body, an IDEMPOTENCY_CONFLICT; a taken name answers a ConflictError.
+   * A refused schedule is not inserted, and no refusal aborts the caller's transaction: the insert
+   * skips a conflicting row rather than failing.
    */
-  async create(tx: Tx, s: NewSchedule): Promise<{ row: ScheduleRow; deduped: boolean }> {
-    const specValues = specColumnValues(s.spec);
-    const n = specValues.length;
-    try {
-      const { rows } = await tx.query<ScheduleRow>(
-        `INSERT INTO schedules AS s (${SPEC_COLUMN_NAMES.join(', ')}, id, namespace_id, name, spec_hash, idempotency_key,
-                                     status, paused_at, next_fire_at, request_hash)
-         VALUES (${specValues.map((_, i) => `$${i + 1}`).join(', ')}, $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5},
-                 CASE WHEN $${n + 6}::boolean THEN 'paused' ELSE 'active' END,
-                 CASE WHEN $${n + 6}::boolean THEN now() END, $${n + 7}, $${n + 8})
-         ON CONFLICT (namespace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-         RETURNING ${SCHEDULE_COLUMNS}`,
-        [...specValues, s.id, s.namespaceId, s.name, s.specHash, s.idempotencyKey, s.paused, s.nextFireAt, s.requestHash],
-      );
-      if (rows[0]) return { row: rows[0], deduped: false };
-    } catch (error) {
-      if (pgErrorCode(error) === '23505' && pgConstraint(error) === 'schedules_name_key') {
-        throw new ConflictError('CONFLICT', 'name', `a schedule named "${s.name}" already exists in this namespace; pick another name or PUT /v1/schedules/by-name/${s.name} to update it`);
-      }
-      throw error;
-    }
-    const existing = await tx.query<ScheduleRow & { requestHash: string | null }>(
-      `SELECT ${SCHEDULE_COLUMNS}, s.request_hash AS "requestHash" FROM schedules s WHERE s.namespace_id = $1 AND s.idempotency_key = $2`,
-      [s.namespaceId, s.idempotencyKey],
+  async createMany(tx: Tx, schedules: readonly NewSchedule[]): Promise<({ row: ScheduleRow; deduped: boolean } | { refusal: ConflictError })[]> {
+    if (schedules.length === 0) return [];
+    const { rows } = await tx.query<ScheduleRow>(
+      `INSERT INTO schedules AS s (${SPEC_COLUMN_NAMES.join(', ')}, id, namespace_id, name, spec_hash, idempotency_key,
+                                   status, paused_at, next_fire_at, request_hash)
+       SELECT ${SPEC_COLUMN_NAMES.map((c, i) => `${c}::${SPEC_COLUMN_TYPES[i]}`).join(', ')}, id, ns, name, spec_hash, ikey,
+              CASE WHEN paused THEN 'paused' ELSE 'active' END, CASE WHEN paused THEN now() END, next_fire_at, request_hash
+       FROM json_to_recordset($1::json)
+         AS t(${SPEC_COLUMN_NAMES.map((c, i) => `${c} ${SPEC_COLUMN_TYPES[i]!.startsWith('json') ? 'text' : SPEC_COLUMN_TYPES[i]}`).join(', ')},
+              id uuid, ns uuid, name text, spec_hash text, ikey text, paused boolean, next_fire_at timestamptz, request_hash text, ord int)
+       ORDER BY ord
+       ON CONFLICT DO NOTHING
+       RETURNING ${SCHEDULE_COLUMNS}`,
+      [
+        JSON.stringify(
+          schedules.map((s, ord) => ({
+            ...Object.fromEntries(specColumnValues(s.spec).map((v, i) => [SPEC_COLUMN_NAMES[i], v])),
+            id: s.id,
+            ns: s.namespaceId,
+            name: s.name,
+            spec_hash: s.specHash,
+            ikey: s.idempotencyKey,
+            paused: s.paused,
+            next_fire_at: s.nextFireAt,
+            request_hash: s.requestHash,
+            ord,
+          })),
+        ),
+      ],
     );
-    const { requestHash, ...row } = existing.rows[0]!;
-    if (s.requestHash !== null) assertSameRequest(requestHash, s.requestHash, s.idempotencyKey!);
-    return { row, deduped: true };
+    const inserted = new Map(rows.map((r) => [r.id, r]));
+    const keys = schedules.filter((s) => !inserted.has(s.id) && s.idempotencyKey !== null).map((s) => s.idempotencyKey!);
+    const { rows: firsts } =
+      keys.length === 0
+        ? { rows: [] }
+        : await tx.query<ScheduleRow & { requestHash: string | null }>(
+            `SELECT ${SCHEDULE_COLUMNS}, s.request_hash AS "requestHash" FROM schedules s WHERE s.namespace_id = $1 AND s.idempotency_key = ANY($2::text[])`,
+            [schedules[0]!.namespaceId, keys],
+          );
+    const byKey = new Map(firsts.map((r) => [r.idempotencyKey!, r]));
+    return schedules.map((s) => {
+      const row = inserted.get(s.id);
+      if (row) return { row, deduped: false };
+      const first = s.idempotencyKey === null ? undefined : byKey.get(s.idempotencyKey);
+      if (!first) {
+        return { refusal: new ConflictError('CONFLICT', 'name', `a schedule named "${s.name}" already exists in this namespace; pick another name or PUT /v1/schedules/by-name/${s.name} to update it`) };
+      }
+      const { requestHash, ...existing } = first;
+      try {
+        if (s.requestHash !== null) assertSameRequest(requestHash, s.requestHash, s.idempotencyKey!);
+      } catch (error) {
+        if (error instanceof ConflictError) return { refusal: error };
+        throw error;
+      }
+      return { row: existing, deduped: true };
+    });
+  }
+
+  /** Inserts one schedule as createMany does; its refusal is thrown. */
+  async create(tx: Tx, schedule: NewSchedule): Promise<{ row: ScheduleRow; deduped: boolean }> {
+    const [answer] = await this.createMany(tx, [schedule]);
+    if ('refusal' in answer!) throw answer.refusal;
+    return answer!;
   }
 
   /** Wakes the leader's tick when this transaction commits. */

@@ -4,6 +4,8 @@
  */
 import type {
   ApiErrorBody,
+  BatchAnswer,
+  BatchRefusal,
   BackfillInput,
   BackfillResult,
   CronPreviewInput,
@@ -48,6 +50,11 @@ export class KairosApiError extends Error {
   }
 }
 
+/** True for the answer of a batch item that was refused (its `error` is the API's code, message and field). */
+export function isRefusal<T extends object>(answer: BatchAnswer<T>): answer is BatchRefusal {
+  return !('id' in answer);
+}
+
 type Query = Record<string, string | number | undefined>;
 
 export class KairosClient {
@@ -56,6 +63,12 @@ export class KairosClient {
 
   readonly schedules = {
     create: (input: ScheduleInput) => this.request<Schedule>('POST', '/v1/schedules', { body: input }),
+    /**
+     * Up to 1,000 schedules (one-shot timers, say) in one request. The answers come in the order of
+     * `inputs`: the schedule, or `{ error }` for an item refused (nothing of it stored); see isRefusal.
+     */
+    createMany: async (inputs: ScheduleInput[]) =>
+      (await this.request<{ items: BatchAnswer<Schedule>[] }>('POST', '/v1/schedules/batch', { body: { items: inputs } })).items,
     get: (id: string) => this.request<Schedule>('GET', `/v1/schedules/${enc(id)}`),
     /** Every schedule matching the filter, fetched a page at a time. */
     list: (filter: ScheduleListFilter = {}) => this.pages<Schedule>('/v1/schedules', { ...filter }),
@@ -75,6 +88,8 @@ export class KairosClient {
 
   readonly runs = {
     create: (input: RunInput) => this.request<RunCreated>('POST', '/v1/runs', { body: input }),
+    /** Up to 1,000 runs in one request; the answers come in the order of `inputs` (see schedules.createMany). */
+    createMany: async (inputs: RunInput[]) => (await this.request<{ items: BatchAnswer<RunCreated>[] }>('POST', '/v1/runs/batch', { body: { items: inputs } })).items,
     get: (id: string) => this.request<RunDetail>('GET', `/v1/runs/${enc(id)}`),
     list: (filter: RunListFilter = {}) => this.pages<Run>('/v1/runs', { ...filter }),
     /** The run's whole transition history, oldest first. */

@@ -237,3 +237,11 @@ export interface ApiErrorBody {
   message: string;
   field: string | null;
 }
+
+/** An item of a batch that was refused, with the error its single route answers; nothing of it was stored. */
+export interface BatchRefusal {
+  error: ApiErrorBody;
+}
+
+/** One answer of a batch, in the order of its items: what the single route returns, or the refusal. */
+export type BatchAnswer<T> = T | BatchRefusal;
