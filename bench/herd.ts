@@ -10,25 +10,20 @@
  * before T0, each Kairos process's RSS when ready and at its highest peak, and the tick's due-scan
  * query at size N, and the CPU spent per run from T0 until all had started.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
 import { TICK_PARTITIONS } from '@kairos/domain';
 import { ScheduleRepository, defaultMigrationsDir, inTransaction, migrate, readMigrations } from '@kairos/ledger';
 import { insertSchedules } from './herd-seed.js';
-import { REDIS_URL, cpuPerRun, cpuSpent, fmt, median, medianCpu, percentile, printTable, sandbox, sleep, until, type CpuSpent, type Sandbox } from './sandbox.js';
+import { REDIS_URL, ROOT, startBuilt as start, cpuPerRun, cpuSpent, fmt, median, medianCpu, percentile, printTable, sandbox, sleep, until, type CpuSpent, type Sandbox } from './sandbox.js';
 
 const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
 const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
 const RAW_CONCURRENCY = 16;
 /** Raw BullMQ and each Kairos shape run in turn this many times; medians are reported. */
 const ROUNDS = Number(process.env.KAIROS_BENCH_ROUNDS ?? 3);
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-/** The Node options `npm start` and `npm run start:<role>` give Kairos (its V8 heap budget). */
-const NODE_FLAGS = /\bnode ((?:--\S+ )*)dist\//.exec(JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).scripts.start)![1]!.split(' ').filter(Boolean);
 /** The due-scan is measured as a scheduler owning every partition runs it. */
 const ALL_PARTITIONS = Array.from({ length: TICK_PARTITIONS }, (_, p) => p);
 
@@ -87,33 +82,6 @@ async function dueScan(db: pg.Pool): Promise<{ claim: number[]; nextDue: number[
 }
 
 class RollBack extends Error {}
-
-interface Child {
-  name: string;
-  process: ChildProcess;
-  ready: Promise<void>;
-  exited: Promise<void>;
-}
-
-function start(name: string, app: 'kairos' | 'scheduler' | 'worker', box: Sandbox): Child {
-  const child = spawn(process.execPath, [...NODE_FLAGS, `dist/apps/${app}/src/main.js`], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: box.url, REDIS_URL, KAIROS_QUEUE_PREFIX: box.prefix, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/"health":"http/.test(output) || /Health\s+http/.test(output)) resolve();
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`bench: ${name} exited with ${code} before it was up:\n${output}`)));
-  });
-  ready.catch(() => undefined);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { name, process: child, ready, exited };
-}
 
 /** VmRSS (now) or VmHWM (peak) of a process, in MB. */
 function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {

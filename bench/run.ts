@@ -6,6 +6,9 @@
  *   lateness    actual start minus slot, p50/p99, for 2,000 one-shot timers spread over 10 s
  *               (raw BullMQ: 2,000 delayed jobs, processing start minus due time)
  *   herd        B of N pending schedules due at one instant, on Redis (see herd.ts)
+ *   batch       10,000 one-shot timers created with ten POST /v1/schedules/batch calls, beside
+ *               1,000 created one request at a time
+ * Throughput runs in each machine shape of KAIROS_BENCH_SHAPES (`shared,production`: see inShape).
  * and the ratios Kairos/BullMQ, then Postgres/Redis. Throughput is also measured for a user's worker
  * (the SDK's KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the
  * built-in one. Each phase gets a fresh database and Redis prefix. KAIROS_BENCH_TRANSPORTS
@@ -25,7 +28,7 @@ import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
 import { herdScenario } from './herd.js';
-import { REDIS_URL, cpuPerRun, cpuSpent, fmt, median, medianCpu, percentile, printTable, sandbox, until, type CpuSpent, type Sandbox } from './sandbox.js';
+import { REDIS_URL, cpuPerRun, cpuSpent, fmt, inShape, machineShapes, median, medianCpu, percentile, printTable, sandbox, sleep, startBuilt, until, type CpuSpent, type MachineShape, type Sandbox } from './sandbox.js';
 
 const RUNS = Number(process.env.KAIROS_BENCH_RUNS ?? 20_000);
 /** Throughput is measured in this many alternating rounds (BullMQ, Kairos, BullMQ, ...); medians are reported. */
@@ -247,24 +250,34 @@ function cpuRows(f: Figures): string[][] {
   ];
 }
 
-/** Throughput (alternating rounds) and lateness of the timers, next to raw BullMQ, on each transport. */
+/**
+ * Throughput (alternating rounds) in each machine shape and lateness of the timers (shared shape),
+ * next to raw BullMQ, on each transport.
+ */
 async function steadyScenarios(which: Set<string>): Promise<void> {
-  const figures = new Map<TransportKind, Figures>(TRANSPORTS.map((t) => [t, { rawTps: [], kairosTps: [], sdkTps: [], rawCpu: [], kairosCpu: [], sdkCpu: [], rawLate: [], kairosLate: [] }]));
+  const shapes = which.has('throughput') ? machineShapes() : ['shared' as const];
+  const key = (shape: MachineShape, kind: TransportKind): string => `${shape}/${kind}`;
+  const empty = (): Figures => ({ rawTps: [], kairosTps: [], sdkTps: [], rawCpu: [], kairosCpu: [], sdkCpu: [], rawLate: [], kairosLate: [] });
+  const figures = new Map<string, Figures>(shapes.flatMap((shape) => TRANSPORTS.map((kind) => [key(shape, kind), empty()] as const)));
   const record = (tps: number[], cpu: CpuSpent[], measured: Throughput): void => {
     tps.push(measured.perSecond);
     cpu.push(measured.cpu);
   };
-  // Alternate the sides and the transports so that a noisy moment of the machine does not land on one only.
+  // Alternate the sides, the transports and the shapes so that a noisy moment of the machine does not land on one only.
   for (let round = 0; round < (which.has('throughput') ? ROUNDS : 0); round++) {
-    for (const kind of TRANSPORTS) {
-      const f = figures.get(kind)!;
-      record(f.rawTps, f.rawCpu, await rawThroughput(kind));
-      record(f.kairosTps, f.kairosCpu, await kairosThroughput(kind));
-      record(f.sdkTps, f.sdkCpu, await kairosThroughput(kind, true));
+    for (const shape of shapes) {
+      await inShape(shape, async () => {
+        for (const kind of TRANSPORTS) {
+          const f = figures.get(key(shape, kind))!;
+          record(f.rawTps, f.rawCpu, await rawThroughput(kind));
+          record(f.kairosTps, f.kairosCpu, await kairosThroughput(kind));
+          record(f.sdkTps, f.sdkCpu, await kairosThroughput(kind, true));
+        }
+      });
     }
   }
   for (const kind of which.has('lateness') ? TRANSPORTS : []) {
-    const f = figures.get(kind)!;
+    const f = figures.get(key('shared', kind))!;
     f.rawLate = await rawLateness(kind);
     f.kairosLate = await kairosLateness(kind);
   }
@@ -285,28 +298,88 @@ async function steadyScenarios(which: Set<string>): Promise<void> {
     }
     return out;
   };
-  for (const kind of TRANSPORTS) {
-    const f = figures.get(kind)!;
-    process.stdout.write(`\n${kind} transport\n`);
-    printTable(rows(f, ['raw BullMQ', 'Kairos', 'Kairos / BullMQ']));
-    if (f.rawTps.length > 0) {
-      process.stdout.write(
-        `throughput rounds: BullMQ ${f.rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${f.kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${f.sdkTps.map((v) => fmt(v)).join(', ')}\n`,
-      );
-      printTable(cpuRows(f));
+  for (const shape of shapes) {
+    for (const kind of TRANSPORTS) {
+      const f = figures.get(key(shape, kind))!;
+      process.stdout.write(`\n${kind} transport, ${SHAPE_LABELS[shape]}\n`);
+      printTable(rows(f, ['raw BullMQ', 'Kairos', 'Kairos / BullMQ']));
+      if (f.rawTps.length > 0) {
+        process.stdout.write(
+          `throughput rounds: BullMQ ${f.rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${f.kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${f.sdkTps.map((v) => fmt(v)).join(', ')}\n`,
+        );
+        printTable(cpuRows(f));
+      }
+    }
+    if (TRANSPORTS.length === 2) {
+      // Kairos on each transport, side by side: the "raw" column of this table is Kairos on Redis.
+      const r = figures.get(key(shape, 'redis'))!;
+      const p = figures.get(key(shape, 'postgres'))!;
+      process.stdout.write(`\nKairos on the Postgres transport against Kairos on Redis, ${SHAPE_LABELS[shape]}\n`);
+      printTable(rows({ rawTps: r.kairosTps, kairosTps: p.kairosTps, sdkTps: p.sdkTps, rawLate: r.kairosLate, kairosLate: p.kairosLate }, ['Redis', 'Postgres', 'Postgres / Redis']));
     }
   }
-  if (figures.size === 2) {
-    // Kairos on each transport, side by side: the "raw" column of this table is Kairos on Redis.
-    const r = figures.get('redis')!;
-    const p = figures.get('postgres')!;
-    process.stdout.write('\nKairos on the Postgres transport against Kairos on Redis\n');
-    printTable(rows({ rawTps: r.kairosTps, kairosTps: p.kairosTps, sdkTps: p.sdkTps, rawLate: r.kairosLate, kairosLate: p.kairosLate }, ['Redis', 'Postgres', 'Postgres / Redis']));
-  }
-  process.stdout.write(`concurrency ${CONCURRENCY}, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, targets: throughput >= 0.7x BullMQ, lateness p99 <= 150 ms\n`);
+  process.stdout.write(
+    `concurrency ${CONCURRENCY}, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ` +
+      'targets: throughput >= 0.6x BullMQ shared and >= 0.7x in the production shape, CPU per run <= 1.6x BullMQ, lateness p99 <= 150 ms\n',
+  );
 }
 
-const SCENARIOS = ['throughput', 'lateness', 'herd'];
+const SHAPE_LABELS: Record<MachineShape, string> = {
+  shared: 'shared shape (Node, Postgres and Redis on both cores)',
+  production: 'production shape (Postgres and Redis on core 0, Node on core 1)',
+};
+
+/**
+ * Bulk creation through the API: BATCHES × 1,000 one-shot timers with POST /v1/schedules/batch,
+ * against 1,000 timers with POST /v1/schedules one at a time (under the default rate limit, a
+ * refused request waits its Retry-After), against the API from the build in a process of its own.
+ */
+async function batchScenario(): Promise<void> {
+  const BATCHES = 10;
+  const timer = (i: number) => ({ in: `${10 + (i % 50)}m`, target: { type: 'handler', name: 'echo' }, payload: { i }, idempotencyKey: `timer-${i}` });
+  const post = async (base: string, path: string, body: unknown): Promise<Response> =>
+    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const box = await sandbox('batch');
+  // The API from the build, in a process of its own, as users run it.
+  const api = startBuilt('api', 'api', box, { KAIROS_AUTH: 'optional' });
+  const app = { url: await api.ready };
+  try {
+    const started = performance.now();
+    for (let b = 0; b < BATCHES; b++) {
+      const response = await post(app.url, '/v1/schedules/batch', { items: Array.from({ length: 1_000 }, (_, i) => timer(b * 1_000 + i)) });
+      const { items } = (await response.json()) as { items: { id?: string }[] };
+      if (response.status !== 200 || items.some((item) => item.id === undefined)) throw new Error(`bench: batch ${b} answered ${response.status}`);
+    }
+    const batchMs = performance.now() - started;
+    const singleStarted = performance.now();
+    let waited = 0;
+    for (let i = 0; i < 1_000; ) {
+      const response = await post(app.url, '/v1/schedules', timer(BATCHES * 1_000 + i));
+      if (response.status === 429) {
+        const ms = Number(response.headers.get('retry-after') ?? '1') * 1000;
+        waited += ms;
+        await sleep(ms);
+        continue;
+      }
+      if (response.status !== 201) throw new Error(`bench: a single create answered ${response.status}`);
+      await response.arrayBuffer();
+      i++;
+    }
+    const singleMs = performance.now() - singleStarted;
+    printTable([
+      ['bulk creation (one-shot timers through the API)', 'timers', 'seconds', 'timers/s'],
+      [`POST /v1/schedules/batch, ${BATCHES} calls of 1,000`, String(BATCHES * 1_000), fmt(batchMs / 1000, 2), fmt((BATCHES * 1_000 * 1000) / batchMs)],
+      [`POST /v1/schedules, one at a time (${fmt(waited / 1000)} s of it waiting out the rate limit)`, '1000', fmt(singleMs / 1000, 2), fmt((1_000 * 1000) / singleMs)],
+    ]);
+    process.stdout.write(`target: ${BATCHES * 1_000} timers in ten batch calls in under 2 s\n`);
+  } finally {
+    api.process.kill('SIGTERM');
+    await api.exited;
+    await box.drop();
+  }
+}
+
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -315,6 +388,7 @@ if (unknown.length > 0) {
 }
 const which = new Set(asked.length > 0 ? asked : SCENARIOS);
 if (which.has('throughput') || which.has('lateness')) await steadyScenarios(which);
+if (which.has('batch')) await batchScenario();
 if (which.has('herd')) await herdScenario();
 
 process.exit(0);

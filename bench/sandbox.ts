@@ -2,12 +2,18 @@
  * What every bench scenario shares: a fresh database and Redis prefix per phase, the CPU spent
  * per run, waiting, percentiles and the table printer.
  */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { deleteKeysWithPrefix } from '@kairos/queue';
 
 export const ADMIN_URL = process.env.KAIROS_BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** The Node options `npm start` and `npm run start:<role>` give Kairos (its V8 heap budget). */
+const NODE_FLAGS = /\bnode ((?:--\S+ )*)dist\//.exec(JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).scripts.start)![1]!.split(' ').filter(Boolean);
 
 export interface Sandbox {
   name: string;
@@ -137,4 +143,83 @@ export const fmt = (n: number, digits = 0): string => n.toFixed(digits);
 export function printTable(rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   process.stdout.write(`\n${rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n')}\n\n`);
+}
+
+/**
+ * Where the bench's processes run. `shared`: Node, Postgres and Redis on every core, as on a
+ * laptop. `production`: Postgres and Redis on the first core and the Node processes (this one and
+ * every child it starts afterwards) on the others, as a deployment keeps its database and broker
+ * off the application's cores. Both sides of a comparison run in the same shape.
+ */
+export type MachineShape = 'shared' | 'production';
+
+/** The shapes KAIROS_BENCH_SHAPES asks for (default both), each measured only where it can be. */
+export function machineShapes(): MachineShape[] {
+  const asked = (process.env.KAIROS_BENCH_SHAPES ?? 'shared,production').split(',').map((s) => s.trim());
+  for (const s of asked) if (s !== 'shared' && s !== 'production') throw new Error(`KAIROS_BENCH_SHAPES: "${s}" is neither shared nor production`);
+  const pinnable = cpus().length >= 2 && spawnSync('taskset', ['-p', String(process.pid)]).status === 0;
+  if (asked.includes('production') && !pinnable) process.stdout.write('production shape: not measured here (it needs taskset and two cores)\n');
+  return (asked as MachineShape[]).filter((s) => s === 'shared' || pinnable);
+}
+
+/** Runs `fn` in `shape`, then gives every process back all cores. */
+export async function inShape<T>(shape: MachineShape, fn: () => Promise<T>): Promise<T> {
+  if (shape === 'shared') return fn();
+  const all = `0-${cpus().length - 1}`;
+  const pin = (cores: string, pids: readonly number[]): void => {
+    for (const pid of pids) spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+  };
+  pin('0', serverPids());
+  pin(`1-${cpus().length - 1}`, [process.pid]);
+  try {
+    return await fn();
+  } finally {
+    pin(all, [...serverPids(), process.pid]);
+  }
+}
+
+/** The local Postgres (postmaster and backends: new backends inherit the postmaster's cores) and Redis processes. */
+function serverPids(): number[] {
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        return comm === 'postgres' || comm === 'redis-server';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+export interface Child {
+  name: string;
+  process: ChildProcess;
+  /** Resolves with the process's base URL once it is up. */
+  ready: Promise<string>;
+  exited: Promise<void>;
+}
+
+/** Starts a Kairos role from the build (`dist/`) on the sandbox, as `npm run start:<role>` does. */
+export function startBuilt(name: string, app: 'kairos' | 'api' | 'scheduler' | 'worker', box: Sandbox, env: Record<string, string> = {}): Child {
+  const child = spawn(process.execPath, [...NODE_FLAGS, `dist/apps/${app}/src/main.js`], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: box.url, REDIS_URL, KAIROS_QUEUE_PREFIX: box.prefix, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const health = /"health":"(http:\/\/[^/"]+)/.exec(output) ?? /Health\s+(http:\/\/\S+?)\//.exec(output);
+      if (health) resolve(health[1]!);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`bench: ${name} exited with ${code} before it was up:\n${output}`)));
+  });
+  ready.catch(() => undefined);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { name, process: child, ready, exited };
 }

@@ -34,8 +34,8 @@ export class OutboxRepository {
     if (events.length === 0) return;
     await tx.query(
       `INSERT INTO outbox (namespace_id, topic, aggregate_id, payload)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[])`,
-      [events.map((e) => e.namespaceId), events.map((e) => e.topic), events.map((e) => e.aggregateId), events.map((e) => JSON.stringify(e.payload))],
+       SELECT ns, topic, aggregate, payload FROM json_to_recordset($1::json) AS t(ns uuid, topic text, aggregate uuid, payload jsonb)`,
+      [JSON.stringify(events.map((e) => ({ ns: e.namespaceId, topic: e.topic, aggregate: e.aggregateId, payload: e.payload })))],
     );
   }
 

@@ -75,36 +75,39 @@ export function specOf(row: ScheduleRow): ScheduleSpec {
   };
 }
 
-/** Column values of a spec, in the order of SPEC_COLUMN_NAMES. */
-export function specColumnValues(spec: ScheduleSpec): unknown[] {
-  return [
-    spec.timing.kind,
-    spec.timing.kind === 'cron' ? spec.timing.cron : null,
-    spec.timing.kind === 'every' ? spec.timing.everyMs : null,
-    spec.timing.kind === 'at' ? new Date(spec.timing.atMs) : null,
-    spec.timezone,
-    spec.dst.gap,
-    spec.dst.overlap,
-    spec.catchup.mode,
-    spec.catchup.windowMs,
-    spec.catchup.limit,
-    spec.overlap,
-    JSON.stringify(spec.target),
-    spec.payload === null ? null : JSON.stringify(spec.payload),
-    JSON.stringify(spec.retry),
-    spec.timeoutMs,
-    spec.startAtMs === null ? null : new Date(spec.startAtMs),
-    spec.endAtMs === null ? null : new Date(spec.endAtMs),
-    spec.maxRuns,
-    spec.jitterMs,
-    JSON.stringify(spec.labels),
-  ];
+/** The spec's columns by name, JSON columns as their values: a record for json_to_recordset. */
+export function specRecord(spec: ScheduleSpec): Record<SpecColumn, unknown> {
+  return {
+    kind: spec.timing.kind,
+    cron: spec.timing.kind === 'cron' ? spec.timing.cron : null,
+    every_ms: spec.timing.kind === 'every' ? spec.timing.everyMs : null,
+    at: spec.timing.kind === 'at' ? new Date(spec.timing.atMs) : null,
+    timezone: spec.timezone,
+    dst_gap: spec.dst.gap,
+    dst_overlap: spec.dst.overlap,
+    catchup_mode: spec.catchup.mode,
+    catchup_window_ms: spec.catchup.windowMs,
+    catchup_limit: spec.catchup.limit,
+    overlap: spec.overlap,
+    target: spec.target,
+    payload: spec.payload,
+    retry: spec.retry,
+    timeout_ms: spec.timeoutMs,
+    start_at: spec.startAtMs === null ? null : new Date(spec.startAtMs),
+    end_at: spec.endAtMs === null ? null : new Date(spec.endAtMs),
+    max_runs: spec.maxRuns,
+    jitter_ms: spec.jitterMs,
+    labels: spec.labels,
+  };
 }
 
-/**
- * The SQL type of each spec column, in the order of SPEC_COLUMN_NAMES, for statements that read
- * the values from JSON. A JSON column's value travels as its text (specColumnValues stringifies it).
- */
+/** Column values of a spec, in the order of SPEC_COLUMN_NAMES, JSON columns as their text (a null payload stays null). */
+export function specColumnValues(spec: ScheduleSpec): unknown[] {
+  const record = specRecord(spec);
+  return SPEC_COLUMN_NAMES.map((c, i) => (SPEC_COLUMN_TYPES[i]!.startsWith('json') && record[c] !== null ? JSON.stringify(record[c]) : record[c]));
+}
+
+/** The SQL type of each spec column, in the order of SPEC_COLUMN_NAMES. */
 export const SPEC_COLUMN_TYPES = [
   'text',
   'text',
@@ -150,3 +153,5 @@ export const SPEC_COLUMN_NAMES = [
   'jitter_ms',
   'labels',
 ] as const;
+
+export type SpecColumn = (typeof SPEC_COLUMN_NAMES)[number];

@@ -6,7 +6,7 @@
 import { ConflictError, assertSameRequest, isUuid, type ScheduleSpec, type ScheduleStatus, type TickOrigin, type TickOutcome, type ReasonCode } from '@kairos/domain';
 import { pgConstraint, pgErrorCode, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
-import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, SPEC_COLUMN_TYPES, specColumnValues, type ScheduleRow } from './schedule-row.js';
+import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, SPEC_COLUMN_TYPES, specColumnValues, specRecord, type ScheduleRow } from './schedule-row.js';
 
 export interface NewSchedule {
   id: string;
@@ -74,10 +74,10 @@ export class ScheduleRepository {
     const { rows } = await tx.query<ScheduleRow>(
       `INSERT INTO schedules AS s (${SPEC_COLUMN_NAMES.join(', ')}, id, namespace_id, name, spec_hash, idempotency_key,
                                    status, paused_at, next_fire_at, request_hash)
-       SELECT ${SPEC_COLUMN_NAMES.map((c, i) => `${c}::${SPEC_COLUMN_TYPES[i]}`).join(', ')}, id, ns, name, spec_hash, ikey,
+       SELECT ${SPEC_COLUMN_NAMES.map((c) => (c === 'payload' ? 'payload::json' : c)).join(', ')}, id, ns, name, spec_hash, ikey,
               CASE WHEN paused THEN 'paused' ELSE 'active' END, CASE WHEN paused THEN now() END, next_fire_at, request_hash
        FROM json_to_recordset($1::json)
-         AS t(${SPEC_COLUMN_NAMES.map((c, i) => `${c} ${SPEC_COLUMN_TYPES[i]!.startsWith('json') ? 'text' : SPEC_COLUMN_TYPES[i]}`).join(', ')},
+         AS t(${SPEC_COLUMN_NAMES.map((c, i) => `${c} ${c === 'payload' ? 'text' : SPEC_COLUMN_TYPES[i]}`).join(', ')},
               id uuid, ns uuid, name text, spec_hash text, ikey text, paused boolean, next_fire_at timestamptz, request_hash text, ord int)
        ORDER BY ord
        ON CONFLICT DO NOTHING
@@ -85,7 +85,9 @@ export class ScheduleRepository {
       [
         JSON.stringify(
           schedules.map((s, ord) => ({
-            ...Object.fromEntries(specColumnValues(s.spec).map((v, i) => [SPEC_COLUMN_NAMES[i], v])),
+            ...specRecord(s.spec),
+            // The payload travels as its text, kept exactly: json_to_recordset would unescape its keys, and a \u0000 has no text.
+            payload: s.spec.payload === null ? null : JSON.stringify(s.spec.payload),
             id: s.id,
             ns: s.namespaceId,
             name: s.name,
