@@ -8,7 +8,8 @@
  * turn, KAIROS_BENCH_ROUNDS times (3). Reported, as medians over the rounds: the time from T0
  * until all B runs started, start lateness p50/p99, runs/s, how many runs were in the ledger
  * before T0, each Kairos process's RSS when ready and at its highest peak, and the tick's due-scan
- * query at size N, and the CPU spent per run from T0 until all had started.
+ * query at size N, and the CPU spent per run from T0 until all had started. Where the machine can
+ * be split, raw BullMQ and the roles apart run again in the production shape (KAIROS_BENCH_SHAPES).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -17,7 +18,7 @@ import pg from 'pg';
 import { TICK_PARTITIONS } from '@kairos/domain';
 import { ScheduleRepository, defaultMigrationsDir, inTransaction, migrate, readMigrations } from '@kairos/ledger';
 import { insertSchedules } from './herd-seed.js';
-import { REDIS_URL, ROOT, startBuilt as start, cpuPerRun, cpuSpent, fmt, median, medianCpu, percentile, printTable, sandbox, sleep, until, type CpuSpent, type Sandbox } from './sandbox.js';
+import { REDIS_URL, ROOT, startBuilt as start, cpuPerRun, cpuSpent, inShape, machineShapes, fmt, median, medianCpu, percentile, printTable, sandbox, sleep, until, type CpuSpent, type Sandbox } from './sandbox.js';
 
 const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
 const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
@@ -197,8 +198,11 @@ async function rawHerd(): Promise<Herd> {
   return { allStartedMs, p50: percentile(late, 50), p99: percentile(late, 99), runsPerSecond: B / Math.max(0.001, allStartedMs / 1000), madeAhead: 1, insertedBeforeMs, lastWrittenMs: 0, rss: [], cpu };
 }
 
-/** One round's figures: raw BullMQ's and each shape's. */
-type HerdRound = { raw: Herd } & Record<Shape, Herd>;
+/**
+ * One round's figures: raw BullMQ's and each shape's, and, where the machine can be split, raw
+ * BullMQ and the roles apart again in the production shape (see inShape).
+ */
+type HerdRound = { raw: Herd } & Record<Shape, Herd> & { production?: { raw: Herd; apart: Herd } };
 
 /**
  * A shape's figures over the rounds: the median of each timing, rate and CPU figure, the least made ahead, the
@@ -221,6 +225,7 @@ function overRounds(herds: readonly Herd[]): Herd {
 
 export async function herdScenario(): Promise<void> {
   if (!existsSync(`${ROOT}dist/apps/kairos/src/main.js`)) throw new Error('bench herd: run `npm run build` first; it starts Kairos from dist/');
+  const machines = machineShapes();
   process.stdout.write(`herd: seeding ${N - B} schedules spread over a day...\n`);
   // Seeded once, copied for each shape and round (CREATE DATABASE ... TEMPLATE).
   const template = await sandbox('herd_template');
@@ -235,24 +240,33 @@ export async function herdScenario(): Promise<void> {
       process.stdout.write(`herd round ${round}/${ROUNDS}: raw BullMQ, then Kairos in each shape...\n`);
       const result = { raw: await rawHerd() } as HerdRound;
       for (const shape of SHAPE_ORDER) result[shape] = await kairosHerd(template.name, shape);
+      if (machines.includes('production')) {
+        result.production = await inShape('production', async () => ({ raw: await rawHerd(), apart: await kairosHerd(template.name, 'apart') }));
+      }
       rounds.push(result);
       const times = SHAPE_ORDER.map((shape) => `${shape} ${s(result[shape].allStartedMs)} s (${fmt(result[shape].allStartedMs / result.raw.allStartedMs, 2)}x)`);
+      const p = result.production;
+      if (p) times.push(`production shape: raw BullMQ ${s(p.raw.allStartedMs)} s, apart ${s(p.apart.allStartedMs)} s (${fmt(p.apart.allStartedMs / p.raw.allStartedMs, 2)}x)`);
       process.stdout.write(`herd round ${round}: all started after: raw BullMQ ${s(result.raw.allStartedMs)} s, ${times.join(', ')}; load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}\n`);
     }
-    const raw = overRounds(rounds.map((r) => r.raw));
-    /** A shape's ratios to raw BullMQ: the median of each round's ratio to that round's raw BullMQ. */
-    const ratios = (shape: Shape): string =>
-      `${fmt(median(rounds.map((r) => r[shape].allStartedMs / r.raw.allStartedMs)), 2)} / ${fmt(median(rounds.map((r) => r[shape].p99 / r.raw.p99)), 2)}`;
-    const row = (label: string, h: Herd, shape: Shape | null): string[] => [
-      label,
-      s(h.allStartedMs),
-      `${s(h.p50)} / ${s(h.p99)}`,
-      fmt(h.runsPerSecond),
-      shape === null ? '-' : `${fmt(h.madeAhead * 100)} % (inserted T0-${s(h.insertedBeforeMs)}, last T0${h.lastWrittenMs < 0 ? '' : '+'}${s(h.lastWrittenMs)})`,
-      shape === null ? '-' : ratios(shape),
-      h.rss.map((r) => `${r.name} ${fmt(r.readyMb)} → ${fmt(r.peakMb)}`).join(', ') || '-',
-      [h.cpu.node, h.cpu.postgres, h.cpu.redis].map((us) => (us === null ? 'not local' : fmt(us))).join(' / '),
-    ];
+    const production = rounds.flatMap((r) => (r.production ? [r.production] : []));
+    /** Kairos's ratios to raw BullMQ: the median of each round's ratio to that round's raw BullMQ in the same machine shape. */
+    const ratios = (pairs: readonly { kairos: Herd; raw: Herd }[]): string =>
+      `${fmt(median(pairs.map((p) => p.kairos.allStartedMs / p.raw.allStartedMs)), 2)} / ${fmt(median(pairs.map((p) => p.kairos.p99 / p.raw.p99)), 2)}`;
+    /** A table row: raw BullMQ's (no pairs), or Kairos's with its rounds paired with raw BullMQ's. */
+    const row = (label: string, herds: readonly Herd[], pairs: readonly { kairos: Herd; raw: Herd }[] | null): string[] => {
+      const h = overRounds(herds);
+      return [
+        label,
+        s(h.allStartedMs),
+        `${s(h.p50)} / ${s(h.p99)}`,
+        fmt(h.runsPerSecond),
+        pairs === null ? '-' : `${fmt(h.madeAhead * 100)} % (inserted T0-${s(h.insertedBeforeMs)}, last T0${h.lastWrittenMs < 0 ? '' : '+'}${s(h.lastWrittenMs)})`,
+        pairs === null ? '-' : ratios(pairs),
+        h.rss.map((r) => `${r.name} ${fmt(r.readyMb)} → ${fmt(r.peakMb)}`).join(', ') || '-',
+        [h.cpu.node, h.cpu.postgres, h.cpu.redis].map((us) => (us === null ? 'not local' : fmt(us))).join(' / '),
+      ];
+    };
     printTable([
       [
         `herd: ${B} of ${N} schedules due at one instant, median of ${ROUNDS}`,
@@ -264,8 +278,14 @@ export async function herdScenario(): Promise<void> {
         'RSS ready → highest peak (MB)',
         'CPU per run from T0 (µs): Node / Postgres / Redis',
       ],
-      row(`raw BullMQ, ${B} delayed jobs, concurrency ${RAW_CONCURRENCY}`, raw, null),
-      ...SHAPE_ORDER.map((shape) => row(SHAPES[shape].label, overRounds(rounds.map((r) => r[shape])), shape)),
+      row(`raw BullMQ, ${B} delayed jobs, concurrency ${RAW_CONCURRENCY}`, rounds.map((r) => r.raw), null),
+      ...SHAPE_ORDER.map((shape) => row(SHAPES[shape].label, rounds.map((r) => r[shape]), rounds.map((r) => ({ kairos: r[shape], raw: r.raw })))),
+      ...(production.length === 0
+        ? []
+        : [
+            row('raw BullMQ, production shape', production.map((p) => p.raw), null),
+            row(`${SHAPES.apart.label}, production shape`, production.map((p) => p.apart), production.map((p) => ({ kairos: p.apart, raw: p.raw }))),
+          ]),
     ]);
     process.stdout.write(
       `due scan at ${N} schedules: claimDue p50 ${fmt(percentile(scan.claim, 50), 2)} ms, p99 ${fmt(percentile(scan.claim, 99), 2)} ms; ` +
