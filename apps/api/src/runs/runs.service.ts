@@ -1,6 +1,6 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type RunState, type Target } from '@kairos/domain';
+import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type RunState } from '@kairos/domain';
 import { readBatchItems, readRunCreate } from '@kairos/domain/wire';
 import { RunRepository, inTransaction, manualRun, type DatabaseClock, type Db, type DispatchItem, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
@@ -32,7 +32,7 @@ export class RunsService implements BeforeApplicationShutdown {
    * with `deduped: true`, or IDEMPOTENCY_CONFLICT when the first request had another body.
    */
   async create(caller: CallerContext, body: unknown): Promise<RunView & { deduped: boolean }> {
-    return settledValue((await this.createMany(caller, [body], this.workers.admit.bind(this.workers)))[0]!);
+    return settledValue((await this.createMany(caller, [body]))[0]!);
   }
 
   /**
@@ -41,14 +41,12 @@ export class RunsService implements BeforeApplicationShutdown {
    * idempotency key) answers with that refusal and stores nothing; the others go on.
    */
   async createBatch(caller: CallerContext, body: unknown): Promise<Settled<RunView & { deduped: boolean }>[]> {
-    return this.createMany(caller, readBatchItems(body), this.workers.admission());
+    return this.createMany(caller, readBatchItems(body));
   }
 
-  private async createMany(
-    caller: CallerContext,
-    bodies: readonly unknown[],
-    admit: (target: Target) => Promise<void>,
-  ): Promise<Settled<RunView & { deduped: boolean }>[]> {
+  /** Creates the runs of a request's bodies; each queue's registered handlers are read once for the request. */
+  private async createMany(caller: CallerContext, bodies: readonly unknown[]): Promise<Settled<RunView & { deduped: boolean }>[]> {
+    const admit = this.workers.admission();
     const nowMs = this.clock.now();
     const answers: Settled<RunView & { deduped: boolean }>[] = [];
     const accepted: { index: number; run: NewRun }[] = [];

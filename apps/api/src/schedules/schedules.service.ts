@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, type Target, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -55,7 +55,7 @@ export class SchedulesService {
   ) {}
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
-    return settledValue((await this.createMany(caller, [body], this.workers.admit.bind(this.workers)))[0]!);
+    return settledValue((await this.createMany(caller, [body]))[0]!);
   }
 
   /**
@@ -64,10 +64,12 @@ export class SchedulesService {
    * idempotency key) answers with that refusal and stores nothing; the others go on.
    */
   async createBatch(caller: CallerContext, body: unknown): Promise<Settled<ScheduleView>[]> {
-    return this.createMany(caller, readBatchItems(body), this.workers.admission());
+    return this.createMany(caller, readBatchItems(body));
   }
 
-  private async createMany(caller: CallerContext, bodies: readonly unknown[], admit: (target: Target) => Promise<void>): Promise<Settled<ScheduleView>[]> {
+  /** Creates the schedules of a request's bodies; each queue's registered handlers are read once for the request. */
+  private async createMany(caller: CallerContext, bodies: readonly unknown[]): Promise<Settled<ScheduleView>[]> {
+    const admit = this.workers.admission();
     const nowMs = this.clock.now();
     const answers: Settled<ScheduleView>[] = [];
     const accepted: { index: number; schedule: NewSchedule }[] = [];

@@ -28,7 +28,7 @@ export class WorkersService {
     refuseUnknown(target.name, target.queue, await this.workers.knownHandlers(this.db, target.queue));
   }
 
-  /** admit for the items of one batch request: each queue's handlers are read once. */
+  /** admit for the targets of one request (a batch's items): each queue's handlers are read once. */
   admission(): (target: Target) => Promise<void> {
     const known = new Map<string, Promise<string[]>>();
     return async (target) => {
