@@ -73,11 +73,15 @@ export default defineConfig({
       { find: /^@kairos\/domain\/wire$/, replacement: fileURLToPath(new URL('./libs/domain/src/wire/index.ts', import.meta.url)) },
       { find: '@kairos/domain', replacement: lib('domain') },
       { find: '@kairos/config', replacement: lib('config') },
+      // The SDK takes the Postgres helpers and the database clock alone: the rest of @kairos/ledger is the server's SQL.
+      { find: /^@kairos\/ledger\/postgres$/, replacement: fileURLToPath(new URL('./libs/ledger/src/database.ts', import.meta.url)) },
+      { find: /^@kairos\/ledger\/clock$/, replacement: fileURLToPath(new URL('./libs/ledger/src/clock/database-clock.ts', import.meta.url)) },
       { find: '@kairos/ledger', replacement: lib('ledger') },
       { find: '@kairos/queue', replacement: lib('queue') },
-      // The SDK takes the loop, the process identity, the run dispatcher and the log and trace contexts alone: the rest
-      // of @kairos/process is the server's Nest bootstrap, the rest of @kairos/telemetry its logger and exporters.
-      { find: /^@kairos\/process\/(loop|process-identity|run-dispatcher)$/, replacement: fileURLToPath(new URL('./libs/process/src/$1.ts', import.meta.url)) },
+      // The SDK takes the loop, the process identity, the run dispatcher and the log and trace contexts alone, the CLI
+      // the worker credentials: the rest of @kairos/process is the server's Nest bootstrap, the rest of
+      // @kairos/telemetry its logger and exporters.
+      { find: /^@kairos\/process\/(loop|process-identity|run-dispatcher|worker-credentials)$/, replacement: fileURLToPath(new URL('./libs/process/src/$1.ts', import.meta.url)) },
       { find: /^@kairos\/telemetry\/(log-context|trace-context)$/, replacement: fileURLToPath(new URL('./libs/telemetry/src/$1.ts', import.meta.url)) },
       { find: '@kairos/telemetry', replacement: lib('telemetry') },
       { find: '@kairos/process', replacement: lib('process') },

@@ -1,7 +1,8 @@
-// Builds the publishable package: the SDK's sources and the Kairos libraries they use (the
-// worker's hot-path SQL, verdicts and backoff, queue names, configuration defaults) bundled into
-// one ES module with one bundled declaration file, so the package depends on nothing of the
-// monorepo, only on what its package.json declares.
+// Builds the publishable package: the SDK's sources and the pure Kairos code they share with the
+// server (verdicts and backoff, queue names and job shapes, configuration defaults, the Postgres
+// pool helpers and the database clock) bundled into one ES module with one bundled declaration
+// file, so the package depends on nothing of the monorepo, only on what its package.json declares.
+// None of the server's SQL is in it: the worker speaks to the ledger through the worker protocol.
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
@@ -10,7 +11,9 @@ const manifest = JSON.parse(readFileSync(new URL('./package.json', import.meta.u
   peerDependencies: Record<string, string>;
 };
 const LIBRARY_PATHS = {
-  ...Object.fromEntries(['domain', 'config', 'ledger', 'queue'].map((lib) => [`@kairos/${lib}`, [`libs/${lib}/src/index.ts`]])),
+  ...Object.fromEntries(['domain', 'config', 'queue'].map((lib) => [`@kairos/${lib}`, [`libs/${lib}/src/index.ts`]])),
+  '@kairos/ledger/postgres': ['libs/ledger/src/database.ts'],
+  '@kairos/ledger/clock': ['libs/ledger/src/clock/database-clock.ts'],
   '@kairos/process/loop': ['libs/process/src/loop.ts'],
   '@kairos/process/process-identity': ['libs/process/src/process-identity.ts'],
   '@kairos/process/run-dispatcher': ['libs/process/src/run-dispatcher.ts'],

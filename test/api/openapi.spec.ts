@@ -463,6 +463,15 @@ describe('the OpenAPI document', () => {
       expect((await call('post', '/v1/cron/preview', { body: { cron: '0 0 * * 8' } })).body).toMatchObject({ code: 'INVALID_CRON', field: 'cron' });
     });
 
+    it('matches what the worker-credential routes answer', async () => {
+      const granted = await call('post', '/v1/worker-credentials', { body: { queues: ['media'] } });
+      expect(granted.status).toBe(201);
+      expect((await call('post', '/v1/worker-credentials', { body: { queues: [] } })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'queues' });
+      expect((await call('get', '/v1/worker-credentials')).body.items).toHaveLength(1);
+      expect((await call('delete', '/v1/worker-credentials/{role}', { params: { role: granted.body.role } })).status).toBe(204);
+      expect((await call('delete', '/v1/worker-credentials/{role}', { params: { role: granted.body.role } })).status).toBe(404);
+    });
+
     it('matches what the signing-secret routes answer', async () => {
       const shown = await call('get', '/v1/signing-secret');
       expect(shown.status).toBe(200);

@@ -4,11 +4,12 @@
  * real locks: the batch alone fails with 40P01, and under retryTransient it is written.
  */
 import { describe, expect, it } from 'vitest';
-import { RunLeaseRepository, createPool, pgErrorCode, retryTransient, type ClaimResult, type FinalVerdict } from '@kairos/ledger';
+import { createPool, pgErrorCode, retryTransient } from '@kairos/ledger';
 import { api, useKairos, waitFor } from '../support/kairos.js';
+import { WorkerProtocol, type ClaimResult, type FinalVerdict } from '../../packages/sdk/src/worker/worker-protocol.js';
 
 describe('a verdict batch caught in a deadlock', () => {
-  const leases = new RunLeaseRepository();
+  const leases = new WorkerProtocol();
   const { t, kairos } = useKairos({ roles: ['api'] });
   const verdict: FinalVerdict = { state: 'succeeded', result: null, error: null, reasonCode: 'SUCCEEDED', reasonText: null, response: null };
 

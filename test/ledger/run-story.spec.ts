@@ -9,19 +9,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { attemptsOf, newId, specHash } from '@kairos/domain';
 import { readScheduleCreate } from '@kairos/domain/wire';
-import {
-  RunLeaseRepository,
-  RunRecoveryRepository,
-  RunRepository,
-  ScheduleRepository,
-  fsck,
-  handBackRun,
-  inTransaction,
-  manualRun,
-  type NewRun,
-  type RunEventRow,
-} from '@kairos/ledger';
+import { RunRecoveryRepository, RunRepository, ScheduleRepository, fsck, inTransaction, manualRun, type NewRun, type RunEventRow } from '@kairos/ledger';
 import { useTestEnvironment } from '../support/kairos.js';
+import { WorkerProtocol } from '../../packages/sdk/src/worker/worker-protocol.js';
 
 const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)$/;
 
@@ -44,7 +34,7 @@ function story(events: readonly RunEventRow[]): unknown[] {
 describe("a run's story", () => {
   let namespaceId: string;
   const runs = new RunRepository();
-  const leases = new RunLeaseRepository();
+  const leases = new WorkerProtocol();
   const recovery = new RunRecoveryRepository();
   const schedules = new ScheduleRepository();
   const TTL = 30_000;
@@ -197,7 +187,7 @@ describe("a run's story", () => {
   it('drained at a clean stop, handed back by a worker without the handler, then finished', async () => {
     const id = await created();
     expect(await leases.drain(t.db, id, await claim(id), 'worker-a')).toBe(true);
-    const handed = await handBackRun(t.db, {
+    const handed = await leases.handBack(t.db, {
       runId: id,
       epoch: await claim(id, 'worker-b'),
       owner: 'worker-b',

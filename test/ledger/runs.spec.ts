@@ -7,23 +7,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId, specHash } from '@kairos/domain';
 import { readScheduleCreate } from '@kairos/domain/wire';
-import {
-  RunLeaseRepository,
-  RunRepository,
-  ScheduleRepository,
-  SlotWriter,
-  inTransaction,
-  manualRun,
-  materializeSlots,
-  type NewRun,
-  type ScheduleRow,
-} from '@kairos/ledger';
+import { RunRepository, ScheduleRepository, SlotWriter, inTransaction, manualRun, materializeSlots, type NewRun, type ScheduleRow } from '@kairos/ledger';
 import { useTestEnvironment } from '../support/kairos.js';
+import { WorkerProtocol } from '../../packages/sdk/src/worker/worker-protocol.js';
 
 describe('the run repositories', () => {
   let namespaceId: string;
   const runs = new RunRepository();
-  const leases = new RunLeaseRepository();
+  const leases = new WorkerProtocol();
   const schedules = new ScheduleRepository();
   const slots = new SlotWriter(schedules, runs);
 

@@ -7,11 +7,11 @@
  * a run that reaches a worker without its handler is handed back and finished once one has it.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RunLeaseRepository } from '@kairos/ledger';
 import type { StartedKairos } from '@kairos/process';
 import { ENDED_STATES, api, runInState, startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
 import { spawnProcess, type ChildOutput } from '../support/processes.js';
 import { userProject, type UserProject } from './packed-sdk.js';
+import { WorkerProtocol } from '../../packages/sdk/src/worker/worker-protocol.js';
 
 /** Plain JavaScript, as a user writes it against the installed package. */
 const WORKER_SCRIPT = `
@@ -144,7 +144,7 @@ describe('a user worker from the packed SDK', () => {
     expect(history.at(-1)!.actor).toBe(rescuer.id);
 
     // What the killed worker would have written at its epoch changes nothing.
-    const stale = await new RunLeaseRepository().finishMany(t.db, victim.id, [
+    const stale = await new WorkerProtocol().finishMany(t.db, victim.id, [
       { runId: run.id, epoch: holder.lease_epoch, verdict: { state: 'failed', result: null, error: { message: 'late' }, reasonCode: 'HANDLER_ERROR', reasonText: null, response: null } },
     ]);
     expect(stale.size).toBe(0);

@@ -4,12 +4,13 @@
  * over while it executes.
  */
 import { describe, expect, it } from 'vitest';
-import { RunLeaseRepository, RunRecoveryRepository, RunRepository, type ClaimResult, type ClaimedRun } from '@kairos/ledger';
+import { RunRecoveryRepository, RunRepository } from '@kairos/ledger';
 import { api, runInState, runsQueue, sleepUntil, useKairos, waitFor } from '../support/kairos.js';
+import { WorkerProtocol, type ClaimResult, type ClaimedRun } from '../../packages/sdk/src/worker/worker-protocol.js';
 
 describe('lease fencing', () => {
   const runs = new RunRepository();
-  const leases = new RunLeaseRepository();
+  const leases = new WorkerProtocol();
   const recovery = new RunRecoveryRepository();
 
   function claimedRun(result: ClaimResult | undefined): ClaimedRun {

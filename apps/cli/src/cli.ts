@@ -12,6 +12,7 @@ import { fsckCommand } from './commands/fsck.js';
 import { listRuns, listSchedules } from './commands/listings.js';
 import { signingSecretCommand } from './commands/signing-secret.js';
 import { status } from './commands/status.js';
+import { workersCommand } from './commands/workers.js';
 import type { Output } from './output.js';
 
 const USAGE = `usage: kairos <command> [options]
@@ -32,6 +33,12 @@ commands:
   signing-secret rotate [--namespace N]
                                   a new secret; the previous one keeps signing for
                                   KAIROS_SIGNING_SECRET_GRACE (default 24h)
+  workers grant --queue Q [--queue Q2] [--namespace N]
+                                  a database login (and Redis user) for workers of
+                                  those queues that may do nothing else (printed once)
+  workers credentials [--namespace N]
+                                  list worker credentials
+  workers revoke <role>           drop a worker credential and end its sessions
 
 options:
   --namespace N  the namespace to work in (default "default")
@@ -51,6 +58,7 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       namespace: { type: 'string' },
       scopes: { type: 'string', default: 'read' },
       name: { type: 'string' },
+      queue: { type: 'string', multiple: true, default: [] },
       limit: { type: 'string', default: '20' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -93,6 +101,8 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
         return await keysCommand(db, out, rest, { namespace: values.namespace, scopes: values.scopes, name: values.name, json: values.json });
       case 'signing-secret':
         return await signingSecretCommand(db, config, out, rest, { namespace, json: values.json });
+      case 'workers':
+        return await workersCommand(db, config, out, rest, { namespace, queues: values.queue, json: values.json });
       case 'fsck':
         return await fsckCommand(db, out, values.json);
       case 'migrate': {

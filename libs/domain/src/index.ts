@@ -22,3 +22,4 @@ export * from './json-depth.js';
 export * from './request-hash.js';
 export * from './traceparent.js';
 export * from './partitions.js';
+export * from './dispatch.js';

@@ -11,7 +11,6 @@ import {
   LeaseRepository,
   NamespaceRepository,
   OutboxRepository,
-  RunLeaseRepository,
   RunRecoveryRepository,
   RunRepository,
   ScheduleRepository,
@@ -64,7 +63,6 @@ export class CoreModule implements OnApplicationShutdown {
       { provide: OutboxRepository, useValue: new OutboxRepository() },
       { provide: NamespaceRepository, useValue: new NamespaceRepository() },
       { provide: RunRepository, useValue: new RunRepository() },
-      { provide: RunLeaseRepository, useValue: new RunLeaseRepository() },
       { provide: RunRecoveryRepository, useValue: new RunRecoveryRepository() },
       { provide: ScheduleRepository, useValue: new ScheduleRepository() },
       { provide: SessionRepository, useValue: new SessionRepository() },
@@ -79,8 +77,13 @@ export class CoreModule implements OnApplicationShutdown {
       {
         provide: RunDispatcher,
         inject: [RunsQueues, RunRecoveryRepository, WorkerRepository],
-        useFactory: (queues: RunsQueues, runs: RunRecoveryRepository, workers: WorkerRepository) =>
-          new RunDispatcher(queues, resources.db, runs, new JobDelays(resources.clock, resources.db, workers)),
+        useFactory: (queues: RunsQueues, runs: RunRecoveryRepository, workers: WorkerRepository) => {
+          const ledger = {
+            consumerClockOffsets: () => workers.consumerClockOffsets(resources.db),
+            markUndispatched: (ids: readonly string[]) => runs.markUndispatched(resources.db, ids),
+          };
+          return new RunDispatcher(queues, ledger, new JobDelays(resources.clock, ledger));
+        },
       },
     ];
     return { module: CoreModule, providers, exports: providers.map((p) => p.provide) };

@@ -5,11 +5,12 @@
  * crash before the hand-over leaves the mark, and the reconciler re-creates the jobs.
  *
  * It writes the ledger as well as the transport, so it lives here, above both, rather than in
- * @kairos/queue. A leaf (`@kairos/process/run-dispatcher`): the SDK's worker imports it alone.
+ * @kairos/queue. A leaf (`@kairos/process/run-dispatcher`): the SDK's worker imports it alone, and
+ * gives it the ledger through the worker protocol, as the server gives it through its repositories.
  */
 import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
-import type { DatabaseClock, Db, DispatchItem, RunRecoveryRepository, WorkerRepository } from '@kairos/ledger';
+import type { DispatchItem } from '@kairos/domain';
 import { RUN_JOB_DEFAULTS, type RunsQueues } from '@kairos/queue';
 import { inSpan, traceContextOf } from '@kairos/telemetry/trace-context';
 
@@ -27,15 +28,28 @@ const CONSUMER_OFFSETS_TTL_MS = 1_000;
  * arrives late cannot be made up, so an offset that is stale (a host's clock was just stepped) can
  * only make a job early.
  */
+/** The database's clock as a process reads it (the ledger's DatabaseClock). */
+export interface ClockReading {
+  now(): number;
+  readonly lastReading: { offsetMs: number } | null;
+}
+
+/** What dispatching needs of the ledger. */
+export interface DispatchLedger {
+  /** Per Kairos queue, the clock offset of its consumer furthest ahead. */
+  consumerClockOffsets(): Promise<Map<string, number>>;
+  /** Undoes the enqueued mark of queued runs whose jobs the transport refused. */
+  markUndispatched(runIds: readonly string[]): Promise<void>;
+}
+
 export class JobDelays {
   private consumers = new Map<string, number>();
   private readAt = -Infinity;
   private reading: Promise<void> | null = null;
 
   constructor(
-    private readonly clock: DatabaseClock,
-    private readonly db: Db,
-    private readonly workers: WorkerRepository,
+    private readonly clock: ClockReading,
+    private readonly ledger: Pick<DispatchLedger, 'consumerClockOffsets'>,
   ) {
     this.readConsumersSoon();
   }
@@ -50,8 +64,8 @@ export class JobDelays {
   /** Refreshes the consumers' offsets behind the caller's back: the hot path never waits for them. */
   private readConsumersSoon(): void {
     if (this.reading || performance.now() - this.readAt < CONSUMER_OFFSETS_TTL_MS) return;
-    this.reading = this.workers
-      .consumerClockOffsets(this.db)
+    this.reading = this.ledger
+      .consumerClockOffsets()
       .then((offsets) => {
         this.consumers = offsets;
         this.readAt = performance.now();
@@ -64,8 +78,7 @@ export class JobDelays {
 export class RunDispatcher {
   constructor(
     private readonly queues: RunsQueues,
-    private readonly db: Db,
-    private readonly runs: RunRecoveryRepository,
+    private readonly ledger: DispatchLedger,
     private readonly delays: JobDelays,
   ) {}
 
@@ -89,7 +102,7 @@ export class RunDispatcher {
       );
       span.setAttribute('kairos.dispatch.refused', refused.length);
       if (refused.length === 0) return true;
-      await this.runs.markUndispatched(this.db, refused);
+      await this.ledger.markUndispatched(refused);
       return false;
     });
   }
@@ -103,10 +116,10 @@ export class RunDispatcher {
    * again whether it is still queued after its job was found missing: a worker may have finished
    * it, and removed its job, since the list was read.
    */
-  async redeliver(items: readonly DispatchItem[]): Promise<string[]> {
+  async redeliver(items: readonly DispatchItem[], markEnqueued: (runIds: readonly string[]) => Promise<string[]>): Promise<string[]> {
     const jobs = await Promise.all(items.map((item) => this.queues.get(item.queue).getJob(item.id)));
     const suspects = items.flatMap((item, i) => (jobs[i] && !jobs[i].finishedOn ? [] : [{ item, finishedJob: jobs[i] !== undefined }]));
-    const stillQueued = new Set(await this.runs.markEnqueued(this.db, suspects.map((s) => s.item.id)));
+    const stillQueued = new Set(await markEnqueued(suspects.map((s) => s.item.id)));
     const repaired: string[] = [];
     for (const { item, finishedJob } of suspects) {
       if (!stillQueued.has(item.id)) continue;

@@ -4,3 +4,4 @@ export * from './run-queues.js';
 export * from './supervised-worker.js';
 export * from './transport-errors.js';
 export * from './transport.js';
+export * from './redis-acl.js';

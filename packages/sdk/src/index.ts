@@ -3,6 +3,7 @@ export { KairosWorker, KairosWorkerError, type KairosWorkerOptions } from './wor
 export { NonRetryableError, type HandlerContext, type KairosHandlerFunction } from './worker/handler.js';
 export type { WorkerLogger, WorkerObserver } from './worker/run-executor.js';
 export type { HttpTargetCall } from './worker/target-runner.js';
+export { ProtocolMismatchError, WORKER_PROTOCOL_VERSION, type ClaimedRun } from './worker/worker-protocol.js';
 export { KairosHandler, KairosWorkerHost, KairosWorkerModule, type KairosWorkerModuleOptions } from './nest/kairos-worker.module.js';
 export { KairosApiError, KairosClient, isRefusal, type KairosClientOptions } from './client/kairos-client.js';
 export type * from './client/wire.js';

@@ -23,6 +23,13 @@ export const PARAMETERS: Record<string, ParameterObject> = {
     description: 'The run id. An id that is not a UUID is answered with 404 like any unknown one.',
     schema: { type: 'string', format: 'uuid' },
   },
+  CredentialRole: {
+    name: 'role',
+    in: 'path',
+    required: true,
+    description: "The worker credential's role, as granting it answered.",
+    schema: { type: 'string' },
+  },
 };
 
 function errorResponse(description: string, example: { code: string; message: string; field: string | null }): ResponseObject {

@@ -1,8 +1,8 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type RunState } from '@kairos/domain';
+import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type DispatchItem, type RunState } from '@kairos/domain';
 import { readBatchItems, readRunCreate } from '@kairos/domain/wire';
-import { RunRepository, inTransaction, manualRun, type DatabaseClock, type Db, type DispatchItem, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
+import { RunRepository, inTransaction, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
 import { refusalOf, settledValue, type Settled } from '../requests/batch.js';

@@ -7,7 +7,8 @@
  */
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunRecoveryRepository, type Db, type DispatchItem } from '@kairos/ledger';
+import type { DispatchItem } from '@kairos/domain';
+import { RunRecoveryRepository, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, RunDispatcher, leaderActor } from '@kairos/process';
 import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
 
@@ -39,7 +40,7 @@ export class ReconcilerService implements OnModuleInit {
   private async reconcile(term: LeadershipTerm): Promise<number> {
     const overdue = await this.runs.listOverdueEnqueued(this.db, this.config.scheduler.reconcileGraceMs, RECONCILE_BATCH, this.cursor);
     this.cursor = overdue.length === RECONCILE_BATCH ? overdue[overdue.length - 1]! : null;
-    const repaired = await this.dispatcher.redeliver(overdue);
+    const repaired = await this.dispatcher.redeliver(overdue, (ids) => this.runs.markEnqueued(this.db, ids));
     if (repaired.length > 0) this.logger.warn(`re-enqueued ${repaired.length} runs the transport had lost`);
 
     for (const scheduleId of await this.runs.listStrandedParkedSchedules(this.db, RECONCILE_BATCH)) {

@@ -11,7 +11,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { KairosConfig } from '@kairos/config';
-import { planWithLookahead } from '@kairos/domain';
+import { planWithLookahead, type DispatchItem } from '@kairos/domain';
 import {
   OutboxRepository,
   PartitionLeaseRepository,
@@ -25,7 +25,6 @@ import {
   specOf,
   type CursorAdvance,
   type Db,
-  type DispatchItem,
   type Materialized,
 } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, KairosMetrics, RunDispatcher, leaderActor, type GatedTask } from '@kairos/process';

@@ -1,7 +1,7 @@
 /** The REST API's request bodies, declared once: what the document shows and what reads them. */
 import { z } from 'zod';
 import { MAX_PAYLOAD_BYTES } from '../closed-sets.js';
-import { DEFAULT_QUEUE } from '../handlers.js';
+import { DEFAULT_QUEUE, QUEUE_NAME_PATTERN } from '../handlers.js';
 import { checkPreviewTiming, DEFAULT_PREVIEW_COUNT, MAX_PREVIEW_COUNT, previewOf, type SpecPreview } from '../preview.js';
 import { DEFAULT_RETRY_POLICY, DEFAULT_RUN_TIMEOUT_MS, MAX_RUN_TIMEOUT_MS, type Target } from '../run-policy.js';
 import type { RunCreateRequest } from '../run-spec.js';
@@ -24,7 +24,7 @@ import {
 } from '../schedule-spec.js';
 import { DEFAULT_DST_POLICY, formatDuration } from '../time/index.js';
 import { isObject, parseInstant, readPayload, readStringMap } from '../json-readers.js';
-import { checkedBy, closedObject, integer, readWire, required, screenedBy, text, worded } from './read.js';
+import { checkedBy, closedObject, integer, present, readWire, required, screenedBy, text, worded } from './read.js';
 import { component, defaulted } from './registry.js';
 import { CatchupPolicyInput, DstPolicyInput, durationMs, InstantInput, instantMs, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, TargetInput } from './shared.js';
 
@@ -324,4 +324,29 @@ const batchEnvelope = closedObject({ items: batchItems(z.unknown()) });
 /** The items of a batch body, each still to be read as the body of its single route. */
 export function readBatchItems(body: unknown): unknown[] {
   return readWire(batchEnvelope, body).items;
+}
+
+/** The most queues one worker credential may serve. */
+export const MAX_CREDENTIAL_QUEUES = 20;
+
+export const WorkerCredentialCreate = component(
+  'WorkerCredentialCreate',
+  closedObject({
+    queues: present(
+      z
+        .array(
+          text(64).regex(QUEUE_NAME_PATTERN, worded((field) => `${field} must be 1 to 64 letters, digits, "_", "." or "-"`)),
+          worded((field) => `${field} must be an array of queue names`),
+        )
+        .min(1, worded((field) => `${field} must name at least one queue`))
+        .max(MAX_CREDENTIAL_QUEUES, worded((field) => `${field} names at most ${MAX_CREDENTIAL_QUEUES} queues`)),
+      (field) => `${field} is required: the queues whose runs the worker may claim, e.g. ["media"]`,
+    ).describe('The queues whose runs workers with this credential may claim and finish.'),
+  }),
+  "A Postgres login (and, on Redis, a Redis user) for workers of the caller's namespace that may serve these queues and do nothing else.",
+);
+
+/** A POST /v1/worker-credentials body: the queues, each once. */
+export function readWorkerCredentialCreate(body: unknown): { queues: string[] } {
+  return { queues: [...new Set(readWire(WorkerCredentialCreate, body).queues)] };
 }

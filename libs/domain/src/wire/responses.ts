@@ -236,6 +236,38 @@ export const RotatedSigningSecret = component(
   'A rotated signing secret.',
 );
 
+const credentialFields = {
+  role: z.string().describe('The Postgres login (and Redis user) of the credential.'),
+  namespace: z.string(),
+  queues: z.array(z.string().regex(QUEUE_NAME_PATTERN)),
+  createdAt: Instant,
+  createdBy: z.string().describe('Who granted it: an API key prefix or `cli`.'),
+};
+export const WorkerCredential = component(
+  'WorkerCredential',
+  z.strictObject(credentialFields),
+  'A worker credential: a login that may call only the worker protocol, for one namespace and its queues.',
+);
+export const WorkerCredentialList = component('WorkerCredentialList', z.strictObject({ items: z.array(WorkerCredential) }), "The namespace's worker credentials.");
+export const IssuedWorkerCredential = component(
+  'IssuedWorkerCredential',
+  z.strictObject({
+    ...credentialFields,
+    databaseUrl: z.string().describe("The worker's DATABASE_URL: the login and its password (shown only now) on the server's database."),
+    redis: z
+      .strictObject({
+        user: z.string(),
+        url: z.string().describe("The worker's REDIS_URL: the user and its password on the server's Redis."),
+        command: z.string().describe('The ACL SETUSER command that makes the user: its keys are those of its queues only.'),
+        applied: z.boolean().describe('True when Kairos made the user itself; false when Redis refused, and an operator must run the command.'),
+      })
+      .nullable()
+      .describe('Null when the queues live in Postgres (no REDIS_URL).'),
+    protocol: z.strictObject({ oldest: z.int(), newest: z.int() }).describe('The worker protocol versions the server serves.'),
+  }),
+  'A worker credential just made; its password is shown only in this answer.',
+);
+
 // ---- The dashboard's reads ----
 
 const partition = () => z.int().min(0).max(TICK_PARTITIONS - 1);

@@ -4,10 +4,9 @@
  * and enqueue, or a transport that lost its jobs) and stranded ones; the release of parked runs; and
  * the reaper. Every state change appends its run_events row in the same statement or transaction.
  */
-import type { RunState } from '@kairos/domain';
-import { inTransaction, type Db, type Queryable, type Tx } from '../database.js';
+import type { DispatchItem, RunState } from '@kairos/domain';
+import type { Queryable } from '../database.js';
 import { targetQueueSql } from './target-queue.js';
-import type { DispatchItem } from './run-row.js';
 import { deadLetterCte, noActiveExclusiveRun } from './run-sql.js';
 
 export class RunRecoveryRepository {
@@ -35,7 +34,7 @@ export class RunRecoveryRepository {
   /** Undoes markEnqueued for runs the transport refused, so the relay hands them over on its next pass. */
   async markUndispatched(db: Queryable, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await db.query(`UPDATE runs SET enqueued_at = NULL WHERE id = ANY($1::uuid[]) AND state = 'queued'`, [ids]);
+    await db.query(`SELECT kairos_worker.mark_undispatched($1::uuid[])`, [ids]);
   }
 
   /**
@@ -57,36 +56,12 @@ export class RunRecoveryRepository {
 
   /**
    * Releases the oldest run parked behind schedule `scheduleId` once no exclusive run of it is
-   * active. It takes the schedule's row lock first, so a tick cannot park another run behind a run
-   * that is ending while this looks for one. Returns the released run, to be dispatched. The
-   * worker calls it after the verdict of a run that may hold others back; the reconciler calls it
-   * for the releases that were missed.
+   * active (the worker protocol's release_parked, which holds the schedule's row lock meanwhile).
+   * Returns the released run, to be dispatched. The worker calls it after the verdict of a run that
+   * may hold others back; the reconciler calls it for the releases that were missed.
    */
-  async releaseParked(db: Db, scheduleId: string, actor: string): Promise<DispatchItem[]> {
-    return inTransaction(db, async (tx) => {
-      await tx.query('SELECT 1 FROM schedules WHERE id = $1 FOR NO KEY UPDATE', [scheduleId]);
-      return this.releaseParkedLocked(tx, scheduleId, actor);
-    });
-  }
-
-  private async releaseParkedLocked(tx: Tx, scheduleId: string, actor: string): Promise<DispatchItem[]> {
-    const { rows } = await tx.query<DispatchItem>(
-      `WITH next AS (
-         SELECT id FROM runs
-         WHERE schedule_id = $1 AND state = 'queued' AND available_at = 'infinity'
-           AND ${noActiveExclusiveRun('$1')}
-         ORDER BY scheduled_for, id LIMIT 1
-       ), released AS (
-         UPDATE runs r SET available_at = greatest(r.scheduled_for, now()), enqueued_at = now(), updated_at = now()
-         FROM next WHERE r.id = next.id
-         RETURNING r.id, r.available_at, r.lease_epoch, ${targetQueueSql('r')} AS queue
-       ), event AS (
-         INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
-         SELECT id, 'released', 'queued', 'queued', lease_epoch, $2, '{}'::jsonb FROM released
-       )
-       SELECT id, available_at AS "availableAt", queue FROM released`,
-      [scheduleId, actor],
-    );
+  async releaseParked(db: Queryable, scheduleId: string, actor: string): Promise<DispatchItem[]> {
+    const { rows } = await db.query<DispatchItem>(`SELECT * FROM kairos_worker.release_parked($1, $2)`, [scheduleId, actor]);
     return rows;
   }
 

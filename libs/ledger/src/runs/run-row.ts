@@ -107,23 +107,3 @@ export function manualRun(
     detail: {},
   };
 }
-
-/** A run to hand to the queue: its id, when it is due, and the queue it travels on. */
-export interface DispatchItem {
-  id: string;
-  availableAt: Date;
-  queue: string;
-}
-
-/** What a worker needs to execute the run it just claimed. */
-export interface ClaimedRun
-  extends Pick<
-    RunRow,
-    'id' | 'namespaceId' | 'scheduleId' | 'scheduledFor' | 'attempt' | 'maxAttempts' | 'target' | 'payload' | 'retry' | 'timeoutMs' | 'leaseEpoch'
-  > {
-  /** True when ending this run may have to release a run parked behind it (overlap buffer or replace). */
-  mayReleaseParked: boolean;
-  /** The W3C trace context of the tick or request that created the run; null when it was not traced. */
-  traceParent: string | null;
-  traceState: string | null;
-}

@@ -6,10 +6,10 @@
  * for. The caller hands `dispatch` to the queue once the transaction has committed.
  * Its inverse, withdrawAhead, gives back the slots whose runs were made ahead but are not due yet.
  */
-import { queueOf, type ReasonCode } from '@kairos/domain';
+import { queueOf, type DispatchItem, type ReasonCode } from '@kairos/domain';
 import type { Tx } from '../database.js';
 import type { RunRepository } from '../runs/run.repository.js';
-import type { DispatchItem, NewRun } from '../runs/run-row.js';
+import type { NewRun } from '../runs/run-row.js';
 import type { ScheduleRepository, TickRecord } from './schedule.repository.js';
 import type { Materialized } from './slot-materializer.js';
 

@@ -1,6 +1,6 @@
 /**
  * The worker registry: which worker serves which queue with which handlers. Workers write their
- * row when they start and refresh it as they heartbeat; the API reads it to refuse handler
+ * row when they start and refresh it as they heartbeat (through the worker protocol); the API reads it to refuse handler
  * targets no worker has ever registered, and lists it under GET /v1/workers.
  */
 import { builtInHandlersOf } from '@kairos/domain';
@@ -18,44 +18,16 @@ export interface WorkerRow {
   clockOffsetMs: number | null;
 }
 
-export interface WorkerRegistration {
-  id: string;
-  queue: string;
-  handlers: readonly string[];
-  version: string;
-  clockOffsetMs: number | null;
-}
-
 const COLUMNS = `id, queue, handlers, version, started_at AS "startedAt", last_seen_at AS "lastSeenAt", clock_offset_ms AS "clockOffsetMs"`;
 
-/** A worker whose heartbeat is older than this no longer counts as a consumer of its queue. */
-const LIVE_WORKER_INTERVAL = `interval '1 minute'`;
-
 export class WorkerRepository {
-  /** Records (or re-records, after a restart under the same id) what a worker serves. */
-  async register(db: Queryable, worker: WorkerRegistration): Promise<void> {
-    await db.query(
-      `INSERT INTO workers (id, queue, handlers, version, started_at, last_seen_at, clock_offset_ms) VALUES ($1, $2, $3, $4, now(), now(), $5)
-       ON CONFLICT (id) DO UPDATE SET queue = EXCLUDED.queue, handlers = EXCLUDED.handlers, version = EXCLUDED.version,
-                                      started_at = now(), last_seen_at = now(), clock_offset_ms = EXCLUDED.clock_offset_ms`,
-      [worker.id, worker.queue, [...new Set(worker.handlers)].sort(), worker.version, worker.clockOffsetMs],
-    );
-  }
-
-  /** The heartbeat's refresh of last_seen_at and of the worker's clock offset. */
-  async touch(db: Queryable, id: string, clockOffsetMs: number | null): Promise<void> {
-    await db.query(`UPDATE workers SET last_seen_at = now(), clock_offset_ms = COALESCE($2, clock_offset_ms) WHERE id = $1`, [id, clockOffsetMs]);
-  }
-
   /**
    * Per queue, the smallest clock offset among its live workers: the host furthest ahead, which
-   * would promote a delayed job first. Queues whose workers never measured are absent.
+   * would promote a delayed job first. Queues whose workers never measured are absent. (Workers
+   * write their rows, and read this, through the worker protocol.)
    */
   async consumerClockOffsets(db: Queryable): Promise<Map<string, number>> {
-    const { rows } = await db.query<{ queue: string; offset: number }>(
-      `SELECT queue, min(clock_offset_ms) AS offset FROM workers
-        WHERE last_seen_at > now() - ${LIVE_WORKER_INTERVAL} AND clock_offset_ms IS NOT NULL GROUP BY queue`,
-    );
+    const { rows } = await db.query<{ queue: string; offset: number }>(`SELECT queue, "offset" FROM kairos_worker.consumer_clock_offsets()`);
     return new Map(rows.map((r) => [r.queue, r.offset]));
   }
 

@@ -4,7 +4,7 @@
  * host's clock, would start them early or late by the whole step. Each is given its delay again,
  * from its run's available_at and the database's clock.
  */
-import type { DatabaseClock } from '@kairos/ledger';
+import type { DatabaseClock } from '@kairos/ledger/clock';
 import type { RunsQueue } from '@kairos/queue';
 import type { ExecutionLedger } from './execution-ledger.js';
 

@@ -1,43 +1,29 @@
 /**
- * Everything a worker writes to or reads from Postgres, in one place. The hot path is batched:
- * claims, final verdicts and retries issued by many concurrent jobs go to Postgres as one
- * statement each per batch (see MicroBatcher), each row still fenced on its own: a verdict whose
- * epoch moved on is left out of the answer. The rest (heartbeats, drains, hand-backs, the worker
- * registry) are single statements on the worker's pool.
- *
- * The batches run on connections of their own. Their statements are prepared once and, after a
- * few executions, Postgres keeps one generic plan per connection until the table is analyzed
- * again. Planned while `runs` is still small (a new install, the first seconds of a burst), that
- * plan reads the whole table, and goes on reading it as the table grows. These statements only
- * ever look runs up by primary key, so their connections rule sequential scans out.
+ * Everything a worker writes to or reads from Postgres, in one place, each exchange a call of the
+ * worker protocol. The hot path is batched: claims, final verdicts and retries issued by many
+ * concurrent jobs go to Postgres as one call each per batch (see MicroBatcher), each row still
+ * fenced on its own: a verdict whose epoch moved on is left out of the answer. The rest
+ * (heartbeats, drains, hand-backs, the worker registry) are single calls on the worker's pool.
+ * The batches run on connections of their own, so a slow heartbeat never queues behind them.
  */
-import type { ReasonCode } from '@kairos/domain';
+import type { DispatchItem, ReasonCode } from '@kairos/domain';
+import type { DatabaseClock } from '@kairos/ledger/clock';
+import { createPool, retryTransient, type Db } from '@kairos/ledger/postgres';
 import {
-  DatabaseClock,
-  RunLeaseRepository,
-  RunRecoveryRepository,
-  WorkerRepository,
-  createPool,
-  handBackRun,
-  retryTransient,
-  uuidArray,
+  WorkerProtocol,
   type ClaimResult,
-  type Db,
-  type DispatchItem,
   type FinalVerdict,
   type LeaseRenewal,
   type RetryVerdict,
   type RunSnapshot,
   type WorkerRegistration,
-} from '@kairos/ledger';
+} from './worker-protocol.js';
 import { MicroBatcher } from './micro-batcher.js';
 
 const BATCHING = { maxBatch: 256, maxInFlight: 1 };
 
 export class ExecutionLedger {
-  private readonly runs = new RunLeaseRepository();
-  private readonly recovery = new RunRecoveryRepository();
-  private readonly workers = new WorkerRepository();
+  private readonly protocol = new WorkerProtocol();
   /** Writes running behind the jobs that produced them (final verdicts); stopping waits for them. */
   private readonly behind = new Set<Promise<unknown>>();
   /** One connection for each batcher's statement in flight. */
@@ -61,18 +47,17 @@ export class ExecutionLedger {
       connectionString: databaseUrl,
       max: 3 * BATCHING.maxInFlight,
       applicationName: 'kairos-worker-batches',
-      settings: { enable_seqscan: 'off' },
     });
     // A batch locks many runs in one statement, so a scheduler's statement over several of the same
     // runs can make it a deadlock victim; it was rolled back whole and goes again, rather than drop
     // verdicts (their runs would be executed again once their leases expired).
-    this.claims = new MicroBatcher((ids) => retryTransient(() => this.runs.claimMany(this.batchDb, ids, this.owner, this.leaseTtlMs)), BATCHING);
+    this.claims = new MicroBatcher((ids) => retryTransient(() => this.protocol.claimMany(this.batchDb, ids, this.owner, this.leaseTtlMs)), BATCHING);
     this.finishes = new MicroBatcher(async (items) => {
-      const written = await retryTransient(() => this.runs.finishMany(this.batchDb, this.owner, items));
+      const written = await retryTransient(() => this.protocol.finishMany(this.batchDb, this.owner, items));
       return items.map((i) => written.has(i.runId));
     }, BATCHING);
     this.requeues = new MicroBatcher(async (items) => {
-      const due = await retryTransient(() => this.runs.requeueMany(this.batchDb, this.owner, items));
+      const due = await retryTransient(() => this.protocol.requeueMany(this.batchDb, this.owner, items));
       return items.map((i) => due.get(i.runId) ?? null);
     }, BATCHING);
   }
@@ -108,49 +93,56 @@ export class ExecutionLedger {
 
   /** A run this worker cannot execute, handed back for another worker; when it is due again, or null when the lease was lost. */
   handBack(runId: string, epoch: number, backoff: { delayMs: number; maxDelayMs: number }, reasonCode: ReasonCode, reasonText: string): Promise<Date | null> {
-    return handBackRun(this.db, { runId, epoch, owner: this.owner, ...backoff, reasonCode, reasonText });
+    return this.protocol.handBack(this.db, { runId, epoch, owner: this.owner, ...backoff, reasonCode, reasonText });
   }
 
   /** A run handed back at a clean stop; false when the lease was already lost. */
   drain(runId: string, epoch: number): Promise<boolean> {
-    return this.runs.drain(this.db, runId, epoch, this.owner);
+    return this.protocol.drain(this.db, runId, epoch, this.owner);
   }
 
   recordLeaseLost(runId: string, epoch: number, detail: Record<string, unknown>): Promise<void> {
-    return this.runs.recordLeaseLost(this.db, runId, epoch, this.owner, detail);
+    return this.protocol.recordLeaseLost(this.db, runId, epoch, this.owner, detail);
   }
 
   snapshot(runId: string): Promise<RunSnapshot | null> {
-    return this.runs.snapshot(this.db, runId);
+    return this.protocol.snapshot(this.db, runId);
   }
 
   cancelQueued(runId: string): Promise<boolean> {
-    return this.runs.cancelQueued(this.db, runId, this.owner);
+    return this.protocol.cancelQueued(this.db, runId, this.owner);
   }
 
   releaseParked(scheduleId: string): Promise<DispatchItem[]> {
-    return this.recovery.releaseParked(this.db, scheduleId, this.owner);
+    return this.protocol.releaseParked(this.db, scheduleId, this.owner);
   }
 
   renewLeases(held: readonly { id: string; epoch: number }[]): Promise<LeaseRenewal[]> {
-    return this.runs.renewLeases(this.db, this.owner, held, this.leaseTtlMs);
+    return this.protocol.renewLeases(this.db, this.owner, held, this.leaseTtlMs);
   }
 
   register(worker: Omit<WorkerRegistration, 'id' | 'clockOffsetMs'>): Promise<void> {
-    return this.workers.register(this.db, { ...worker, id: this.owner, clockOffsetMs: this.clock.lastReading?.offsetMs ?? null });
+    return this.protocol.register(this.db, { ...worker, id: this.owner, clockOffsetMs: this.clock.lastReading?.offsetMs ?? null });
   }
 
   /** The heartbeat's refresh of this worker's registry row, with how far its host's clock is from the database's. */
   touch(): Promise<void> {
-    return this.workers.touch(this.db, this.owner, this.clock.lastReading?.offsetMs ?? null);
+    return this.protocol.touch(this.db, this.owner, this.clock.lastReading?.offsetMs ?? null);
   }
 
   /** When each of these runs is due, for those still queued. */
-  async availableAt(runIds: readonly string[]): Promise<Map<string, Date>> {
-    const { rows } = await this.db.query<{ id: string; availableAt: Date }>(
-      `SELECT id, available_at AS "availableAt" FROM runs WHERE id = ANY($1::uuid[]) AND state = 'queued'`,
-      [uuidArray(runIds)],
-    );
-    return new Map(rows.map((r) => [r.id, r.availableAt]));
+  availableAt(runIds: readonly string[]): Promise<Map<string, Date>> {
+    return this.protocol.availableAt(this.db, runIds);
   }
+
+  /** Refuses a server that does not serve this worker's protocol version. */
+  checkProtocolVersion(): Promise<void> {
+    return this.protocol.checkVersion(this.db);
+  }
+
+  /** What dispatching a retried or released run needs of the ledger. */
+  readonly dispatchLedger = {
+    consumerClockOffsets: (): Promise<Map<string, number>> => this.protocol.consumerClockOffsets(this.db),
+    markUndispatched: (runIds: readonly string[]): Promise<void> => this.protocol.markUndispatched(this.db, runIds),
+  };
 }

@@ -6,7 +6,8 @@
  */
 import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from '@kairos/domain';
 import { TRANSPORT_SCHEMA, loadConfig } from '@kairos/config';
-import { CLOCK_STEP_MS, DatabaseClock, RunRecoveryRepository, WorkerRepository, createPool, type Db } from '@kairos/ledger';
+import { CLOCK_STEP_MS, DatabaseClock } from '@kairos/ledger/clock';
+import { createPool, type Db } from '@kairos/ledger/postgres';
 import { RunsQueues, openTransport, runsQueueName, type RunsConsumer, type Transport } from '@kairos/queue';
 import { processIdentity } from '@kairos/process/process-identity';
 import { JobDelays, RunDispatcher } from '@kairos/process/run-dispatcher';
@@ -116,7 +117,10 @@ export class KairosWorker {
     };
   }
 
-  /** Registers the handlers in the worker registry, then starts claiming runs from the queue. */
+  /**
+   * Checks that the server serves this worker's protocol version, registers the handlers in the
+   * worker registry, then starts claiming runs from the queue.
+   */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new KairosWorkerError(`a worker starts once (this one is ${this.state})`);
     this.state = 'started';
@@ -127,6 +131,7 @@ export class KairosWorker {
     const ledger = new ExecutionLedger(pool, s.databaseUrl, this.id, s.leaseTtlMs, clock);
     let transport: Transport;
     try {
+      await ledger.checkProtocolVersion();
       await clock.start();
       await ledger.register({ queue: this.queue, handlers: [...this.handlers.keys()], version: s.version });
       transport = await openTransport(
@@ -142,7 +147,7 @@ export class KairosWorker {
     }
     const leases = new LeaseKeeper(ledger, s.leaseTtlMs, s.logger);
     const queues = new RunsQueues(transport);
-    const dispatcher = new RunDispatcher(queues, pool, new RunRecoveryRepository(), new JobDelays(clock, pool, new WorkerRepository()));
+    const dispatcher = new RunDispatcher(queues, ledger.dispatchLedger, new JobDelays(clock, ledger.dispatchLedger));
     clock.onReading((reading, previous) => {
       if (previous && Math.abs(reading.offsetMs - previous.offsetMs) > CLOCK_STEP_MS) this.afterClockStep(reading.offsetMs - previous.offsetMs);
     });

@@ -9,7 +9,7 @@
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@opentelemetry/api';
 import { DelayedError, type Job } from 'bullmq';
 import { decideVerdict, isUuid, parseTraceparent, type AttemptOutcome, type ReasonCode } from '@kairos/domain';
-import type { ClaimedRun, ClaimResult } from '@kairos/ledger';
+import type { ClaimedRun, ClaimResult } from './worker-protocol.js';
 import type { JobPayloads } from '@kairos/queue';
 import type { RunDispatcher } from '@kairos/process/run-dispatcher';
 import { withLogContext } from '@kairos/telemetry/log-context';

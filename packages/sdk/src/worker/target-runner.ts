@@ -1,6 +1,6 @@
 /** Executes a claimed run's target once and reports what happened as an AttemptOutcome. */
 import type { AttemptOutcome, JsonValue, Target } from '@kairos/domain';
-import type { ClaimedRun } from '@kairos/ledger';
+import type { ClaimedRun } from './worker-protocol.js';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { NonRetryableError, type KairosHandlerFunction } from './handler.js';
 import { RunAborted, type RunAbort } from './run-abort.js';

@@ -17,7 +17,8 @@ import type { LookupFunction } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { AddressPolicy, formatInstant, type AttemptOutcome, type JsonValue, type Target } from '@kairos/domain';
-import { NamespaceRepository, type ClaimedRun, type DatabaseClock, type Db } from '@kairos/ledger';
+import { NamespaceRepository, type DatabaseClock, type Db } from '@kairos/ledger';
+import type { ClaimedRun } from '@kairos/sdk';
 import { DATABASE, DATABASE_CLOCK, KAIROS_CONFIG } from '@kairos/process';
 import { traceContextOf } from '@kairos/telemetry';
 
