@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
  * The integration files whose guarantees rest on the transport, which the `postgres` projects run
  * again with the queues on Postgres (REDIS_URL unset): the relay and the reconciler, a lost
  * transport, the worker's claim, fencing, crashes and retries (delayed jobs), lookahead's delayed
- * jobs, firing every second, domain events (a Redis stream or NOTIFYs) and a user's SDK worker.
+ * jobs, firing every second, domain events (a Redis stream or NOTIFYs), a user's SDK worker, and
+ * workers that hold only a worker credential (which on Postgres covers the transport's tables).
  * The API surface, the ledger, the CLI, the dashboard and the cluster launcher use the queues only
  * through these, so they run once.
  */
@@ -21,6 +22,8 @@ const POSTGRES_TRANSPORT_FILES = [
   'test/worker/crashes.spec.ts',
   'test/worker/retries.spec.ts',
   'test/sdk/user-worker.spec.ts',
+  'test/worker/worker-credentials.spec.ts',
+  'test/worker/protocol-fixture.spec.ts',
 ];
 
 /**

@@ -216,12 +216,19 @@ class PostgresTransport implements Transport {
   }
 }
 
-/** Creates or upgrades the PostgreSQL backend's schema (BullMQ serialises concurrent callers with an advisory lock). */
+/**
+ * Creates or upgrades the PostgreSQL backend's schema (BullMQ serialises concurrent callers with an
+ * advisory lock). A worker credential's login may not create schemas: it uses the schema the
+ * server's processes made and keep up to date.
+ */
 export async function migratePostgresTransport(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   try {
     await client.connect();
-    await runMigrations(client, schema);
+    await runMigrations(client, schema).catch(async (error: unknown) => {
+      const refused = (error as { code?: string }).code === '42501';
+      if (!refused || !(await client.query(`SELECT to_regnamespace($1) IS NOT NULL AS present`, [schema])).rows[0].present) throw error;
+    });
   } catch (error) {
     throw new TransportUnavailableError(`cannot prepare the Postgres transport: ${explainTransportError({ kind: 'postgres', url, schema }, error as Error)}`);
   } finally {
