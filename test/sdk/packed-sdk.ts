@@ -8,11 +8,12 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
-import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, withDirectoryLock } from '../support/build.js';
+import { bundleFaults } from '../../scripts/sdk-bundle-checks.mjs';
 
 const run = promisify(execFile);
 const SDK = join(ROOT, 'packages/sdk');
@@ -56,16 +57,6 @@ async function cached(target: string, make: (dir: string) => Promise<void>): Pro
 const tsup = (args: string[]) =>
   run(process.execPath, [join(ROOT, 'node_modules/tsup/dist/cli-default.js'), '--config', 'tsup.config.ts', ...args], { cwd: SDK, maxBuffer: 16 * 1024 * 1024 });
 
-/** What `npm run sdk:pack` refuses: a built file that still imports a monorepo library. */
-async function monorepoImports(dir: string): Promise<string[]> {
-  const leaks: string[] = [];
-  for (const file of await readdir(dir)) {
-    const leak = /(?:from\s*|import\s*\(\s*)["'](@kairos\/[^"']+)["']/.exec(await readFile(join(dir, file), 'utf8'));
-    if (leak) leaks.push(`${file} imports ${leak[1]}`);
-  }
-  return leaks;
-}
-
 let installing: Promise<string> | null = null;
 
 /**
@@ -78,8 +69,8 @@ export function installedSdk(): Promise<string> {
     mkdirSync(pkg);
     await Promise.all(['package.json', 'README.md'].map((f) => copyFile(join(SDK, f), join(pkg, f))));
     await tsup(['--no-dts', '--out-dir', join(pkg, 'dist')]);
-    const leaks = await monorepoImports(join(pkg, 'dist'));
-    if (leaks.length > 0) throw new Error(`the SDK bundle must bundle the monorepo's libraries: ${leaks.join(', ')}`);
+    const faults = bundleFaults(join(pkg, 'dist'));
+    if (faults.length > 0) throw new Error(`the SDK bundle is not fit to publish: ${faults.join('; ')}`);
     const packed = JSON.parse((await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: pkg })).stdout) as { filename: string }[];
     const project = join(dir, 'project');
     mkdirSync(project);
