@@ -25,6 +25,8 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<Sent<typeof wire.RunEvent>, sdk.RunEvent>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Tick>, sdk.Tick>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Worker>, sdk.Worker>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.IssuedWorkerCredential>, sdk.IssuedWorkerCredential>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.WorkerCredentialList>, { items: sdk.WorkerCredential[] }>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Preview>, sdk.Preview>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.BackfillResult>, sdk.BackfillResult>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.ErrorBody>, sdk.ApiErrorBody>>().toEqualTypeOf<true>();

@@ -25,6 +25,8 @@ import type {
   Tick,
   TriggerInput,
   Worker,
+  WorkerCredential,
+  IssuedWorkerCredential,
 } from './wire.js';
 
 export interface KairosClientOptions {
@@ -106,6 +108,13 @@ export class KairosClient {
 
   readonly workers = {
     list: (options: { limit?: number } = {}) => this.pages<Worker>('/v1/workers', options),
+  };
+
+  /** Logins for your own workers that may do nothing but serve their queues (admin scope). */
+  readonly workerCredentials = {
+    grant: (input: { queues: string[] }) => this.request<IssuedWorkerCredential>('POST', '/v1/worker-credentials', { body: input }),
+    list: async () => (await this.request<{ items: WorkerCredential[] }>('GET', '/v1/worker-credentials')).items,
+    revoke: (role: string) => this.request<void>('DELETE', `/v1/worker-credentials/${enc(role)}`),
   };
 
   readonly cron = {

@@ -226,6 +226,26 @@ export interface Worker {
   lastSeenAt: Instant;
 }
 
+/** A login that may call only the worker protocol, for one namespace and its queues. */
+export interface WorkerCredential {
+  role: string;
+  namespace: string;
+  queues: string[];
+  createdAt: Instant;
+  /** An API key prefix, or `cli`. */
+  createdBy: string;
+}
+
+/** A worker credential just granted: its URLs carry the password, shown only in this answer. */
+export interface IssuedWorkerCredential extends WorkerCredential {
+  /** The worker's DATABASE_URL. */
+  databaseUrl: string;
+  /** The worker's Redis user (its REDIS_URL); null when the queues live in Postgres. */
+  redis: { user: string; url: string; command: string; applied: boolean } | null;
+  /** The worker protocol versions the server serves. */
+  protocol: { oldest: number; newest: number };
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
