@@ -8,6 +8,8 @@
  *   herd        B of N pending schedules due at one instant, on Redis (see herd.ts)
  *   batch       10,000 one-shot timers created with ten POST /v1/schedules/batch calls, beside
  *               1,000 created one request at a time
+ *   protocol    a worker's claims and verdicts through the kairos_worker functions, beside the
+ *               same statements sent directly (see protocol.ts)
  * Throughput runs in each machine shape of KAIROS_BENCH_SHAPES (`shared,production`: see inShape).
  * and the ratios Kairos/BullMQ, then Postgres/Redis. Throughput is also measured for a user's worker
  * (the SDK's KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the
@@ -28,6 +30,7 @@ import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
 import { herdScenario } from './herd.js';
+import { protocolScenario } from './protocol.js';
 import { REDIS_URL, cpuPerRun, cpuSpent, fmt, inShape, machineShapes, median, medianCpu, percentile, printTable, sandbox, sleep, startBuilt, until, type CpuSpent, type MachineShape, type Sandbox } from './sandbox.js';
 
 const RUNS = Number(process.env.KAIROS_BENCH_RUNS ?? 20_000);
@@ -379,7 +382,7 @@ async function batchScenario(): Promise<void> {
   }
 }
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -390,5 +393,6 @@ const which = new Set(asked.length > 0 ? asked : SCENARIOS);
 if (which.has('throughput') || which.has('lateness')) await steadyScenarios(which);
 if (which.has('batch')) await batchScenario();
 if (which.has('herd')) await herdScenario();
+if (which.has('protocol')) await protocolScenario();
 
 process.exit(0);
