@@ -3,9 +3,9 @@
  * through the kairos_worker functions, beside the same statements sent directly, as workers sent
  * them before the protocol. The direct statements are read out of the functions' own bodies in the
  * database (the query each function returns, its parameters bound in their place), so both sides
- * run exactly the same SQL and differ only by the function call and its scope check. Rounds
- * alternate (functions, direct, functions, ...) over fresh due runs, in batches of the worker's
- * size, on one connection each; the medians are compared.
+ * run exactly the same SQL and differ only by the function call and its scope check. Each round
+ * runs both sides, the first side alternating from round to round, over fresh due runs, in batches
+ * of the worker's size, on one connection each; the medians are compared.
  */
 import pg from 'pg';
 import { defaultMigrationsDir, migrate, readMigrations } from '@kairos/ledger';
@@ -86,7 +86,10 @@ export async function protocolScenario(): Promise<void> {
     for (const [name, side] of Object.entries(sides)) await round(side, await dueRuns(box.db, 2 * BATCH), `warm-up ${name}`);
     const rates: Record<string, number[]> = { functions: [], direct: [] };
     for (let r = 0; r < ROUNDS; r++) {
-      for (const [name, side] of Object.entries(sides)) {
+      // Each side goes first in every other round: neither always finds the table as the other left it.
+      const order = r % 2 === 0 ? (['functions', 'direct'] as const) : (['direct', 'functions'] as const);
+      for (const name of order) {
+        const side = sides[name];
         const ids = await dueRuns(box.db, RUNS_PER_ROUND);
         await box.db.query('VACUUM ANALYZE runs');
         rates[name]!.push(await round(side, ids, name));
