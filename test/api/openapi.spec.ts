@@ -463,6 +463,24 @@ describe('the OpenAPI document', () => {
       expect((await call('post', '/v1/cron/preview', { body: { cron: '0 0 * * 8' } })).body).toMatchObject({ code: 'INVALID_CRON', field: 'cron' });
     });
 
+    it('matches what apply and schedule versions answer', async () => {
+      const declaration = { source: 'openapi', schedules: [{ name: 'declared', every: '1h', target: echo }] };
+      expect((await call('post', '/v1/apply', { body: { ...declaration, dryRun: true } })).body.applied).toBe(false);
+      expect((await call('post', '/v1/apply', { body: declaration })).body.plan[0].action).toBe('create');
+      const changed = await call('post', '/v1/apply', { body: { source: 'openapi', schedules: [{ name: 'declared', every: '2h', target: echo }] } });
+      expect(changed.body.plan[0]).toMatchObject({ action: 'update', changes: [{ field: 'every', from: '1h', to: '2h' }, { field: 'nextFireAt' }] });
+      expect((await call('post', '/v1/apply', { body: { source: 'openapi', schedules: [{ name: 'declared', cron: '0 0 * * 8', target: echo }] } })).body).toMatchObject({
+        code: 'INVALID_CRON',
+        field: 'schedules[0].cron',
+      });
+      const id = (await call('get', '/v1/schedules', { query: 'limit=100' })).body.items.find((s: { name: string }) => s.name === 'declared').id;
+      const versions = await call('get', '/v1/schedules/{id}/versions', { params: { id }, query: 'limit=1' });
+      expect(versions.body.items).toMatchObject([{ version: 2, source: 'openapi', changes: [{ field: 'every', from: '1h', to: '2h' }] }]);
+      expect((await call('get', '/v1/schedules/{id}/versions', { params: { id }, query: `cursor=${versions.body.nextCursor}` })).body.items).toMatchObject([{ version: 1 }]);
+      expect((await call('get', '/v1/schedules/{id}/versions', { params: { id }, query: 'limit=0' })).body.field).toBe('limit');
+      expect((await call('get', '/v1/schedules/{id}/versions', { params: { id: unknownId } })).status).toBe(404);
+    });
+
     it('matches what the worker-credential routes answer', async () => {
       const granted = await call('post', '/v1/worker-credentials', { body: { queues: ['media'] } });
       expect(granted.status).toBe(201);

@@ -23,3 +23,4 @@ export * from './request-hash.js';
 export * from './traceparent.js';
 export * from './partitions.js';
 export * from './dispatch.js';
+export * from './definition-changes.js';

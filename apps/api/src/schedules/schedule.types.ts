@@ -7,6 +7,7 @@ import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue, ResolvedDstPolicy } from '@kairos/domain';
 import type { ScheduleView, TickView } from './schedule.view.js';
 import type { BackfillResult } from './schedules.service.js';
+import type { ApplyResult, PlanItem } from './apply.service.js';
 import type { DstView, TargetView } from '../wire/policy.view.js';
 import { BatchErrorType } from '../graphql/batch.types.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
@@ -104,4 +105,41 @@ export class ScheduleBatchItemType {
   @Field(() => ScheduleType, { nullable: true, description: 'The schedule created, or found by its idempotency key (deduped: true); null when refused.' })
   schedule!: ScheduleType | null;
   @Field(() => BatchErrorType, { nullable: true }) error!: BatchErrorType | null;
+}
+
+@ObjectType('FieldChange', { description: 'One changed field of a definition, as a dotted path, with its value before and after (null when absent).' })
+export class FieldChangeType {
+  @Field(() => String) field!: string;
+  @Field(() => JsonScalar, { nullable: true }) from!: JsonValue;
+  @Field(() => JsonScalar, { nullable: true }) to!: JsonValue;
+}
+
+@ObjectType('ApplyPlanItem', { description: 'What an apply does, or would do, to one schedule (POST /v1/apply).' })
+export class ApplyPlanItemType implements PlanItem {
+  @Field(() => String) kind!: PlanItem['kind'];
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'create, update, unchanged or delete.' }) action!: PlanItem['action'];
+  @Field(() => [FieldChangeType]) changes!: FieldChangeType[];
+}
+
+@ObjectType('ApplyResult', { description: 'The plan of an apply and whether it was applied (false for a dry run).' })
+export class ApplyResultType implements ApplyResult {
+  @Field(() => [ApplyPlanItemType]) plan!: ApplyPlanItemType[];
+  @Field(() => Boolean) applied!: boolean;
+}
+
+@ObjectType('ScheduleVersion', { description: "One version of a schedule's definition and the change that made it." })
+export class ScheduleVersionType {
+  @Field(() => Int) version!: number;
+  @Field(() => String) specHash!: string;
+  @Field(() => String, { nullable: true, description: 'The apply source that made it; null for a change through the API.' }) source!: string | null;
+  @Field(() => String) actor!: string;
+  @Field(() => String) appliedAt!: string;
+  @Field(() => [FieldChangeType]) changes!: FieldChangeType[];
+}
+
+@ObjectType('ScheduleVersionPage')
+export class ScheduleVersionPageType {
+  @Field(() => [ScheduleVersionType]) items!: ScheduleVersionType[];
+  @Field(() => String, { nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' }) nextCursor!: string | null;
 }

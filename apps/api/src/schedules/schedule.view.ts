@@ -1,5 +1,5 @@
 /** The wire shape of a schedule, as REST and GraphQL return it: the definition with defaults filled in, and its cursor; and of its ticks. */
-import { formatDuration, formatInstant } from '@kairos/domain';
+import { formatDuration, formatInstant, formatOptionalInstant, type ScheduleSpec } from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
 import type { Schedule, Tick } from '@kairos/domain/wire';
 import type { z } from 'zod';
@@ -41,6 +41,38 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     createdAt: formatInstant(row.createdAt),
     updatedAt: formatInstant(row.updatedAt),
     deduped,
+  };
+}
+
+/**
+ * A definition in wire form, as GET /v1/schedules/:id shows it (defaults filled in): the base a
+ * PATCH is applied to, what a version records, and what a plan compares.
+ */
+export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
+  const cron = spec.timing.kind === 'cron' ? spec.timing.cron : null;
+  const dst = dstView(cron, spec.dst);
+  return {
+    name: spec.name,
+    ...(spec.timing.kind === 'cron' ? { cron: spec.timing.cron } : {}),
+    ...(spec.timing.kind === 'every' ? { every: formatDuration(spec.timing.everyMs) } : {}),
+    ...(spec.timing.kind === 'at' ? { at: formatInstant(spec.timing.atMs) } : {}),
+    timezone: spec.timezone,
+    dst: { gap: dst.gap, overlap: dst.overlap },
+    catchup: {
+      mode: spec.catchup.mode,
+      ...(spec.catchup.windowMs === null ? {} : { window: formatDuration(spec.catchup.windowMs) }),
+      ...(spec.catchup.limit === null ? {} : { limit: spec.catchup.limit }),
+    },
+    overlap: spec.overlap,
+    target: targetView(spec.target),
+    payload: spec.payload,
+    retry: retryView(spec.retry),
+    timeout: formatDuration(spec.timeoutMs),
+    startAt: formatOptionalInstant(spec.startAtMs === null ? null : new Date(spec.startAtMs)),
+    endAt: formatOptionalInstant(spec.endAtMs === null ? null : new Date(spec.endAtMs)),
+    maxRuns: spec.maxRuns,
+    jitter: formatDuration(spec.jitterMs),
+    labels: spec.labels,
   };
 }
 

@@ -91,4 +91,10 @@ export class SchedulesController {
     const page = await this.schedules.ticks(caller, id, limit, cursor);
     return { items: page.items.map(tickView), nextCursor: page.nextCursor };
   }
+
+  @Get(':id/versions')
+  versions(@Caller() caller: CallerContext, @Param('id') id: string, @Query() params: Record<string, unknown>) {
+    const { limit, cursor } = readQuery(PageQuery, params);
+    return this.schedules.versions(caller, id, limit, cursor);
+  }
 }

@@ -181,4 +181,27 @@ export const SCHEDULE_PATHS: Record<string, PathItemObject> = {
       errors: [400, 404],
     }),
   },
+  '/v1/schedules/{id}/versions': {
+    get: operation({
+      operationId: 'listScheduleVersions',
+      tags: ['schedules'],
+      summary: "The versions of a schedule's definition",
+      description: 'Every change to the definition, by apply or through the API, newest first: its spec hash, who made it, when, and the fields it changed.',
+      parameters: [param('ScheduleId'), ...queryParameters('PageQuery')],
+      ok: { 200: json('ScheduleVersionPage', 'A page of versions, newest first.') },
+      errors: [400, 404],
+    }),
+  },
+  '/v1/apply': {
+    post: operation({
+      operationId: 'applySchedules',
+      tags: ['schedules'],
+      summary: "Plan and apply a source's declared schedules",
+      description:
+        "Finds each declared schedule by its name and plans create, update (with its field changes), unchanged, or, with prune, delete for the source's schedules it no longer names. Unless dryRun, the plan is applied in one transaction: every change or none; an unchanged schedule keeps its cursor and gets no new version. A refusal names the schedule: `schedules[1] (invoice-sweep).cron`. Applies of one source run one at a time.",
+      requestBody: body('ApplyRequest'),
+      ok: { 200: json('ApplyResult', 'The plan, and whether it was applied.') },
+      errors: [400],
+    }),
+  },
 };

@@ -9,7 +9,8 @@ import { SchedulesService } from './schedules.service.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { ScheduleStatusEnum } from '../graphql/wire.enums.js';
 import { RunType } from '../runs/run.types.js';
-import { BackfillResultType, ScheduleBatchItemType, SchedulePageType, ScheduleType, TickPageType } from './schedule.types.js';
+import { ApplyResultType, BackfillResultType, ScheduleBatchItemType, SchedulePageType, ScheduleType, ScheduleVersionPageType, TickPageType } from './schedule.types.js';
+import { ApplyService } from './apply.service.js';
 
 const id = () => ID;
 const optionalInt = { type: () => Int, nullable: true } as const;
@@ -17,7 +18,10 @@ const optionalString = { type: () => String, nullable: true } as const;
 
 @Resolver(() => ScheduleType)
 export class SchedulesResolver {
-  constructor(private readonly schedules: SchedulesService) {}
+  constructor(
+    private readonly schedules: SchedulesService,
+    private readonly applies: ApplyService,
+  ) {}
 
   @Query(() => ScheduleType, { description: 'GET /v1/schedules/:id' })
   schedule(@Caller() caller: CallerContext, @Args('id', { type: id }) scheduleId: string) {
@@ -60,6 +64,17 @@ export class SchedulesResolver {
     return { items: page.items.map(tickView), nextCursor: page.nextCursor };
   }
 
+  @Query(() => ScheduleVersionPageType, { description: 'GET /v1/schedules/:id/versions' })
+  scheduleVersions(
+    @Caller() caller: CallerContext,
+    @Args('id', { type: id }) scheduleId: string,
+    @Args('limit', optionalInt) limit?: number | null,
+    @Args('cursor', optionalString) cursor?: string | null,
+  ) {
+    const query = readQuery(PageQuery, { limit, cursor });
+    return this.schedules.versions(caller, scheduleId, query.limit, query.cursor);
+  }
+
   @Mutation(() => ScheduleType, {
     description: 'POST /v1/schedules: `input` is the same JSON body. A repeated idempotencyKey returns the existing schedule with deduped: true.',
   })
@@ -73,6 +88,11 @@ export class SchedulesResolver {
   async createSchedules(@Caller() caller: CallerContext, @Args('items', { type: () => [JsonScalar] }) items: JsonValue[]) {
     const settled = await this.schedules.createBatch(caller, { items });
     return settled.map((s) => (s.ok ? { schedule: s.value, error: null } : { schedule: null, error: refusalBody(s.refusal) }));
+  }
+
+  @Mutation(() => ApplyResultType, { description: "POST /v1/apply: `input` is its body ({ source, schedules, prune, dryRun }); the plan, applied in one transaction unless a dry run." })
+  apply(@Caller() caller: CallerContext, @Args('input', { type: () => JsonScalar }) input: JsonValue) {
+    return this.applies.apply(caller, input);
   }
 
   @Mutation(() => ScheduleType, { description: 'PUT /v1/schedules/by-name/:name: creates the schedule or replaces its definition.' })

@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, type JsonObject, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, definitionChanges, type JsonObject, type ScheduleCreateRequest, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -20,15 +20,14 @@ import {
   type ScheduleRow,
   type TickRow,
   type Tx,
-  type DomainEvent,
   type NewSchedule,
 } from '@kairos/ledger';
-import { BackfillRequest, readBatchItems, readScheduleCreate, readSchedulePatch, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
+import { BackfillRequest, ScheduleVersionPage, readBatchItems, readScheduleCreate, readSchedulePatch, readWire, ScheduleTrigger, type BackfillResult as BackfillResultShape, type Preview } from '@kairos/domain/wire';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { z } from 'zod';
 import type { CallerContext } from '../auth/request-context.js';
 import { runView, type RunView } from '../runs/run.view.js';
-import { scheduleView, type ScheduleView } from './schedule.view.js';
+import { scheduleView, specDefinition, type ScheduleView } from './schedule.view.js';
 import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
@@ -78,43 +77,56 @@ export class SchedulesService {
         const request = readScheduleCreate(body, nowMs);
         assertTargetAddressAllowed(this.addresses, request.spec.target);
         await admit(request.spec.target);
-        const id = newId(nowMs);
-        accepted.push({
-          index,
-          schedule: {
-            id,
-            namespaceId: caller.namespaceId,
-            name: request.spec.name ?? id,
-            spec: request.spec,
-            specHash: specHash(request.spec),
-            paused: request.paused,
-            idempotencyKey: request.idempotencyKey,
-            requestHash: request.idempotencyKey === null ? null : requestHash(body),
-            nextFireAt: new Date(firstFireAt(request.spec, nowMs)!),
-          },
-        });
+        accepted.push({ index, schedule: this.newSchedule(caller, request, request.idempotencyKey === null ? null : requestHash(body), nowMs, null) });
       });
       if (refused) answers[index] = { ok: false, refusal: refused };
     }
     if (accepted.length === 0) return answers;
     await inTransaction(this.db, async (tx) => {
-      const created = await this.schedules.createMany(tx, accepted.map((a) => a.schedule));
-      const events: DomainEvent[] = [];
+      const created = await this.insertNew(tx, caller, accepted.map((a) => a.schedule));
       for (const [i, answer] of created.entries()) {
-        const { index } = accepted[i]!;
-        if ('refusal' in answer) {
-          answers[index] = { ok: false, refusal: answer.refusal };
-          continue;
-        }
-        answers[index] = { ok: true, value: scheduleView(answer.row, answer.deduped) };
-        if (!answer.deduped) events.push(scheduleEvent('schedule.created', answer.row, caller.actor));
-      }
-      if (events.length > 0) {
-        await this.schedules.notifyChanged(tx);
-        await this.outbox.append(tx, events);
+        answers[accepted[i]!.index] = 'refusal' in answer ? { ok: false, refusal: answer.refusal } : { ok: true, value: scheduleView(answer.row, answer.deduped) };
       }
     });
     return answers;
+  }
+
+  /** The row to insert for a read create request (or an apply's declared schedule, with its source). */
+  newSchedule(caller: CallerContext, request: ScheduleCreateRequest, bodyHash: string | null, nowMs: number, source: string | null): NewSchedule {
+    const id = newId(nowMs);
+    return {
+      id,
+      namespaceId: caller.namespaceId,
+      name: request.spec.name ?? id,
+      spec: request.spec,
+      specHash: specHash(request.spec),
+      paused: request.paused,
+      idempotencyKey: request.idempotencyKey,
+      requestHash: bodyHash,
+      nextFireAt: new Date(firstFireAt(request.spec, nowMs)!),
+      source,
+    };
+  }
+
+  /**
+   * Inserts schedules in the caller's transaction: each created one gets its created event and its
+   * first version; the answers are createMany's (refused or deduped ones change nothing).
+   */
+  async insertNew(tx: Tx, caller: CallerContext, schedules: readonly NewSchedule[]): Promise<Awaited<ReturnType<ScheduleRepository['createMany']>>> {
+    const created = await this.schedules.createMany(tx, schedules);
+    const fresh = created.flatMap((answer) => ('row' in answer && !answer.deduped ? [answer.row] : []));
+    if (fresh.length > 0) {
+      await this.schedules.notifyChanged(tx);
+      await this.outbox.append(tx, fresh.map((row) => scheduleEvent('schedule.created', row, caller.actor)));
+      await this.schedules.recordVersions(
+        tx,
+        fresh.map((row) => {
+          const definition = specDefinition(specOf(row));
+          return { scheduleId: row.id, specHash: row.specHash, definition, source: row.source, actor: caller.actor, changes: definitionChanges(null, definition) };
+        }),
+      );
+    }
+    return created;
   }
 
   /**
@@ -166,17 +178,40 @@ export class SchedulesService {
     await this.workers.admit(spec.target);
     const row = await inTransaction(this.db, async (tx) => {
       const current = await this.require(tx, caller, id, true);
-      // Runs made ahead for slots still to come were planned from the old definition.
-      const withdrawn = await this.slotWriter.withdrawAhead(tx, id, caller.actor, 'SCHEDULE_CHANGED', 'the schedule was redefined before the slot came due');
-      const rec = recurrenceOf(spec, current.createdAt.getTime());
-      const exhausted = spec.maxRuns !== null && current.fireCount - withdrawn >= spec.maxRuns;
-      const next = exhausted ? null : nextSlotWithinBounds(spec, rec, nowMs);
-      const updated = await this.schedules.replaceDefinition(tx, id, spec.name ?? current.name, spec, specHash(spec), next === null ? null : new Date(next));
-      await this.schedules.notifyChanged(tx);
-      await this.outbox.append(tx, [scheduleEvent('schedule.updated', updated, caller.actor)]);
-      return updated;
+      return this.writeDefinition(tx, caller, current, spec, nowMs, null);
     });
     return scheduleView(row);
+  }
+
+  /**
+   * When a schedule redefined as `spec` at `nowMs` fires next (from now, under its bounds; null when
+   * it is done), `withdrawn` of its fired slots having been given back.
+   */
+  nextFireAfterChange(current: ScheduleRow, spec: ScheduleSpec, nowMs: number, withdrawn = 0): number | null {
+    const exhausted = spec.maxRuns !== null && current.fireCount - withdrawn >= spec.maxRuns;
+    return exhausted ? null : nextSlotWithinBounds(spec, recurrenceOf(spec, current.createdAt.getTime()), nowMs);
+  }
+
+  /**
+   * Replaces the definition of `current` (locked by the caller's transaction) with `spec`: the runs
+   * made ahead from the old definition are withdrawn, the cursor restarts from now, and the change
+   * is recorded as the schedule's next version. `appliedBy` is the apply source that declared it,
+   * which the schedule then belongs to; null for a change through the API, which keeps its source.
+   */
+  async writeDefinition(tx: Tx, caller: CallerContext, current: ScheduleRow, spec: ScheduleSpec, nowMs: number, appliedBy: string | null): Promise<ScheduleRow> {
+    const source = appliedBy ?? current.source;
+    // Runs made ahead for slots still to come were planned from the old definition.
+    const withdrawn = await this.slotWriter.withdrawAhead(tx, current.id, caller.actor, 'SCHEDULE_CHANGED', 'the schedule was redefined before the slot came due');
+    const next = this.nextFireAfterChange(current, spec, nowMs, withdrawn);
+    const hash = specHash(spec);
+    const updated = await this.schedules.replaceDefinition(tx, current.id, spec.name ?? current.name, spec, hash, next === null ? null : new Date(next), source);
+    await this.schedules.notifyChanged(tx);
+    await this.outbox.append(tx, [scheduleEvent('schedule.updated', updated, caller.actor)]);
+    const definition = specDefinition(spec);
+    const changes = definitionChanges(specDefinition(specOf(current)), definition);
+    if (source !== current.source) changes.push({ field: 'source', from: current.source, to: source });
+    await this.schedules.recordVersions(tx, [{ scheduleId: current.id, specHash: hash, definition, source: appliedBy, actor: caller.actor, changes }]);
+    return updated;
   }
 
   async get(caller: CallerContext, id: string): Promise<ScheduleView> {
@@ -210,12 +245,14 @@ export class SchedulesService {
 
   /** Soft-deletes the schedule; its queued runs are cancelled, running ones finish. */
   async remove(caller: CallerContext, id: string): Promise<void> {
-    await inTransaction(this.db, async (tx) => {
-      const row = await this.require(tx, caller, id, true);
-      await this.runs.requestCancel(tx, await this.runs.queuedIdsOfSchedule(tx, id), caller.actor, 'SCHEDULE_DELETED', 'the schedule was deleted');
-      await this.schedules.markDeleted(tx, id);
-      await this.outbox.append(tx, [scheduleEvent('schedule.deleted', row, caller.actor)]);
-    });
+    await inTransaction(this.db, async (tx) => this.deleteLocked(tx, caller, await this.require(tx, caller, id, true)));
+  }
+
+  /** Deletes `row`, locked by the caller's transaction. */
+  async deleteLocked(tx: Tx, caller: CallerContext, row: ScheduleRow): Promise<void> {
+    await this.runs.requestCancel(tx, await this.runs.queuedIdsOfSchedule(tx, row.id), caller.actor, 'SCHEDULE_DELETED', 'the schedule was deleted');
+    await this.schedules.markDeleted(tx, row.id);
+    await this.outbox.append(tx, [scheduleEvent('schedule.deleted', row, caller.actor)]);
   }
 
   /** Runs the schedule now, outside its slots; works while paused. Overlap may be overridden for this run. */
@@ -289,6 +326,12 @@ export class SchedulesService {
     return { fireTimes: range.slots.map((slot) => formatInstant(slot)), dst: scheduleView(row).dst };
   }
 
+  async versions(caller: CallerContext, id: string, limit: number, cursor?: string): Promise<z.output<typeof ScheduleVersionPage>> {
+    await this.require(this.db, caller, id);
+    const page = await this.schedules.listVersions(this.db, id, limit, cursor);
+    return { items: page.items.map((v) => ({ ...v, appliedAt: formatInstant(v.appliedAt) })), nextCursor: page.nextCursor };
+  }
+
   async ticks(caller: CallerContext, id: string, limit: number, cursor?: string): Promise<Page<TickRow>> {
     await this.require(this.db, caller, id);
     return this.schedules.listTicks(this.db, id, limit, cursor);
@@ -327,25 +370,5 @@ export class SchedulesService {
 
 /** The stored definition in wire form, the base a PATCH is applied to. */
 function wireDefinition(row: ScheduleRow): JsonObject {
-  const view = scheduleView(row);
-  const definition: JsonObject = {
-    name: view.name,
-    timezone: view.timezone,
-    dst: { gap: view.dst.gap, overlap: view.dst.overlap },
-    catchup: Object.fromEntries(Object.entries(view.catchup).filter(([, v]) => v !== null)),
-    overlap: view.overlap,
-    target: view.target,
-    payload: view.payload,
-    retry: view.retry,
-    timeout: view.timeout,
-    startAt: view.startAt,
-    endAt: view.endAt,
-    maxRuns: view.maxRuns,
-    jitter: view.jitter,
-    labels: view.labels,
-  };
-  if (view.cron !== null) definition.cron = view.cron;
-  if (view.every !== null) definition.every = view.every;
-  if (view.at !== null) definition.at = view.at;
-  return definition;
+  return specDefinition(specOf(row));
 }

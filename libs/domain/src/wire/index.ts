@@ -72,3 +72,31 @@ function referencesOnly(node: unknown): unknown {
   if ('$ref' in node) return Object.fromEntries(entries.filter(([key]) => key === '$ref' || key === 'description'));
   return Object.fromEntries(entries.map(([key, value]) => [key, key === 'examples' ? value : referencesOnly(value)]));
 }
+
+/**
+ * The JSON Schema of a `kairos apply` file (`kairos schema`), from the same declarations the API
+ * validates with: a source and its schedules, each a schedule body with its name. Editors that
+ * read JSON Schema complete and check the YAML with it.
+ */
+export function applyFileJsonSchema(): JsonSchema {
+  const { schemas } = wireJsonSchemas();
+  const defs = JSON.parse(JSON.stringify(schemas).replaceAll('"#/components/schemas/', '"#/$defs/')) as Record<string, JsonSchema>;
+  const request = defs.ApplyRequest as { properties: Record<string, JsonSchema> };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'Kairos apply file',
+    description: "A source's declaration of schedules, for `kairos apply -f FILE` (YAML or JSON).",
+    type: 'object',
+    properties: {
+      source: request.properties.source,
+      schedules: {
+        type: 'array',
+        description: 'Each a body of POST /v1/schedules with its name.',
+        items: { allOf: [{ $ref: '#/$defs/ScheduleCreate' }, { required: ['name'] }] },
+      },
+    },
+    required: ['source'],
+    additionalProperties: false,
+    $defs: defs,
+  };
+}

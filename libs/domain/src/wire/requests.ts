@@ -350,3 +350,51 @@ export const WorkerCredentialCreate = component(
 export function readWorkerCredentialCreate(body: unknown): { queues: string[] } {
   return { queues: [...new Set(readWire(WorkerCredentialCreate, body).queues)] };
 }
+
+/** The most schedules one apply may declare. */
+export const MAX_APPLY_SCHEDULES = 5_000;
+
+export const APPLY_SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+
+export const ApplyRequest = component(
+  'ApplyRequest',
+  closedObject({
+    source: present(
+      text(128).regex(APPLY_SOURCE_PATTERN, worded((field) => `${field} must be 1 to 128 letters, digits, ".", "_", ":", "/" or "-", starting with a letter or digit`)),
+      (field) => `${field} is required: who owns these schedules (a service or team name); prune only ever touches its own`,
+    ).describe('Who declares these schedules (a service or team). A prune deletes only schedules of this source.'),
+    schedules: z
+      .array(ScheduleCreate, worded((field) => `${field} must be an array of schedule bodies`))
+      .max(MAX_APPLY_SCHEDULES, worded((field) => `${field} holds at most ${MAX_APPLY_SCHEDULES} schedules; split the source`))
+      .nullable()
+      .optional()
+      .describe('The schedules, each a body of POST /v1/schedules with its name (no idempotencyKey, no paused), found by its name. Absent: none (with prune, every schedule of the source is deleted).'),
+    sensors: z
+      .array(z.unknown())
+      .max(0, worded((field) => `${field}: this server has no sensors yet; declare schedules only`))
+      .nullable()
+      .optional()
+      .describe('Reserved for sensors; must be absent or empty.'),
+    prune: defaulted(z.boolean().nullable(), false, "Delete the source's schedules the declaration no longer names."),
+    dryRun: defaulted(z.boolean().nullable(), false, 'Plan only; change nothing.'),
+  }),
+  "A source's whole declaration of schedules, planned against the ledger and applied in one transaction.",
+);
+
+const applyEnvelope = closedObject({
+  source: ApplyRequest.shape.source,
+  schedules: z
+    .array(z.unknown(), worded((field) => `${field} must be an array of schedule bodies`))
+    .max(MAX_APPLY_SCHEDULES, worded((field) => `${field} holds at most ${MAX_APPLY_SCHEDULES} schedules; split the source`))
+    .nullable()
+    .optional(),
+  sensors: ApplyRequest.shape.sensors,
+  prune: z.boolean().nullable().optional(),
+  dryRun: z.boolean().nullable().optional(),
+});
+
+/** A POST /v1/apply body; each schedule is still to be read (as the body of POST /v1/schedules) by the caller, which says where a fault lies. */
+export function readApplyRequest(body: unknown): { source: string; schedules: unknown[]; prune: boolean; dryRun: boolean } {
+  const read = readWire(applyEnvelope, body);
+  return { source: read.source, schedules: read.schedules ?? [], prune: read.prune ?? false, dryRun: read.dryRun ?? false };
+}

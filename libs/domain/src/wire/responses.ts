@@ -268,6 +268,44 @@ export const IssuedWorkerCredential = component(
   'A worker credential just made; its password is shown only in this answer.',
 );
 
+const FieldChangeShape = z.strictObject({
+  field: z.string().describe('The changed field as a dotted path (`retry.maxAttempts`); `source` and `nextFireAt` say what else moves.'),
+  from: JsonValue.describe('Its value before; null when absent.'),
+  to: JsonValue.describe('Its value after; null when absent.'),
+});
+
+export const ApplyPlanItem = component(
+  'ApplyPlanItem',
+  z.strictObject({
+    kind: z.enum(['schedule', 'sensor']),
+    name: z.string(),
+    action: z.enum(['create', 'update', 'unchanged', 'delete']),
+    changes: z.array(FieldChangeShape).describe('For create, every field of the definition; for update, what changes; for unchanged and delete, none.'),
+  }),
+  'What an apply does, or would do, to one schedule.',
+);
+export const ApplyResult = component(
+  'ApplyResult',
+  z.strictObject({
+    plan: z.array(ApplyPlanItem).describe('Each declared schedule in the order given, then the deletions of a prune.'),
+    applied: z.boolean().describe('True when the plan was applied (in one transaction); false for a dry run.'),
+  }),
+  'The plan of an apply and whether it was applied.',
+);
+export const ScheduleVersion = component(
+  'ScheduleVersion',
+  z.strictObject({
+    version: z.int().min(1),
+    specHash: z.string(),
+    source: z.string().nullable().describe('The apply source that made it; null for a change through the API.'),
+    actor: z.string().describe('Who made it: an API key prefix, `cli`, or `migration` for the version recorded when versions began.'),
+    appliedAt: Instant,
+    changes: z.array(FieldChangeShape),
+  }),
+  "One version of a schedule's definition and the change that made it.",
+);
+export const ScheduleVersionPage = component('ScheduleVersionPage', page(ScheduleVersion, 'A page of versions, newest first.'));
+
 // ---- The dashboard's reads ----
 
 const partition = () => z.int().min(0).max(TICK_PARTITIONS - 1);

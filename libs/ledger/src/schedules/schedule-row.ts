@@ -28,6 +28,8 @@ export interface ScheduleRow {
   labels: Record<string, string>;
   idempotencyKey: string | null;
   specHash: string;
+  /** The apply source whose files declare it; null for a schedule made only through the API. */
+  source: string | null;
   status: ScheduleStatus;
   nextFireAt: Date | null;
   lastFireAt: Date | null;
@@ -45,7 +47,7 @@ export const SCHEDULE_COLUMNS = `
   s.dst_gap AS "dstGap", s.dst_overlap AS "dstOverlap", s.catchup_mode AS "catchupMode",
   s.catchup_window_ms AS "catchupWindowMs", s.catchup_limit AS "catchupLimit", s.overlap, s.target, s.payload,
   s.retry, s.timeout_ms AS "timeoutMs", s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
-  s.jitter_ms AS "jitterMs", s.labels, s.idempotency_key AS "idempotencyKey", s.spec_hash AS "specHash", s.status,
+  s.jitter_ms AS "jitterMs", s.labels, s.idempotency_key AS "idempotencyKey", s.spec_hash AS "specHash", s.source, s.status,
   s.next_fire_at AS "nextFireAt", s.last_fire_at AS "lastFireAt", s.fire_count AS "fireCount",
   s.paused_at AS "pausedAt", s.resumed_at AS "resumedAt", s.completed_at AS "completedAt",
   s.deleted_at AS "deletedAt", s.created_at AS "createdAt", s.updated_at AS "updatedAt"`;

@@ -3,7 +3,7 @@
  * (next_fire_at, last_fire_at, fire_count) moves only in the tick's transaction, under the row lock
  * the tick took with FOR UPDATE SKIP LOCKED, so two schedulers never evaluate one schedule at once.
  */
-import { ConflictError, assertSameRequest, isUuid, type ScheduleSpec, type ScheduleStatus, type TickOrigin, type TickOutcome, type ReasonCode } from '@kairos/domain';
+import { ConflictError, assertSameRequest, isUuid, type ScheduleSpec, type ScheduleStatus, type TickOrigin, type TickOutcome, type ReasonCode, type FieldChange } from '@kairos/domain';
 import { pgConstraint, pgErrorCode, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, SPEC_COLUMN_TYPES, specColumnValues, specRecord, type ScheduleRow } from './schedule-row.js';
@@ -19,6 +19,28 @@ export interface NewSchedule {
   /** requestHash of the create request, when it carries an idempotency key. */
   requestHash: string | null;
   nextFireAt: Date;
+  /** The apply source declaring it; none when made through the API. */
+  source?: string | null;
+}
+
+/** One version of a schedule's definition, recorded with the change that made it. */
+export interface ScheduleVersion {
+  scheduleId: string;
+  specHash: string;
+  /** The definition in wire form. */
+  definition: Record<string, unknown>;
+  source: string | null;
+  actor: string;
+  changes: FieldChange[];
+}
+
+export interface ScheduleVersionRow {
+  version: number;
+  specHash: string;
+  source: string | null;
+  actor: string;
+  appliedAt: Date;
+  changes: FieldChange[];
 }
 
 export interface TickRecord {
@@ -73,12 +95,13 @@ export class ScheduleRepository {
     if (schedules.length === 0) return [];
     const { rows } = await tx.query<ScheduleRow>(
       `INSERT INTO schedules AS s (${SPEC_COLUMN_NAMES.join(', ')}, id, namespace_id, name, spec_hash, idempotency_key,
-                                   status, paused_at, next_fire_at, request_hash)
+                                   status, paused_at, next_fire_at, request_hash, source)
        SELECT ${SPEC_COLUMN_NAMES.map((c) => (c === 'payload' ? 'payload::json' : c)).join(', ')}, id, ns, name, spec_hash, ikey,
-              CASE WHEN paused THEN 'paused' ELSE 'active' END, CASE WHEN paused THEN now() END, next_fire_at, request_hash
+              CASE WHEN paused THEN 'paused' ELSE 'active' END, CASE WHEN paused THEN now() END, next_fire_at, request_hash, source
        FROM json_to_recordset($1::json)
          AS t(${SPEC_COLUMN_NAMES.map((c, i) => `${c} ${c === 'payload' ? 'text' : SPEC_COLUMN_TYPES[i]}`).join(', ')},
-              id uuid, ns uuid, name text, spec_hash text, ikey text, paused boolean, next_fire_at timestamptz, request_hash text, ord int)
+              id uuid, ns uuid, name text, spec_hash text, ikey text, paused boolean, next_fire_at timestamptz, request_hash text,
+              source text, ord int)
        ORDER BY ord
        ON CONFLICT DO NOTHING
        RETURNING ${SCHEDULE_COLUMNS}`,
@@ -96,6 +119,7 @@ export class ScheduleRepository {
             paused: s.paused,
             next_fire_at: s.nextFireAt,
             request_hash: s.requestHash,
+            source: s.source ?? null,
             ord,
           })),
         ),
@@ -191,18 +215,18 @@ export class ScheduleRepository {
    * Replaces the definition of a locked schedule. The cursor restarts at `nextFireAt` (computed by
    * the caller from now), so slots of the old definition are neither fired nor reported missed.
    */
-  async replaceDefinition(tx: Tx, id: string, name: string, spec: ScheduleSpec, hash: string, nextFireAt: Date | null): Promise<ScheduleRow> {
+  async replaceDefinition(tx: Tx, id: string, name: string, spec: ScheduleSpec, hash: string, nextFireAt: Date | null, source: string | null): Promise<ScheduleRow> {
     const values = specColumnValues(spec);
     const n = values.length;
     try {
       const { rows } = await tx.query<ScheduleRow>(
-        `UPDATE schedules s SET ${SPEC_ASSIGNMENTS}, name = $${n + 2}, spec_hash = $${n + 3}, next_fire_at = $${n + 4},
+        `UPDATE schedules s SET ${SPEC_ASSIGNMENTS}, name = $${n + 2}, spec_hash = $${n + 3}, next_fire_at = $${n + 4}, source = $${n + 5},
                 status = CASE WHEN s.status = 'paused' THEN 'paused' WHEN $${n + 4}::timestamptz IS NULL THEN 'completed' ELSE 'active' END,
                 completed_at = CASE WHEN s.status <> 'paused' AND $${n + 4}::timestamptz IS NULL THEN now() END,
                 resumed_at = now(), updated_at = now()
          WHERE s.id = $${n + 1}
          RETURNING ${SCHEDULE_COLUMNS}`,
-        [...values, id, name, hash, nextFireAt],
+        [...values, id, name, hash, nextFireAt, source],
       );
       return rows[0]!;
     } catch (error) {
@@ -211,6 +235,55 @@ export class ScheduleRepository {
       }
       throw error;
     }
+  }
+
+  /**
+   * Locks, in id order, the live schedules of the namespace an apply of `source` plans against:
+   * those it names, and those of the source (which a prune may delete).
+   */
+  async lockForApply(tx: Tx, namespaceId: string, source: string, names: readonly string[]): Promise<ScheduleRow[]> {
+    const { rows } = await tx.query<ScheduleRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules s
+       WHERE s.namespace_id = $1 AND s.deleted_at IS NULL AND (s.name = ANY($3::text[]) OR s.source = $2)
+       ORDER BY s.id FOR UPDATE`,
+      [namespaceId, source, names],
+    );
+    return rows;
+  }
+
+  /** Records a new version of each schedule, numbered after its last. */
+  async recordVersions(tx: Tx, versions: readonly ScheduleVersion[]): Promise<void> {
+    if (versions.length === 0) return;
+    await tx.query(
+      `INSERT INTO schedule_versions (schedule_id, version, spec_hash, definition, source, actor, changes)
+       SELECT v.schedule_id, coalesce((SELECT max(p.version) FROM schedule_versions p WHERE p.schedule_id = v.schedule_id), 0) + 1,
+              v.spec_hash, v.definition, v.source, v.actor, v.changes
+       FROM json_to_recordset($1::json) AS v(schedule_id uuid, spec_hash text, definition jsonb, source text, actor text, changes jsonb)`,
+      [
+        JSON.stringify(
+          versions.map((v) => ({
+            schedule_id: v.scheduleId,
+            spec_hash: v.specHash,
+            definition: v.definition,
+            source: v.source,
+            actor: v.actor,
+            changes: v.changes,
+          })),
+        ),
+      ],
+    );
+  }
+
+  /** A schedule's versions, newest first, keyset-paginated by version. */
+  async listVersions(db: Queryable, scheduleId: string, limit: number, cursor?: string): Promise<Page<ScheduleVersionRow>> {
+    const after = cursor === undefined ? null : Number(decodeCursor(cursor, (key) => /^[1-9]\d{0,9}$/.test(key)));
+    const { rows } = await db.query<ScheduleVersionRow>(
+      `SELECT version, spec_hash AS "specHash", source, actor, applied_at AS "appliedAt", changes
+       FROM schedule_versions WHERE schedule_id = $1 AND ($3::int IS NULL OR version < $3)
+       ORDER BY version DESC LIMIT $2`,
+      [scheduleId, limit + 1, after],
+    );
+    return toPage(rows, limit, (v) => String(v.version));
   }
 
   async setPaused(db: Queryable, id: string, paused: boolean): Promise<ScheduleRow | null> {

@@ -30,6 +30,7 @@ const ROW: ScheduleRow = {
   jitterMs: 0,
   labels: {},
   idempotencyKey: null,
+  source: null,
   specHash: 'h',
   status: 'active',
   nextFireAt: new Date(t('00:01')),

@@ -1,0 +1,226 @@
+/**
+ * Schedules as code: POST /v1/apply plans a source's declared schedules and applies the plan in
+ * one transaction; a re-apply changes nothing; a changed declaration updates exactly the changed
+ * fields, keeping ids and recording versions; prune deletes only the source's own leftovers; an
+ * invalid schedule applies nothing; concurrent applies never interleave. The CLI applies YAML and
+ * JSON files over HTTP against a server that requires keys.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { builtMain } from '../support/build.js';
+import { api, issueKey, useKairos } from '../support/kairos.js';
+import { spawnProcess } from '../support/processes.js';
+
+const target = { type: 'handler', name: 'echo' };
+
+/** `n` schedules of a declaration, each with its own cron minute and payload. */
+const declared = (n: number, prefix = 'job') =>
+  Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}`, cron: `${i % 60} 3 * * *`, timezone: 'Europe/Berlin', target, payload: { i } }));
+
+describe('POST /v1/apply', () => {
+  const { t, client } = useKairos({ roles: ['api'] });
+
+  const count = async (sql: string, values: unknown[] = []): Promise<number> => (await t.db.query(sql, values)).rows[0].n;
+  const sourceCount = (source: string) => count(`SELECT count(*)::int AS n FROM schedules WHERE source = $1 AND deleted_at IS NULL`, [source]);
+  const versionCount = () => count(`SELECT count(*)::int AS n FROM schedule_versions`);
+
+  it('plans 50 schedules, applies them in one go, and a re-apply changes nothing', async () => {
+    const schedules = declared(50);
+    const dry = await client.post('/v1/apply', { source: 'billing', schedules, dryRun: true });
+    expect(dry.status).toBe(200);
+    expect(dry.body.applied).toBe(false);
+    expect(dry.body.plan.map((p: { action: string }) => p.action)).toEqual(Array(50).fill('create'));
+    expect(dry.body.plan[0].changes).toContainEqual({ field: 'cron', from: null, to: '0 3 * * *' });
+    expect(await sourceCount('billing')).toBe(0);
+
+    const applied = await client.post('/v1/apply', { source: 'billing', schedules });
+    expect(applied.body).toMatchObject({ applied: true });
+    expect(await sourceCount('billing')).toBe(50);
+    const versions = await versionCount();
+    const cursors = (await t.db.query(`SELECT id, next_fire_at, updated_at FROM schedules WHERE source = 'billing' ORDER BY id`)).rows;
+
+    const again = await client.post('/v1/apply', { source: 'billing', schedules });
+    expect(again.body.plan.every((p: { action: string }) => p.action === 'unchanged')).toBe(true);
+    expect(await versionCount()).toBe(versions);
+    expect((await t.db.query(`SELECT id, next_fire_at, updated_at FROM schedules WHERE source = 'billing' ORDER BY id`)).rows).toEqual(cursors);
+
+    const one = (await client.get('/v1/schedules?limit=100')).body.items.find((s: { name: string }) => s.name === 'job-7');
+    const history = await client.get(`/v1/schedules/${one.id}/versions`);
+    expect(history.body.items).toEqual([expect.objectContaining({ version: 1, source: 'billing', specHash: expect.any(String), changes: expect.any(Array) })]);
+  });
+
+  it('updates exactly the changed fields, keeping ids and cursors of the rest, and records a version of each change', async () => {
+    const schedules = declared(10, 'change');
+    await client.post('/v1/apply', { source: 'changes', schedules });
+    const before = new Map((await t.db.query(`SELECT name, id, next_fire_at FROM schedules WHERE source = 'changes'`)).rows.map((r) => [r.name, r]));
+    const changed: Record<string, unknown>[] = schedules.map((s) => ({ ...s }));
+    changed[2] = { ...changed[2], cron: '15 4 * * *' };
+    changed[5] = { ...changed[5], retry: { maxAttempts: 5 } };
+    changed[8] = { ...changed[8], payload: { i: 8, more: true } };
+
+    const plan = (await client.post('/v1/apply', { source: 'changes', schedules: changed, dryRun: true })).body.plan;
+    const updates = plan.filter((p: { action: string }) => p.action === 'update');
+    expect(updates.map((p: { name: string }) => p.name)).toEqual(['change-2', 'change-5', 'change-8']);
+    expect(updates[0].changes).toEqual([
+      { field: 'cron', from: '2 3 * * *', to: '15 4 * * *' },
+      { field: 'nextFireAt', from: expect.any(String), to: expect.any(String) },
+    ]);
+    expect(updates[1].changes).toEqual([{ field: 'retry.maxAttempts', from: 3, to: 5 }]);
+    expect(updates[2].changes).toEqual([{ field: 'payload', from: { i: 8 }, to: { i: 8, more: true } }]);
+
+    expect((await client.post('/v1/apply', { source: 'changes', schedules: changed })).body.applied).toBe(true);
+    const after = new Map((await t.db.query(`SELECT name, id, next_fire_at FROM schedules WHERE source = 'changes'`)).rows.map((r) => [r.name, r]));
+    for (const [name, row] of before) {
+      expect(after.get(name)!.id).toBe(row.id);
+      if (name !== 'change-2') expect(after.get(name)!.next_fire_at).toEqual(row.next_fire_at);
+    }
+    const history = (await client.get(`/v1/schedules/${before.get('change-5')!.id}/versions`)).body.items;
+    expect(history.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect(history[0].changes).toEqual([{ field: 'retry.maxAttempts', from: 3, to: 5 }]);
+  });
+
+  it('shows a schedule changed by hand as drift, and brings it back', async () => {
+    const schedules = declared(2, 'drift');
+    await client.post('/v1/apply', { source: 'drifting', schedules });
+    const id = (await t.db.query(`SELECT id FROM schedules WHERE name = 'drift-1'`)).rows[0].id;
+    expect((await client.patch(`/v1/schedules/${id}`, { timezone: 'UTC' })).status).toBe(200);
+    const plan = (await client.post('/v1/apply', { source: 'drifting', schedules, dryRun: true })).body.plan;
+    expect(plan[1]).toMatchObject({ name: 'drift-1', action: 'update', changes: expect.arrayContaining([{ field: 'timezone', from: 'UTC', to: 'Europe/Berlin' }]) });
+    await client.post('/v1/apply', { source: 'drifting', schedules });
+    const history = (await client.get(`/v1/schedules/${id}/versions`)).body.items;
+    // The change by hand is a version of its own, made through the API (no source).
+    expect(history.map((v: { source: string | null; version: number }) => [v.version, v.source])).toEqual([
+      [3, 'drifting'],
+      [2, null],
+      [1, 'drifting'],
+    ]);
+    expect(history[1].changes).toEqual([{ field: 'timezone', from: 'Europe/Berlin', to: 'UTC' }]);
+  });
+
+  it("prunes only the source's own leftovers", async () => {
+    await client.post('/v1/apply', { source: 'prune-a', schedules: declared(4, 'pa') });
+    await client.post('/v1/apply', { source: 'prune-b', schedules: declared(2, 'pb') });
+    expect((await client.post('/v1/schedules', { name: 'by-hand', every: '1h', target })).status).toBe(201);
+    const kept = declared(4, 'pa').slice(0, 2);
+
+    const withoutPrune = (await client.post('/v1/apply', { source: 'prune-a', schedules: kept })).body.plan;
+    expect(withoutPrune.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged']);
+    expect(await sourceCount('prune-a')).toBe(4);
+
+    const pruned = (await client.post('/v1/apply', { source: 'prune-a', schedules: kept, prune: true })).body.plan;
+    expect(pruned.filter((p: { action: string }) => p.action === 'delete').map((p: { name: string }) => p.name).sort()).toEqual(['pa-2', 'pa-3']);
+    expect(await sourceCount('prune-a')).toBe(2);
+    expect(await sourceCount('prune-b')).toBe(2);
+    expect(await count(`SELECT count(*)::int AS n FROM schedules WHERE name = 'by-hand' AND deleted_at IS NULL`)).toBe(1);
+  });
+
+  it('applies nothing when one schedule is invalid, and says which, where', async () => {
+    const schedules = declared(10, 'bad');
+    schedules[7] = { ...schedules[7]!, cron: '0 0 * * 8' };
+    const versions = await versionCount();
+    const refused = await client.post('/v1/apply', { source: 'invalid', schedules });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'INVALID_CRON', field: 'schedules[7].cron' });
+    expect(refused.body.message).toMatch(/^schedules\[7\] \(bad-7\)\.cron: /);
+    expect(await sourceCount('invalid')).toBe(0);
+    expect(await versionCount()).toBe(versions);
+
+    for (const [body, field] of [
+      [{ schedules: [] }, 'source'],
+      [{ source: 'x', schedules: [{ every: '1m', target }] }, 'schedules[0].name'],
+      [{ source: 'x', schedules: [{ name: 'a', every: '1m', target }, { name: 'a', every: '2m', target }] }, 'schedules[1].name'],
+      [{ source: 'x', schedules: [{ name: 'a', every: '1m', target, idempotencyKey: 'k' }] }, 'schedules[0].idempotencyKey'],
+      [{ source: 'x', schedules: [{ name: 'a', every: '1m', target: { type: 'handler', name: 'nobody-has-it' } }] }, 'schedules[0].target.name'],
+      [{ source: 'x', schedules: [], sensors: [{ name: 's' }] }, 'sensors'],
+      [{ source: 'x', schedules: [], plan: true }, null],
+    ] as const) {
+      const answer = await client.post('/v1/apply', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      if (field !== null) expect(answer.body.field, JSON.stringify(answer.body)).toBe(field);
+    }
+    expect(await sourceCount('x')).toBe(0);
+  });
+
+  it('never interleaves applies, of one source or of two', async () => {
+    const a = declared(30, 'race').map((s) => ({ ...s, payload: { side: 'a' } }));
+    const b = declared(30, 'race').map((s) => ({ ...s, payload: { side: 'b' } }));
+    const answers = await Promise.all([
+      client.post('/v1/apply', { source: 'racer', schedules: a }),
+      client.post('/v1/apply', { source: 'racer', schedules: b }),
+      client.post('/v1/apply', { source: 'other-racer', schedules: declared(30, 'other') }),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    const sides = (await t.db.query(`SELECT DISTINCT payload->>'side' AS side FROM schedules WHERE source = 'racer'`)).rows;
+    expect(sides).toHaveLength(1);
+    expect(await sourceCount('racer')).toBe(30);
+    expect(await sourceCount('other-racer')).toBe(30);
+    // The second apply planned against what the first wrote: its plan updated all 30, or none.
+    const updated = answers.slice(0, 2).map((r) => r.body.plan.filter((p: { action: string }) => p.action === 'update').length);
+    expect(updated.sort()).toEqual([0, 30]);
+  });
+
+  it('applies 1,000 schedules within 5 s', async () => {
+    const started = performance.now();
+    const applied = await client.post('/v1/apply', { source: 'thousand', schedules: declared(1_000, 'k') });
+    const seconds = (performance.now() - started) / 1000;
+    expect(applied.status).toBe(200);
+    expect(await sourceCount('thousand')).toBe(1_000);
+    console.log(`apply of 1,000 schedules: ${seconds.toFixed(2)} s`);
+    expect(seconds).toBeLessThan(5);
+  });
+});
+
+describe('kairos apply', () => {
+  const { t, kairos } = useKairos({ roles: ['api'], env: { KAIROS_AUTH: 'required' } });
+
+  async function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+    const child = spawnProcess(process.execPath, [builtMain('cli'), ...args], { env: { ...process.env, ...env } });
+    const code = await child.exited;
+    return { code, output: child.output() };
+  }
+
+  it('plans and applies YAML and JSON files over HTTP with a key, with its exit codes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kairos-apply-'));
+    await writeFile(
+      join(dir, 'kairos.yaml'),
+      ['source: billing-service', 'schedules:', '  - name: nightly-report', '    cron: "30 2 * * *"', '    timezone: Europe/Berlin', '    target: { type: handler, name: echo }', ''].join('\n'),
+    );
+    await writeFile(join(dir, 'more.json'), JSON.stringify({ source: 'billing-service', schedules: [{ name: 'invoice-sweep', every: '15m', target }] }));
+    const key = await issueKey(t, 'default', 'read,write');
+    const env = { KAIROS_URL: kairos.url, KAIROS_API_KEY: key };
+
+    const dry = await cli(['apply', '-f', dir, '--dry-run'], env);
+    expect(dry.code, dry.output).toBe(2);
+    expect(dry.output).toContain('+ create schedule nightly-report');
+    expect(dry.output).toContain('2 to create, 0 to update, 0 to delete, 0 unchanged: dry run, nothing applied');
+
+    const applied = await cli(['apply', '-f', join(dir, 'kairos.yaml'), '-f', join(dir, 'more.json')], env);
+    expect(applied.code, applied.output).toBe(0);
+    const listed = await api(kairos.url).get('/v1/schedules');
+    expect(listed.status).toBe(401);
+
+    const again = await cli(['apply', '-f', dir, '--dry-run', '--output', 'json'], env);
+    expect(again.code, again.output).toBe(0);
+    expect(JSON.parse(again.output)).toMatchObject({ applied: false, plan: [{ action: 'unchanged' }, { action: 'unchanged' }] });
+
+    await writeFile(join(dir, 'more.json'), JSON.stringify({ source: 'billing-service', schedules: [{ name: 'invoice-sweep', every: '15m', target }, { name: 'broken', cron: '61 * * * *', target }] }));
+    const refused = await cli(['apply', '-f', dir], env);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(/more\.json: schedules\[1\] \(broken\)\.cron: /);
+
+    const unauthorized = await cli(['apply', '-f', join(dir, 'kairos.yaml')], { KAIROS_URL: kairos.url, KAIROS_API_KEY: '' });
+    expect(unauthorized.code).toBe(1);
+    expect(unauthorized.output).toMatch(/KAIROS_API_KEY/);
+
+    await writeFile(join(dir, 'bad.yaml'), 'source: [unclosed');
+    const unreadable = await cli(['apply', '-f', join(dir, 'bad.yaml')], env);
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.output).toMatch(/bad\.yaml: not valid YAML/);
+
+    const schema = await cli(['schema'], {});
+    expect(schema.code).toBe(0);
+    expect(JSON.parse(schema.output)).toMatchObject({ title: 'Kairos apply file', required: ['source'], $defs: { ScheduleCreate: expect.any(Object) } });
+  });
+});
