@@ -26,6 +26,8 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<Sent<typeof wire.Tick>, sdk.Tick>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Worker>, sdk.Worker>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.IssuedWorkerCredential>, sdk.IssuedWorkerCredential>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.ApplyResult>, sdk.ApplyResult>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.ScheduleVersionPage>, sdk.Page<sdk.ScheduleVersion>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.WorkerCredentialList>, { items: sdk.WorkerCredential[] }>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Preview>, sdk.Preview>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.BackfillResult>, sdk.BackfillResult>>().toEqualTypeOf<true>();

@@ -13,11 +13,19 @@ import { listRuns, listSchedules } from './commands/listings.js';
 import { signingSecretCommand } from './commands/signing-secret.js';
 import { status } from './commands/status.js';
 import { workersCommand } from './commands/workers.js';
+import { applyCommand } from './commands/apply.js';
+import { applyFileJsonSchema } from '@kairos/domain/wire';
 import type { Output } from './output.js';
 
 const USAGE = `usage: kairos <command> [options]
 
 commands:
+  apply -f FILE|FOLDER... [--dry-run] [--prune] [--output json]
+                                  plan and apply a source's declared schedules (YAML or
+                                  JSON) through the API at KAIROS_URL with KAIROS_API_KEY;
+                                  exit 0 nothing to change or applied, 2 a dry run found
+                                  changes, 1 an error
+  schema                          print the JSON Schema of an apply file
   status                          leader, sessions, outages and counts
   schedules [--status S]          list schedules (newest first)
   runs [--schedule ID] [--state S] list runs (newest first)
@@ -45,7 +53,8 @@ options:
   --limit N      rows to list (default 20)
   --json         print JSON instead of text
 
-DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos).`;
+DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos); apply talks
+to the API instead: KAIROS_URL (default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
 
 export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -59,6 +68,10 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       scopes: { type: 'string', default: 'read' },
       name: { type: 'string' },
       queue: { type: 'string', multiple: true, default: [] },
+      file: { type: 'string', short: 'f', multiple: true, default: [] },
+      'dry-run': { type: 'boolean', default: false },
+      prune: { type: 'boolean', default: false },
+      output: { type: 'string', default: 'text' },
       limit: { type: 'string', default: '20' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -68,6 +81,12 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
   if (values.help || command === undefined) {
     out.line(USAGE);
     return command === undefined && !values.help ? 2 : 0;
+  }
+  // Commands that are clients of the API, or need nothing at all, never open the ledger.
+  if (command === 'apply') return applyCommand(out, { files: values.file, dryRun: values['dry-run'], prune: values.prune, output: values.output }, env);
+  if (command === 'schema') {
+    out.line(JSON.stringify(applyFileJsonSchema(), null, 2));
+    return 0;
   }
   const config = loadConfig(env);
   const namespace = values.namespace ?? DEFAULT_NAMESPACE;

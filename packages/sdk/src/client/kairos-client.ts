@@ -25,6 +25,9 @@ import type {
   Tick,
   TriggerInput,
   Worker,
+  ApplyInput,
+  ApplyResult,
+  ScheduleVersion,
   WorkerCredential,
   IssuedWorkerCredential,
 } from './wire.js';
@@ -85,6 +88,8 @@ export class KairosClient {
     preview: (id: string, options: { count?: number; after?: string } = {}) =>
       this.request<Preview>('GET', `/v1/schedules/${enc(id)}/preview`, { query: options }),
     ticks: (id: string, options: { limit?: number } = {}) => this.pages<Tick>(`/v1/schedules/${enc(id)}/ticks`, options),
+    /** Every version of the schedule's definition, newest first. */
+    versions: (id: string, options: { limit?: number } = {}) => this.pages<ScheduleVersion>(`/v1/schedules/${enc(id)}/versions`, options),
     delete: (id: string) => this.request<void>('DELETE', `/v1/schedules/${enc(id)}`),
   };
 
@@ -116,6 +121,11 @@ export class KairosClient {
     list: async () => (await this.request<{ items: WorkerCredential[] }>('GET', '/v1/worker-credentials')).items,
     revoke: (role: string) => this.request<void>('DELETE', `/v1/worker-credentials/${enc(role)}`),
   };
+
+  /** Plans a source's declared schedules and, unless `dryRun`, applies the plan in one transaction. */
+  apply(input: ApplyInput): Promise<ApplyResult> {
+    return this.request<ApplyResult>('POST', '/v1/apply', { body: input });
+  }
 
   readonly cron = {
     preview: (input: CronPreviewInput) => this.request<Preview>('POST', '/v1/cron/preview', { body: input }),

@@ -226,6 +226,45 @@ export interface Worker {
   lastSeenAt: Instant;
 }
 
+/** A source's declaration of schedules for POST /v1/apply. */
+export interface ApplyInput {
+  /** Who declares these schedules; a prune deletes only this source's schedules. */
+  source: string;
+  /** Each a schedule body with its name (no idempotencyKey, no paused). */
+  schedules?: ScheduleInput[];
+  prune?: boolean;
+  dryRun?: boolean;
+}
+
+export interface FieldChange {
+  field: string;
+  from: JsonValue;
+  to: JsonValue;
+}
+
+export interface ApplyPlanItem {
+  kind: 'schedule' | 'sensor';
+  name: string;
+  action: 'create' | 'update' | 'unchanged' | 'delete';
+  changes: FieldChange[];
+}
+
+export interface ApplyResult {
+  plan: ApplyPlanItem[];
+  /** False for a dry run. */
+  applied: boolean;
+}
+
+/** One version of a schedule's definition. */
+export interface ScheduleVersion {
+  version: number;
+  specHash: string;
+  source: string | null;
+  actor: string;
+  appliedAt: Instant;
+  changes: FieldChange[];
+}
+
 /** A login that may call only the worker protocol, for one namespace and its queues. */
 export interface WorkerCredential {
   role: string;
