@@ -9,6 +9,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../apps/cli/src/cli.js';
 import { builtMain } from '../support/build.js';
 import { api, issueKey, useKairos } from '../support/kairos.js';
 import { spawnProcess } from '../support/processes.js';
@@ -79,6 +80,12 @@ describe('POST /v1/apply', () => {
     const history = (await client.get(`/v1/schedules/${before.get('change-5')!.id}/versions`)).body.items;
     expect(history.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     expect(history[0].changes).toEqual([{ field: 'retry.maxAttempts', from: 3, to: 5 }]);
+
+    // explain says which version of its schedule a run was made from.
+    const run = await client.post(`/v1/schedules/${before.get('change-5')!.id}/trigger`, {});
+    const lines: string[] = [];
+    expect(await runCli(['explain', run.body.id], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl })).toBe(0);
+    expect(lines.join('\n')).toContain('made from version 2 of the schedule (applied by source changes)');
   });
 
   it('shows a schedule changed by hand as drift, and brings it back', async () => {

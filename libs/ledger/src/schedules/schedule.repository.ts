@@ -274,6 +274,15 @@ export class ScheduleRepository {
     );
   }
 
+  /** The version of a schedule's definition in force at `at` (the newest applied by then): the one a run created at `at` came from. */
+  async versionAt(db: Queryable, scheduleId: string, at: Date): Promise<Pick<ScheduleVersionRow, 'version' | 'source' | 'actor'> | null> {
+    const { rows } = await db.query<Pick<ScheduleVersionRow, 'version' | 'source' | 'actor'>>(
+      `SELECT version, source, actor FROM schedule_versions WHERE schedule_id = $1 AND applied_at <= $2 ORDER BY version DESC LIMIT 1`,
+      [scheduleId, at],
+    );
+    return rows[0] ?? null;
+  }
+
   /** A schedule's versions, newest first, keyset-paginated by version. */
   async listVersions(db: Queryable, scheduleId: string, limit: number, cursor?: string): Promise<Page<ScheduleVersionRow>> {
     const after = cursor === undefined ? null : Number(decodeCursor(cursor, (key) => /^[1-9]\d{0,9}$/.test(key)));
