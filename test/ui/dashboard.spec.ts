@@ -98,6 +98,20 @@ describe('the dashboard in Chromium', () => {
     expect(schedule.status).toBe('active');
   });
 
+  it("lists the versions of the schedule's definition, with what each changed", async () => {
+    const id = new URL(page.url()).pathname.split('/').pop()!;
+    const patched = await fetch(`${kairos.url}/v1/schedules/${id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jitter: '200ms' }),
+    });
+    expect(patched.status).toBe(200);
+    await page.reload();
+    const versions = page.getByRole('region', { name: 'Versions' });
+    await versions.getByText('v2').waitFor();
+    expect(await versions.locator('li').first().textContent()).toContain('jitter: "0s" → "200ms"');
+  });
+
   it("tells a run's story: events with epochs and actors, attempts, payload and result", async () => {
     await page.locator('tr[data-run-id]:has(.badge-succeeded) a').first().click();
     await page.getByRole('heading', { name: /^Run / }).waitFor();

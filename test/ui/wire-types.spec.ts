@@ -31,6 +31,7 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<Fits<Sent<typeof wire.Attempt>, ui.Attempt>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.RunEvent>, ui.RunEvent>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Tick>, ui.Tick>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.ScheduleVersion>, ui.ScheduleVersion>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Worker>, ui.Worker>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.WhoAmI>, ui.WhoAmI>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<SentCluster, ui.Cluster>>().toEqualTypeOf<true>();
@@ -44,6 +45,7 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<NoWider<Coded<ui.Run>, Sent<typeof wire.Run>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.Attempt>, Sent<typeof wire.Attempt>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.Tick>, Sent<typeof wire.Tick>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<Coded<ui.ScheduleVersion>, Sent<typeof wire.ScheduleVersion>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.RunEvent>, Sent<typeof wire.RunEvent>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Worker, Sent<typeof wire.Worker>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.WhoAmI, Sent<typeof wire.WhoAmI>>>().toEqualTypeOf<true>();

@@ -4,7 +4,7 @@
  * and the GraphQL subscription for live runs.
  */
 import { createClient, type Client } from 'graphql-ws';
-import type { Cluster, Page, Run, RunEvent, RunWithAttempts, Schedule, Tick, WhoAmI, Worker } from './wire.js';
+import type { Cluster, Page, Run, RunEvent, RunWithAttempts, Schedule, ScheduleVersion, Tick, WhoAmI, Worker } from './wire.js';
 
 export class ApiError extends Error {
   constructor(
@@ -67,6 +67,7 @@ export const kairosApi = {
   schedule: (id: string) => call<Schedule>('GET', `/v1/schedules/${encodeURIComponent(id)}`),
   preview: (id: string, count: number) => call<{ fireTimes: string[] }>('GET', `/v1/schedules/${encodeURIComponent(id)}/preview${query({ count })}`),
   ticks: (id: string, limit: number) => call<Page<Tick>>('GET', `/v1/schedules/${encodeURIComponent(id)}/ticks${query({ limit })}`),
+  versions: (id: string, limit: number) => call<Page<ScheduleVersion>>('GET', `/v1/schedules/${encodeURIComponent(id)}/versions${query({ limit })}`),
   /** The outcome of each schedule's newest tick, by schedule id (schedules without ticks are absent). */
   lastTicks: async (scheduleIds: string[]): Promise<Record<string, string>> => {
     if (scheduleIds.length === 0) return {};

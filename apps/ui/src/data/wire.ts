@@ -65,6 +65,15 @@ export interface Tick {
   runId: string | null;
 }
 
+/** One version of a schedule's definition and the change that made it. */
+export interface ScheduleVersion {
+  version: number;
+  source: string | null;
+  actor: string;
+  appliedAt: string;
+  changes: { field: string; from: JsonValue; to: JsonValue }[];
+}
+
 export interface Run {
   id: string;
   scheduleId: string | null;

@@ -1,4 +1,4 @@
-/** One schedule: its definition and policies, the next ten fires (DST changes marked), its ticks and runs (new runs appear live), and its actions. */
+/** One schedule: its definition and policies, the next ten fires (DST changes marked), its ticks and runs (new runs appear live), the versions of its definition, and its actions. */
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
@@ -27,6 +27,7 @@ export function SchedulePage({ id }: { id: string }) {
           <NextFires schedule={s} />
           <Runs scheduleId={s.id} />
           <Ticks scheduleId={s.id} />
+          <Versions scheduleId={s.id} />
         </>
       )}
     </Show>
@@ -284,6 +285,44 @@ function Ticks({ scheduleId }: { scheduleId: string }) {
             </ol>
           )
         }
+      </Show>
+    </section>
+  );
+}
+
+const shown = (value: unknown): string => (value === null || value === undefined ? '—' : JSON.stringify(value));
+
+/** Every version of the definition, newest first: who changed it, when, from which source, and each changed field. */
+function Versions({ scheduleId }: { scheduleId: string }) {
+  const [versions] = useLoad(() => kairosApi.versions(scheduleId, 20), [scheduleId]);
+  return (
+    <section aria-labelledby="versions">
+      <h2 id="versions">Versions</h2>
+      <Show loaded={versions}>
+        {(page) => (
+          <ol class="timeline versions">
+            {page.items.map((v) => (
+              <li key={v.version}>
+                <strong>v{v.version}</strong> <When at={v.appliedAt} /> by <code>{v.actor}</code>
+                {v.source && (
+                  <>
+                    {' '}
+                    from source <code>{v.source}</code>
+                  </>
+                )}
+                {v.version > 1 && v.changes.length > 0 && (
+                  <ul class="changes">
+                    {v.changes.map((c) => (
+                      <li key={c.field}>
+                        <code>{c.field}</code>: {shown(c.from)} → {shown(c.to)}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </li>
+            ))}
+          </ol>
+        )}
       </Show>
     </section>
   );
