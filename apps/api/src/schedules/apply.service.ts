@@ -47,9 +47,10 @@ interface Declared {
   spec: ScheduleSpec;
 }
 
-/** Fields a declaration may not carry: apply finds a schedule by its name, and pausing is an operation. */
+/** Fields a declaration may not carry: apply finds a schedule by its name, `in` would change at every apply, and pausing is an operation. */
 const NOT_DECLARABLE: Record<string, string> = {
   idempotencyKey: 'apply finds each schedule by its name; drop idempotencyKey',
+  in: 'a declaration says when, not how long from now (each apply would move it): use at or cron',
   paused: 'pausing is an operation, not part of the declaration: POST /v1/schedules/:id/pause',
 };
 
