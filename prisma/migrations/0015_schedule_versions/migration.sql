@@ -9,9 +9,10 @@ CREATE TABLE schedule_versions (
   schedule_id uuid NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,
   version     integer NOT NULL CHECK (version >= 1),
   spec_hash   text NOT NULL,
-  -- The definition as GET /v1/schedules/:id shows it; null for the version recorded by this
+  -- The definition as GET /v1/schedules/:id shows it, kept as written (json: nothing queries into
+  -- it, and bulk creation writes one per schedule); null for the version recorded by this
   -- migration for a schedule made before it, whose earlier definitions were not kept.
-  definition  jsonb,
+  definition  json,
   source      text,
   actor       text NOT NULL,
   applied_at  timestamptz NOT NULL DEFAULT now(),

@@ -49,15 +49,14 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
  * PATCH is applied to, what a version records, and what a plan compares.
  */
 export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
-  const cron = spec.timing.kind === 'cron' ? spec.timing.cron : null;
-  const dst = dstView(cron, spec.dst);
   return {
     name: spec.name,
     ...(spec.timing.kind === 'cron' ? { cron: spec.timing.cron } : {}),
     ...(spec.timing.kind === 'every' ? { every: formatDuration(spec.timing.everyMs) } : {}),
     ...(spec.timing.kind === 'at' ? { at: formatInstant(spec.timing.atMs) } : {}),
     timezone: spec.timezone,
-    dst: { gap: dst.gap, overlap: dst.overlap },
+    // As declared (`auto` stays `auto`), as the view shows it.
+    dst: { gap: spec.dst.gap, overlap: spec.dst.overlap },
     catchup: {
       mode: spec.catchup.mode,
       ...(spec.catchup.windowMs === null ? {} : { window: formatDuration(spec.catchup.windowMs) }),

@@ -118,12 +118,10 @@ export class SchedulesService {
     if (fresh.length > 0) {
       await this.schedules.notifyChanged(tx);
       await this.outbox.append(tx, fresh.map((row) => scheduleEvent('schedule.created', row, caller.actor)));
+      // A first version changes nothing: its definition is all there is to say.
       await this.schedules.recordVersions(
         tx,
-        fresh.map((row) => {
-          const definition = specDefinition(specOf(row));
-          return { scheduleId: row.id, specHash: row.specHash, definition, source: row.source, actor: caller.actor, changes: definitionChanges(null, definition) };
-        }),
+        fresh.map((row) => ({ scheduleId: row.id, specHash: row.specHash, definition: specDefinition(specOf(row)), source: row.source, actor: caller.actor, changes: [] })),
       );
     }
     return created;

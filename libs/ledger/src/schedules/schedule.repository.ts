@@ -258,7 +258,7 @@ export class ScheduleRepository {
       `INSERT INTO schedule_versions (schedule_id, version, spec_hash, definition, source, actor, changes)
        SELECT v.schedule_id, coalesce((SELECT max(p.version) FROM schedule_versions p WHERE p.schedule_id = v.schedule_id), 0) + 1,
               v.spec_hash, v.definition, v.source, v.actor, v.changes
-       FROM json_to_recordset($1::json) AS v(schedule_id uuid, spec_hash text, definition jsonb, source text, actor text, changes jsonb)`,
+       FROM json_to_recordset($1::json) AS v(schedule_id uuid, spec_hash text, definition json, source text, actor text, changes jsonb)`,
       [
         JSON.stringify(
           versions.map((v) => ({
