@@ -84,7 +84,8 @@ export class ApplyService {
     return inTransaction(this.db, async (tx) => {
       // One apply of a source at a time; the second waits for the first to commit, then plans against what it wrote.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [caller.namespaceId, request.source]);
-      const rows = await this.schedules.lockForApply(tx, caller.namespaceId, request.source, declared.map((d) => d.name));
+      const names = new Set(declared.map((d) => d.name));
+      const rows = await this.schedules.lockForApply(tx, caller.namespaceId, request.source, [...names]);
       const byName = new Map(rows.map((r) => [r.name, r]));
       const plan: PlanItem[] = [];
       const creates: Declared[] = [];
@@ -109,7 +110,7 @@ export class ApplyService {
         updates.push({ row, declared: d });
         plan.push({ kind: 'schedule', name: d.name, action: 'update', changes });
       }
-      const deletes = request.prune ? rows.filter((r) => r.source === request.source && !declared.some((d) => d.name === r.name)) : [];
+      const deletes = request.prune ? rows.filter((r) => r.source === request.source && !names.has(r.name)) : [];
       for (const row of deletes) plan.push({ kind: 'schedule', name: row.name, action: 'delete', changes: [] });
       if (request.dryRun) return { plan, applied: false };
 
