@@ -51,15 +51,15 @@ describe('the run repositories', () => {
 
   it('creates a run once per idempotency key: the repeat returns the first run, deduped, in another call or the same', async () => {
     const first = adHoc({ idempotencyKey: 'once', requestHash: 'first' });
-    const [created] = await runs.createMany(t.db, [first]);
+    const [created] = (await runs.createMany(t.db, [first])).created;
     expect(created!.deduped).toBe(false);
     expect(created!.row).toMatchObject({ id: first.id, state: 'queued', idempotencyKey: 'once' });
 
-    const again = await runs.createMany(t.db, [adHoc({ idempotencyKey: 'once', payload: { other: true } })]);
+    const again = (await runs.createMany(t.db, [adHoc({ idempotencyKey: 'once', payload: { other: true } })])).created;
     expect(again).toEqual([{ row: created!.row, deduped: true, requestHash: 'first' }]);
     expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'once'`)).rows[0].n).toBe(1);
 
-    const [a, plain, b] = await runs.createMany(t.db, [adHoc({ idempotencyKey: 'twice', requestHash: 'a' }), adHoc(), adHoc({ idempotencyKey: 'twice', requestHash: 'b' })]);
+    const [a, plain, b] = (await runs.createMany(t.db, [adHoc({ idempotencyKey: 'twice', requestHash: 'a' }), adHoc(), adHoc({ idempotencyKey: 'twice', requestHash: 'b' })])).created;
     expect([a!.deduped, plain!.deduped, b!.deduped]).toEqual([false, false, true]);
     expect(b).toEqual({ row: a!.row, deduped: true, requestHash: 'a' });
   });

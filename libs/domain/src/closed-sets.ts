@@ -61,6 +61,8 @@ export const RUN_EVENT_KINDS = [
   'released',
   'drained',
   'handed_back',
+  'started',
+  'skipped',
 ] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
 

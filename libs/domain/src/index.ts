@@ -7,6 +7,7 @@ export * from './closed-sets.js';
 export * from './overlap.js';
 export * from './reason-codes.js';
 export * from './run-policy.js';
+export * from './steps.js';
 export * from './schedule-spec.js';
 export * from './slot-planner.js';
 export * from './slot-range.js';

@@ -21,6 +21,8 @@ export const REASON_CODES = {
   SCHEDULE_PAUSED: 'the schedule was paused before the slot of this run, made ahead of it, came due',
   SCHEDULE_CHANGED: 'the schedule was redefined before the slot of this run, made ahead of it, came due; the slot is planned again',
   POISONED: 'the run outlived its crash budget: every executor holding it died',
+  STEP_FAILED: 'a step of the run ended without succeeding',
+  UPSTREAM_FAILED: 'a step this step depends on did not succeed, so the step was skipped',
   // Run transitions that are not terminal.
   LEASE_EXPIRED: 'the executor stopped renewing its lease and the run was taken back',
   LEASE_LOST: 'the executor lost its lease; its verdict was refused',

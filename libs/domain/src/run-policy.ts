@@ -3,11 +3,16 @@ import { ValidationError } from './errors.js';
 import { DEFAULT_QUEUE } from './handlers.js';
 import { isObject, join, readEnum, readStringMap } from './json-readers.js';
 import type { BackoffType, HttpMethod } from './closed-sets.js';
+import type { StepsTarget } from './steps.js';
 
-export type Target =
+/** One call: what a run, or one step of a run, executes. */
+export type CallTarget =
   /** Whether a worker on `queue` knows `name` is checked against the worker registry, not here. */
   | { type: 'handler'; name: string; queue: string }
   | { type: 'http'; url: string; method: HttpMethod; headers: Record<string, string>; timeoutMs: number };
+
+/** What a run executes: one call, or a graph of steps (see steps.ts), each executed as a run of its own. */
+export type Target = CallTarget | StepsTarget;
 
 export interface BackoffPolicy {
   type: BackoffType;
@@ -97,6 +102,6 @@ export function readHeaders(value: unknown, field: string): Record<string, strin
 }
 
 /** The queue a run of `target` travels on: its handler's queue, or the default queue for HTTP targets. */
-export function queueOf(target: Target): string {
+export function queueOf(target: CallTarget): string {
   return target.type === 'handler' ? (target.queue ?? DEFAULT_QUEUE) : DEFAULT_QUEUE;
 }

@@ -73,7 +73,36 @@ const CHECKS: Check[] = [
   {
     name: 'stuck-undispatched',
     sql: `SELECT 'run ' || id AS subject, 'queued and due since ' || available_at || ' but never handed to Redis' AS detail
-          FROM runs WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < now() - interval '5 minutes'`,
+          FROM runs WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < now() - interval '5 minutes'
+            AND target->>'type' <> 'steps'`,
+  },
+  {
+    name: 'step-active-under-ended-run',
+    sql: `SELECT 'run ' || s.id AS subject, 'step ' || s.step_name || ' is ' || s.state || ' but its run ' || g.id || ' ended ' || g.state AS detail
+          FROM runs s JOIN runs g ON g.id = s.parent_run_id
+          WHERE s.state IN ('queued', 'running') AND g.state NOT IN ('queued', 'running')`,
+  },
+  {
+    name: 'step-before-upstream',
+    sql: `SELECT 'run ' || s.id AS subject,
+                 'step ' || s.step_name || ' is ' || s.state || ' though its upstream step ' || u.step_name || ' is ' || u.state AS detail
+          FROM runs s
+          JOIN runs g ON g.id = s.parent_run_id
+          CROSS JOIN LATERAL jsonb_array_elements(g.target->'steps') spec
+          JOIN runs u ON u.parent_run_id = g.id AND u.step_name IN (SELECT jsonb_array_elements_text(spec->'dependsOn'))
+          WHERE spec->>'name' = s.step_name AND s.available_at < 'infinity' AND s.state IN ('queued', 'running')
+            AND CASE WHEN spec->>'when' = 'always' THEN u.state IN ('queued', 'running') ELSE u.state <> 'succeeded' END`,
+  },
+  {
+    name: 'run-stuck-between-steps',
+    sql: `SELECT 'run ' || g.id AS subject, 'active since ' || g.available_at || ' but none of its steps is queued or running' AS detail
+          FROM runs g WHERE g.target->>'type' = 'steps' AND g.state IN ('queued', 'running') AND g.available_at < now() - interval '5 minutes'
+            AND NOT EXISTS (SELECT 1 FROM runs s WHERE s.parent_run_id = g.id AND s.state IN ('queued', 'running') AND s.available_at < 'infinity')`,
+  },
+  {
+    name: 'step-has-run',
+    sql: `SELECT 'run ' || s.id AS subject, 'step ' || s.step_name || ' belongs to run ' || s.parent_run_id || ', which does not exist' AS detail
+          FROM runs s WHERE s.parent_run_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs g WHERE g.id = s.parent_run_id)`,
   },
   {
     name: 'overdue-schedule',

@@ -112,8 +112,9 @@ export function readWire<T extends z.ZodType>(schema: T, body: unknown, order?: 
   throw refusal(firstIssue(result.error.issues, order));
 }
 
+/** A path as fields are named: `steps[2].dependsOn[0]`. */
 function fieldOf(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
+  return path.reduce<string>((field, key) => (typeof key === 'number' ? `${field}[${key}]` : field ? `${field}.${String(key)}` : String(key)), '');
 }
 
 function refused(read: Read, value: unknown, field: string): ValidationError | null {

@@ -26,7 +26,8 @@ import { DEFAULT_DST_POLICY, formatDuration } from '../time/index.js';
 import { isObject, parseInstant, readPayload, readStringMap } from '../json-readers.js';
 import { checkedBy, closedObject, integer, present, readWire, required, screenedBy, text, worded } from './read.js';
 import { component, defaulted } from './registry.js';
-import { CatchupPolicyInput, DstPolicyInput, durationMs, InstantInput, instantMs, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, TargetInput } from './shared.js';
+import { CatchupPolicyInput, DstPolicyInput, durationMs, InstantInput, instantMs, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, StepsInput, TargetInput } from './shared.js';
+import { checkOneExecutable } from '../steps.js';
 
 /** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
 
@@ -56,6 +57,7 @@ const definition = {
   catchup: CatchupPolicyInput,
   overlap: defaulted(OverlapPolicy, 'skip'),
   target: TargetInput,
+  steps: StepsInput,
   payload,
   retry: RetryPolicyInput.nullable(),
   timeout,
@@ -97,20 +99,20 @@ const scheduleCreateFields = {
 const scheduleCreate = (timing: (typeof SCHEDULE_TIMINGS)[number]) =>
   component(
     `ScheduleCreate${timing[0]!.toUpperCase()}${timing.slice(1)}`,
-    timedBody(scheduleCreateFields, timing, SCHEDULE_TIMINGS, ['target'], `A schedule definition that fires by \`${timing}\`.`),
+    timedBody(scheduleCreateFields, timing, SCHEDULE_TIMINGS, [], `A schedule definition that fires by \`${timing}\`; it runs exactly one of target or steps.`),
   );
 
 export const ScheduleCreate = component(
   'ScheduleCreate',
   z.xor(SCHEDULE_TIMINGS.map(scheduleCreate)),
-  'A schedule definition (POST /v1/schedules, PUT /v1/schedules/by-name/{name}). Exactly one of cron, every, at or in; unknown fields are refused (UNKNOWN_FIELD). Null counts as absent for every optional field.',
+  'A schedule definition (POST /v1/schedules, PUT /v1/schedules/by-name/{name}). Exactly one of cron, every, at or in, and exactly one of target or steps; unknown fields are refused (UNKNOWN_FIELD). Null counts as absent for every optional field.',
 );
 
-/** Every field but the target may be absent or null, which is how the readers take a field left out. */
-type Absentable<T extends z.ZodRawShape> = { [K in keyof T]: K extends 'target' ? T[K] : z.ZodOptional<z.ZodNullable<T[K]>> };
+/** Every field may be absent or null, which is how the readers take a field left out. */
+type Absentable<T extends z.ZodRawShape> = { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> };
 
 function absentable<T extends z.ZodRawShape>(shape: T): Absentable<T> {
-  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, key === 'target' ? schema : (schema as z.ZodType).nullable().optional()])) as Absentable<T>;
+  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, (schema as z.ZodType).nullable().optional()])) as unknown as Absentable<T>;
 }
 
 /**
@@ -120,7 +122,10 @@ function absentable<T extends z.ZodRawShape>(shape: T): Absentable<T> {
 const scheduleBody = screenedBy(
   (value) => {
     // An unknown field is reported first, by the object itself.
-    if (isObject(value) && Object.keys(value).every((key) => key in scheduleCreateFields)) checkOneTiming(value);
+    if (isObject(value) && Object.keys(value).every((key) => key in scheduleCreateFields)) {
+      checkOneTiming(value);
+      checkOneExecutable(value);
+    }
   },
   closedObject(absentable(scheduleCreateFields)).check(
     // Read after every field but these two, as the readers did.
@@ -135,7 +140,7 @@ const scheduleBody = screenedBy(
 );
 
 /** The order the readers report a schedule body's faults in; '' is the bounds check. */
-const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'payload', 'retry', 'timeout', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', '', 'paused', 'idempotencyKey'];
+const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', '', 'paused', 'idempotencyKey'];
 
 /** A POST /v1/schedules (or PUT by-name) body. `nowMs` resolves `in` and checks for a future fire. */
 export function readScheduleCreate(body: unknown, nowMs: number): ScheduleCreateRequest {
@@ -144,7 +149,7 @@ export function readScheduleCreate(body: unknown, nowMs: number): ScheduleCreate
 }
 
 /** A definition's fields as read; the ones a body leaves out are absent or null. */
-type DeclaredSpec = Partial<Omit<z.output<typeof scheduleBody>, 'target' | 'paused' | 'idempotencyKey'>> & { target: Target };
+type DeclaredSpec = Partial<Omit<z.output<typeof scheduleBody>, 'target' | 'steps' | 'paused' | 'idempotencyKey'>> & { target?: Target | null; steps?: Target | null };
 
 /** The spec a definition declares, with its defaults, checked to fire after `nowMs`. */
 function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
@@ -163,7 +168,8 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
     dst: read.dst ?? DEFAULT_DST_POLICY,
     catchup: read.catchup ?? DEFAULT_CATCHUP,
     overlap: read.overlap ?? 'skip',
-    target: read.target,
+    // The body was checked to give exactly one of them.
+    target: (read.target ?? read.steps)!,
     payload: read.payload ?? null,
     retry: read.retry ?? DEFAULT_RETRY_POLICY,
     timeoutMs: read.timeout ?? DEFAULT_RUN_TIMEOUT_MS,
@@ -268,8 +274,13 @@ export function previewSpec(body: unknown, nowMs: number): SpecPreview {
 
 export const RunCreate = component(
   'RunCreate',
-  closedObject({
-    target: TargetInput,
+  screenedBy(
+    (value) => {
+      if (isObject(value)) checkOneExecutable(value);
+    },
+    closedObject({
+    target: TargetInput.optional(),
+    steps: StepsInput.optional(),
     payload: payload.optional(),
     retry: retryPolicy(),
     timeout,
@@ -281,15 +292,17 @@ export const RunCreate = component(
       .nullable()
       .optional()
       .describe('A repeated key in the namespace returns the first run with `deduped: true` (status 200).'),
-  }).transform(({ target, payload, retry, timeout, availableAt, idempotencyKey }) => ({
-    target,
+  }).transform(({ target, steps, payload, retry, timeout, availableAt, idempotencyKey }) => ({
+    // The body was checked to give exactly one of them.
+    target: (target ?? steps)!,
     payload: payload ?? null,
     retry,
     timeoutMs: timeout ?? DEFAULT_RUN_TIMEOUT_MS,
     availableAtMs: availableAt,
     idempotencyKey: idempotencyKey ?? null,
   })),
-  'An ad-hoc run of a target, now or at availableAt.',
+  ),
+  'An ad-hoc run of a target, or of a graph of steps, now or at availableAt. Exactly one of target or steps.',
 );
 
 /** A POST /v1/runs body; an availableAt before `nowMs` (or none) means now. */

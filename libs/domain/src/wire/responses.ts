@@ -21,6 +21,9 @@ import {
   RunOrigin,
   RunState,
   ScheduleStatus,
+  Step,
+  StepState,
+  StepWhen,
   Target,
   TickOrigin,
   TickOutcome,
@@ -52,7 +55,8 @@ export const Schedule = component(
     dst: DstPolicy,
     catchup: CatchupPolicy,
     overlap: OverlapPolicy,
-    target: Target,
+    target: Target.nullable().describe('What each run executes; null when it runs steps.'),
+    steps: z.array(Step).nullable().describe('The graph of steps each run executes; null when it runs one target.'),
     payload: JsonValue,
     retry: RetryPolicy,
     timeout: Duration,
@@ -90,6 +94,26 @@ export const Tick = component(
 );
 export const TickPage = component('TickPage', page(Tick, 'A page of ticks, newest slot first.'));
 
+export const RunStep = component(
+  'RunStep',
+  z.strictObject({
+    name: z.string(),
+    dependsOn: z.array(z.string()),
+    when: StepWhen,
+    state: StepState,
+    attempt: count().describe('Attempts started so far.'),
+    maxAttempts: z.int().min(1),
+    result: JsonValue.describe('What the step returned, once succeeded: the `inputs` of the steps after it.'),
+    error: detail().nullable().describe('The last failure, if any.'),
+    reasonCode: ReasonCodeSchema.nullable().describe('Set once the step is terminal (UPSTREAM_FAILED for a skipped step).'),
+    reasonText: z.string().nullable(),
+    startedAt: Instant.nullable(),
+    finishedAt: Instant.nullable(),
+    runId: z.uuid().describe("The step's own run (GET /v1/runs/{id}/events tells its story)."),
+  }),
+  'One step of a multi-step run, frozen when the run was created, and where it stands.',
+);
+
 const runFields = z.strictObject({
   id: z.uuid(),
   scheduleId: z.uuid().nullable().describe('Null for an ad-hoc run.'),
@@ -101,7 +125,10 @@ const runFields = z.strictObject({
   state: RunState,
   attempt: count().describe('Attempts started so far.'),
   maxAttempts: z.int().min(1),
-  target: Target,
+  target: Target.nullable().describe('What the run executes; null for a multi-step run.'),
+  steps: z.array(RunStep).nullable().describe('The steps of a multi-step run, in declaration order; null for a single-target run.'),
+  parentRunId: z.uuid().nullable().describe("For a step's own run: the multi-step run it belongs to."),
+  stepName: z.string().nullable().describe("For a step's own run: its step's name."),
   retry: RetryPolicy,
   payload: JsonValue,
   result: JsonValue.describe('What the target returned, once succeeded.'),

@@ -30,9 +30,10 @@ import {
   MAX_BACKOFF_MS,
   MAX_RUN_TIMEOUT_MS,
   readHeaders,
+  type CallTarget as DomainCallTarget,
   type RetryPolicy as DomainRetryPolicy,
-  type Target as DomainTarget,
 } from '../run-policy.js';
+import { checkStepGraph, MAX_STEPS, STEP_NAME_HINT, STEP_NAME_PATTERN, STEP_STATES, STEP_WHENS, type StepSpec, type StepsTarget } from '../steps.js';
 import { DEFAULT_CATCHUP, MAX_CATCHUP_LIMIT, type CatchupPolicy as DomainCatchupPolicy } from '../schedule-spec.js';
 import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, formatDuration, type DstPolicy as DomainDstPolicy } from '../time/index.js';
 import { join, parseInstant, readDuration } from '../json-readers.js';
@@ -203,7 +204,7 @@ export const TargetInput = component(
     z
       .discriminatedUnion('type', [HandlerTargetInput, HttpTargetInput])
       .transform(
-        (target): DomainTarget =>
+        (target): DomainCallTarget =>
           target.type === 'handler'
             ? { type: 'handler', name: target.name, queue: target.queue ?? DEFAULT_QUEUE }
             : { type: 'http', url: target.url, method: target.method ?? 'POST', headers: target.headers ?? {}, timeoutMs: target.timeout ?? DEFAULT_HTTP_TIMEOUT_MS },
@@ -261,6 +262,71 @@ export const RetryPolicyInput = component(
 
 /** A retry policy field: absent or null is the default policy. */
 export const retryPolicy = () => RetryPolicyInput.nullable().optional().transform((retry) => retry ?? DEFAULT_RETRY_POLICY);
+
+// ---- Steps ----
+
+export const StepWhen = component('StepWhen', z.enum(STEP_WHENS), 'on_success: the step runs once every upstream step succeeded, and is skipped (UPSTREAM_FAILED) otherwise. always: it runs once every upstream step ended, whatever the outcome (cleanup, notify).');
+export const StepState = component(
+  'StepState',
+  z.enum(STEP_STATES),
+  'waiting: an upstream step has not ended; failed: an attempt failed and another will follow; skipped: it never became runnable (an upstream step it needed did not succeed, or the run was cancelled first).',
+);
+
+const stepTimeout = durationMs({ minMs: 1, maxMs: MAX_RUN_TIMEOUT_MS });
+
+export const StepInput = component(
+  'StepInput',
+  closedObject({
+    name: present(
+      text(64).regex(STEP_NAME_PATTERN, worded((field) => `${field} ${STEP_NAME_HINT}`)),
+      (field) => `${field} is required: the step's name, unique in the run (1 to 64 of a-z, 0-9, "_", "-")`,
+    ).describe('Unique in the run; 1 to 64 of a-z, 0-9, "_" and "-".'),
+    dependsOn: z
+      .array(z.string(), worded((field) => `${field} must be an array of step names`))
+      .max(MAX_STEPS - 1, worded((field) => `${field} names at most ${MAX_STEPS - 1} steps`))
+      .nullable()
+      .optional()
+      .describe('The steps of the same list that must end before this one starts. Default: none (the step starts with the run).'),
+    when: defaulted(StepWhen.nullable(), 'on_success'),
+    target: TargetInput,
+    retry: RetryPolicyInput.nullable().optional().describe("This step's retry policy. Default: the run's (the schedule's)."),
+    timeout: stepTimeout.nullable().optional().describe("Of each attempt of this step; at most 24h. Default: the run's (the schedule's)."),
+  }).transform(
+    (step): StepSpec => ({
+      name: step.name,
+      dependsOn: step.dependsOn ?? [],
+      when: step.when ?? 'on_success',
+      target: step.target,
+      retry: step.retry ?? null,
+      timeoutMs: step.timeout ?? null,
+    }),
+  ),
+  'One step of a multi-step run.',
+);
+
+export const StepsInput = component(
+  'StepsInput',
+  z
+    .array(StepInput, worded((field) => `${field} must be an array of steps`))
+    .min(1, worded((field) => `${field} must hold at least one step`))
+    .max(MAX_STEPS, worded((field) => `${field} holds at most ${MAX_STEPS} steps; split the job`))
+    .check(checkedBy((value, field) => checkStepGraph(value as StepSpec[], field)))
+    .transform((steps): StepsTarget => ({ type: 'steps', steps })),
+  `The steps of a multi-step run, instead of a target: 1 to ${MAX_STEPS}, names unique, every dependsOn naming another step of the list, no cycle. Steps without a path between them run in parallel.`,
+);
+
+export const Step = component(
+  'Step',
+  z.strictObject({
+    name: z.string(),
+    dependsOn: z.array(z.string()),
+    when: StepWhen,
+    target: Target,
+    retry: RetryPolicy.nullable().describe("Null: the run's (the schedule's)."),
+    timeout: Duration.nullable().describe("Null: the run's (the schedule's)."),
+  }),
+  'One step of a multi-step definition, with its defaults filled in.',
+);
 
 // ---- DST and catch-up policies ----
 

@@ -57,7 +57,7 @@ export class RetentionRepository {
       const { rows } = await tx.query<PrunedRuns>(
         `WITH doomed AS (
            SELECT r.id FROM runs r
-           WHERE r.id > $1::uuid AND r.id < $2::uuid AND r.finished_at IS NOT NULL
+           WHERE r.id > $1::uuid AND r.id < $2::uuid AND r.finished_at IS NOT NULL AND r.parent_run_id IS NULL
              AND CASE WHEN r.state <> 'dead' THEN r.finished_at < now() - $3 * interval '1 millisecond'
                       ELSE r.finished_at < now() - $4 * interval '1 millisecond'
                         OR (r.finished_at < now() - $3 * interval '1 millisecond'
@@ -66,14 +66,19 @@ export class RetentionRepository {
            ORDER BY r.id
            LIMIT $5
            FOR UPDATE SKIP LOCKED
+         ), doomed_steps AS (
+           -- A multi-step run goes with its step runs.
+           SELECT s.id FROM runs s JOIN doomed d ON s.parent_run_id = d.id
          ), gone_ticks AS (
            DELETE FROM ticks t USING doomed d WHERE t.run_id = d.id RETURNING 1
          ), gone_events AS (
-           DELETE FROM run_events e USING doomed d WHERE e.run_id = d.id RETURNING 1
+           DELETE FROM run_events e WHERE e.run_id IN (SELECT id FROM doomed UNION ALL SELECT id FROM doomed_steps) RETURNING 1
+         ), gone_steps AS (
+           DELETE FROM runs r USING doomed_steps d WHERE r.id = d.id RETURNING r.id
          ), gone_runs AS (
            DELETE FROM runs r USING doomed d WHERE r.id = d.id RETURNING r.id
          )
-         SELECT (SELECT count(*) FROM gone_runs)::int AS runs,
+         SELECT (SELECT count(*) FROM gone_runs)::int + (SELECT count(*) FROM gone_steps)::int AS runs,
                 (SELECT count(*) FROM gone_events)::int AS events,
                 (SELECT count(*) FROM gone_ticks)::int AS ticks,
                 (SELECT max(id::text) FROM gone_runs) AS "lastId"`,

@@ -10,11 +10,14 @@ import { targetQueueSql } from './target-queue.js';
 import { deadLetterCte, noActiveExclusiveRun } from './run-sql.js';
 
 export class RunRecoveryRepository {
-  /** Queued runs not marked enqueued (the transport refused them), oldest due first. Parked runs wait for release. */
+  /**
+   * Queued runs not marked enqueued (the transport refused them, or a step became ready and no
+   * worker took it), oldest due first. Parked runs wait for release; a graph's own run is never handed over.
+   */
   async listUndispatched(db: Queryable, limit: number): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
       `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue FROM runs
-       WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < 'infinity'
+       WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < 'infinity' AND target->>'type' <> 'steps'
        ORDER BY available_at LIMIT $1`,
       [limit],
     );
@@ -72,7 +75,7 @@ export class RunRecoveryRepository {
   async listStrandedParkedSchedules(db: Queryable, limit: number): Promise<string[]> {
     const { rows } = await db.query<{ scheduleId: string }>(
       `SELECT DISTINCT p.schedule_id AS "scheduleId" FROM runs p
-       WHERE p.state = 'queued' AND p.enqueued_at IS NULL AND p.available_at = 'infinity'
+       WHERE p.state = 'queued' AND p.enqueued_at IS NULL AND p.available_at = 'infinity' AND p.schedule_id IS NOT NULL
          AND ${noActiveExclusiveRun('p.schedule_id')}
        LIMIT $1`,
       [limit],

@@ -1,5 +1,5 @@
 /** The runs table's rows as SQL returns them, and the shapes runs enter and leave the ledger in. */
-import type { JsonValue, ReasonCode, RetryPolicy, RunEventKind, RunOrigin, RunState, Target } from '@kairos/domain';
+import { isStepsTarget, newId, queueOf, type DispatchItem, type JsonValue, type ReasonCode, type RetryPolicy, type RunEventKind, type RunOrigin, type RunState, type Target } from '@kairos/domain';
 
 export interface RunRow {
   id: string;
@@ -36,6 +36,9 @@ export interface RunRow {
   startedAt: Date | null;
   finishedAt: Date | null;
   updatedAt: Date;
+  /** For a step run: the run of its graph, and its step's name. */
+  parentRunId: string | null;
+  stepName: string | null;
 }
 
 export const RUN_COLUMNS = `
@@ -47,7 +50,7 @@ export const RUN_COLUMNS = `
   r.cancel_requested_at AS "cancelRequestedAt", r.cancel_requested_by AS "cancelRequestedBy",
   r.enqueued_at AS "enqueuedAt", r.result, r.error, r.reason_code AS "reasonCode", r.reason_text AS "reasonText",
   r.idempotency_key AS "idempotencyKey", r.created_at AS "createdAt", r.started_at AS "startedAt",
-  r.finished_at AS "finishedAt", r.updated_at AS "updatedAt"`;
+  r.finished_at AS "finishedAt", r.updated_at AS "updatedAt", r.parent_run_id AS "parentRunId", r.step_name AS "stepName"`;
 
 export interface RunEventRow {
   id: number;
@@ -88,6 +91,52 @@ export interface NewRun
   detail: Record<string, unknown>;
   /** The hash of the API request that created the run, kept to tell a replay of its idempotency key from a reuse. */
   requestHash?: string | null;
+  /** For a step run: the run of its graph, and its step's name. */
+  parentRunId?: string | null;
+  stepName?: string | null;
+}
+
+/**
+ * The step runs of a graph's run, one per step, created with it and parked until their upstream
+ * steps end: each step's own target, retry policy and timeout (the graph's where the step sets none),
+ * the graph's payload and slot.
+ */
+export function stepRunsOf(graph: NewRun): NewRun[] {
+  if (!isStepsTarget(graph.target)) return [];
+  return graph.target.steps.map((step) => {
+    const retry = step.retry ?? graph.retry;
+    return {
+      id: newId(),
+      namespaceId: graph.namespaceId,
+      scheduleId: null,
+      origin: graph.origin,
+      sourceRunId: null,
+      scheduledFor: graph.scheduledFor,
+      availableAt: null,
+      deferReason: null,
+      exclusive: false,
+      maxAttempts: retry.maxAttempts,
+      target: step.target,
+      payload: graph.payload,
+      retry,
+      timeoutMs: step.timeoutMs ?? graph.timeoutMs,
+      idempotencyKey: null,
+      actor: graph.actor,
+      reasonCode: null,
+      detail: {},
+      parentRunId: graph.id,
+      stepName: step.name,
+    };
+  });
+}
+
+/**
+ * What to hand the transport for a run just written, once its transaction has committed: nothing
+ * for a parked run, nor for a graph's run, whose ready steps the insert answers instead.
+ */
+export function dispatchItemOf(run: Pick<NewRun, 'id' | 'availableAt' | 'target'>): DispatchItem | null {
+  if (run.availableAt === null || isStepsTarget(run.target)) return null;
+  return { id: run.id, availableAt: run.availableAt, queue: queueOf(run.target) };
 }
 
 /** An ad-hoc run, as `POST /v1/runs` creates it: no schedule, due at `availableAt`, attempts as its retry policy allows. */

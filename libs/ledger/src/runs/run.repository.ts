@@ -3,11 +3,11 @@
  * overlap decision reads, inserts and cancellation requests. Every state change is recorded in the
  * statement or transaction that makes it: a plain creation on the run row, the rest as run_events rows.
  */
-import { formatInstant, isUuid, storableText, type ActiveRun, type ReasonCode, type RunState } from '@kairos/domain';
+import { formatInstant, isStepsTarget, isUuid, keptSteps, storableText, type ActiveRun, type DispatchItem, type ReasonCode, type RunState } from '@kairos/domain';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { inTransaction, jsonText, jsonbText, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
-import { RUN_COLUMNS, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
+import { RUN_COLUMNS, stepRunsOf, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
 import { NEXT_EVENT_ID, runStorySql } from './run-sql.js';
 
 const INFINITY = 'infinity';
@@ -48,7 +48,8 @@ export class RunRepository {
   /** Newest first, keyset-paginated on id. */
   async list(db: Queryable, namespaceId: string, filter: RunFilter, limit: number, cursor?: string): Promise<Page<RunRow>> {
     const params: unknown[] = [namespaceId, limit + 1];
-    const where = ['r.namespace_id = $1'];
+    // A step run is seen through its graph's run (its `steps`), not as a run of its own.
+    const where = ['r.namespace_id = $1', 'r.parent_run_id IS NULL'];
     if (cursor !== undefined) {
       params.push(decodeCursor(cursor, isUuid));
       where.push(`r.id < $${params.length}`);
@@ -119,9 +120,42 @@ export class RunRepository {
   /**
    * Records a cancellation request durably. The first request stands. Queued runs are cancelled
    * at once (in the same transaction); running ones are stopped by their holder, which sees the
-   * request on its next lease renewal. Returns the ids that ended here.
+   * request on its next lease renewal. A graph's run is cancelled through its steps: the waiting
+   * ones are skipped, the queued ones cancelled, the running ones asked to stop, and the graph's
+   * run ends cancelled with its last active step. Returns the ids that ended here.
    */
   async requestCancel(tx: Tx, ids: readonly string[], actor: string, reasonCode: ReasonCode, reasonText: string): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { rows: graphs } = await tx.query<{ id: string }>(
+      `SELECT id FROM runs WHERE id = ANY($1::uuid[]) AND target->>'type' = 'steps' AND state IN ('queued', 'running')`,
+      [ids],
+    );
+    if (graphs.length === 0) return this.cancelRuns(tx, ids, actor, reasonCode, reasonText);
+    const graphIds = graphs.map((g) => g.id);
+    // Steps first, then their graphs: the order a step's verdict takes its locks in.
+    const { rows: steps } = await tx.query<{ id: string }>(
+      `SELECT id FROM runs WHERE parent_run_id = ANY($1::uuid[]) AND state IN ('queued', 'running') ORDER BY id FOR NO KEY UPDATE`,
+      [graphIds],
+    );
+    await tx.query(
+      `WITH requested AS (
+         UPDATE runs SET cancel_requested_at = coalesce(cancel_requested_at, now()),
+                cancel_requested_by = coalesce(cancel_requested_by, $2), updated_at = now()
+         WHERE id = ANY($1::uuid[])
+         RETURNING id, lease_epoch
+       )
+       INSERT INTO run_events (run_id, kind, lease_epoch, actor, reason_code, detail)
+       SELECT id, 'cancel_requested', lease_epoch, $2, $3, jsonb_build_object('reasonText', $4::text) FROM requested`,
+      [graphIds, actor, reasonCode, reasonText],
+    );
+    const graphSet = new Set(graphIds);
+    const ended = await this.cancelRuns(tx, [...ids.filter((id) => !graphSet.has(id)), ...steps.map((s) => s.id)], actor, reasonCode, reasonText);
+    const { rows: endedGraphs } = await tx.query<{ id: string }>(`SELECT id FROM runs WHERE id = ANY($1::uuid[]) AND state = 'cancelled'`, [graphIds]);
+    const stepSet = new Set(steps.map((s) => s.id));
+    return [...ended.filter((id) => !stepSet.has(id)), ...endedGraphs.map((g) => g.id)];
+  }
+
+  private async cancelRuns(tx: Tx, ids: readonly string[], actor: string, reasonCode: ReasonCode, reasonText: string): Promise<string[]> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<{ id: string }>(
       `WITH requested AS (
@@ -132,12 +166,13 @@ export class RunRepository {
                 reason_text = CASE WHEN state = 'queued' THEN $4 ELSE reason_text END,
                 finished_at = CASE WHEN state = 'queued' THEN now() ELSE finished_at END
          WHERE id = ANY($1::uuid[]) AND state IN ('queued', 'running')
-         RETURNING id, state, lease_epoch
+         RETURNING id, state, lease_epoch, available_at = 'infinity' AND parent_run_id IS NOT NULL AS skipped
        ), events AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, 'cancel_requested', NULL, NULL, lease_epoch, $2, $3, jsonb_build_object('reasonText', $4::text) FROM requested
          UNION ALL
-         SELECT id, 'cancelled', 'queued', 'cancelled', lease_epoch, $2, $3, '{}'::jsonb FROM requested WHERE state = 'cancelled'
+         SELECT id, CASE WHEN skipped THEN 'skipped' ELSE 'cancelled' END, 'queued', 'cancelled', lease_epoch, $2, $3, '{}'::jsonb
+         FROM requested WHERE state = 'cancelled'
        )
        SELECT id FROM requested WHERE state = 'cancelled'`,
       [ids, actor, reasonCode, reasonText],
@@ -152,22 +187,75 @@ export class RunRepository {
    * that are due (not parked) are marked enqueued: the caller hands them to the transport right
    * after the commit, resets the mark if the transport refuses (the relay then retries), and if it
    * crashes in between the reconciler finds the run overdue with no job and re-creates it.
+   *
+   * A graph's run is inserted with its step runs, parked; the steps ready at once (its first ones,
+   * unless the graph itself is parked) are released, marked enqueued and answered as `readySteps`,
+   * for the caller to hand over with the rest. The graph's own run never goes to the transport.
    */
-  async insertRuns(tx: Queryable, runs: readonly NewRun[]): Promise<Set<string>> {
-    if (runs.length === 0) return new Set();
+  async insertRuns(tx: Queryable, runs: readonly NewRun[]): Promise<InsertedRuns> {
+    if (runs.length === 0) return { inserted: new Set(), readySteps: [] };
+    const inserted = await this.insertRows(tx, runs);
+    const graphs = runs.filter((r) => inserted.has(r.id) && isStepsTarget(r.target));
+    if (graphs.length === 0) return { inserted, readySteps: [] };
+    await this.insertRows(tx, graphs.flatMap(stepRunsOf));
+    await this.keepSucceededSteps(tx, graphs.filter((g) => g.sourceRunId !== null && (g.origin === 'retry' || g.origin === 'republish')));
+    const graphIds = graphs.map((g) => g.id);
+    await tx.query(`SELECT kairos_advance_graph(id) FROM unnest($1::uuid[]) AS g(id)`, [graphIds]);
+    return { inserted, readySteps: await this.takeReadySteps(tx, graphIds) };
+  }
+
+  /**
+   * A graph run again keeps the steps its source run succeeded in whose upstream steps are all kept
+   * (keptSteps): each ends succeeded at once with the source step's result, recorded as an event
+   * naming where it came from. The rest run again.
+   */
+  private async keepSucceededSteps(tx: Queryable, reruns: readonly NewRun[]): Promise<void> {
+    for (const graph of reruns) {
+      if (!isStepsTarget(graph.target)) continue;
+      const { rows } = await tx.query<{ stepName: string }>(
+        `SELECT step_name AS "stepName" FROM runs WHERE parent_run_id = $1 AND state = 'succeeded'`,
+        [graph.sourceRunId],
+      );
+      const kept = keptSteps(graph.target.steps, new Set(rows.map((r) => r.stepName)));
+      if (kept.size === 0) continue;
+      await tx.query(
+        `WITH kept AS (
+           UPDATE runs c SET state = 'succeeded', result = s.result, reason_code = s.reason_code, reason_text = s.reason_text,
+                  attempt = s.attempt, available_at = s.available_at, started_at = s.started_at, finished_at = s.finished_at,
+                  updated_at = now()
+           FROM runs s
+           WHERE c.parent_run_id = $1 AND c.step_name = ANY($3::text[]) AND s.parent_run_id = $2 AND s.step_name = c.step_name
+           RETURNING c.id, c.lease_epoch, s.id AS source_id
+         )
+         INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
+         SELECT k.id, 'succeeded', 'queued', 'succeeded', k.lease_epoch, $4, 'SUCCEEDED', jsonb_build_object('keptFrom', k.source_id) FROM kept k`,
+        [graph.id, graph.sourceRunId, [...kept], storableText(graph.actor)],
+      );
+    }
+  }
+
+  /** The ready steps of these graphs not yet handed to the transport, marked handed over (the caller hands them over after its commit). */
+  async takeReadySteps(tx: Queryable, graphIds: readonly string[]): Promise<DispatchItem[]> {
+    if (graphIds.length === 0) return [];
+    const { rows } = await tx.query<DispatchItem>(`SELECT * FROM kairos_worker.take_ready_steps($1::uuid[])`, [graphIds]);
+    return rows;
+  }
+
+  private async insertRows(tx: Queryable, runs: readonly NewRun[]): Promise<Set<string>> {
     // The span creating the runs (a tick, an API request) is their trace: the worker continues it.
     const trace = traceContextOf();
     const { rows } = await tx.query<{ id: string }>({
       name: 'kairos.runs.insert',
       text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
                          defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
-                         idempotency_key, request_hash, enqueued_at, trace_parent, trace_state, created_event_id, created_by)
+                         idempotency_key, request_hash, enqueued_at, trace_parent, trace_state, created_event_id, created_by,
+                         parent_run_id, step_name)
        SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey, rh,
-              CASE WHEN avail < 'infinity' THEN now() END, $2::text, $3::text,
-              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor
+              CASE WHEN avail < 'infinity' AND tgt::jsonb->>'type' <> 'steps' THEN now() END, $2::text, $3::text,
+              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor, par, step
        FROM json_to_recordset($1::json)
          AS t(id uuid, ns uuid, sched uuid, origin text, src uuid, slot timestamptz, avail timestamptz, defer text, excl boolean,
-              maxa int, tgt text, pl text, rt text, tmo bigint, ikey text, rh text, actor text)
+              maxa int, tgt text, pl text, rt text, tmo bigint, ikey text, rh text, actor text, par uuid, step text)
        ON CONFLICT (namespace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING id`,
       values: [
@@ -190,6 +278,8 @@ export class RunRepository {
             ikey: r.idempotencyKey && storableText(r.idempotencyKey),
             rh: r.requestHash ?? null,
             actor: createdOnRow(r) ? storableText(r.actor) : null,
+            par: r.parentRunId ?? null,
+            step: r.stepName ?? null,
           })),
         ),
         trace.traceParent,
@@ -225,22 +315,39 @@ export class RunRepository {
    * first used the key, with `deduped: true` and the hash of that first request (the unique index
    * decides, not a read), so the caller can tell a replay from a conflicting reuse.
    */
-  async createMany(db: Db, runs: readonly NewRun[]): Promise<CreatedRun[]> {
-    if (runs.length === 0) return [];
+  async createMany(db: Db, runs: readonly NewRun[]): Promise<{ created: CreatedRun[]; readySteps: DispatchItem[] }> {
+    if (runs.length === 0) return { created: [], readySteps: [] };
     return inTransaction(db, async (tx) => {
-      const inserted = await this.insertRuns(tx, runs);
+      const { inserted, readySteps } = await this.insertRuns(tx, runs);
       const rows = await this.getMany(tx, runs.filter((r) => inserted.has(r.id)).map((r) => r.id));
       const created = new Map(rows.map((r) => [r.id, r]));
       const repeated = runs.filter((r) => !inserted.has(r.id)).map((r) => r.idempotencyKey!);
       const firsts = await this.findByIdempotencyKeys(tx, runs[0]!.namespaceId, repeated);
-      return runs.map((run): CreatedRun => {
+      const answers = runs.map((run): CreatedRun => {
         const row = created.get(run.id);
         if (row) return { row, deduped: false, requestHash: run.requestHash ?? null };
         const { requestHash, ...first } = firsts.get(run.idempotencyKey!)!;
         return { row: first, deduped: true, requestHash };
       });
+      return { created: answers, readySteps };
     });
   }
+
+  /** The step runs of these graphs' runs, by graph, each graph's in the order of its declaration. */
+  async stepsOf(db: Queryable, graphs: readonly Pick<RunRow, 'id' | 'target'>[]): Promise<Map<string, RunRow[]>> {
+    const ids = graphs.filter((g) => isStepsTarget(g.target)).map((g) => g.id);
+    const byGraph = new Map<string, RunRow[]>();
+    if (ids.length === 0) return byGraph;
+    const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs r WHERE r.parent_run_id = ANY($1::uuid[])`, [ids]);
+    for (const row of rows) byGraph.set(row.parentRunId!, [...(byGraph.get(row.parentRunId!) ?? []), row]);
+    return byGraph;
+  }
+}
+
+/** What insertRuns wrote: the ids inserted (a repeated idempotency key inserts nothing) and the steps ready to hand over. */
+export interface InsertedRuns {
+  inserted: Set<string>;
+  readySteps: DispatchItem[];
 }
 
 /** A run as createMany answers for it: created, or the run that first used its idempotency key. */
