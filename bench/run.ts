@@ -20,9 +20,9 @@
 import type { Job, Queue, Worker } from 'bullmq';
 import os from 'node:os';
 import { Registry } from 'prom-client';
-import { newId, queueOf, specHash } from '@kairos/domain';
+import { newId, specHash } from '@kairos/domain';
 import { readScheduleCreate } from '@kairos/domain/wire';
-import { RunRepository, ScheduleRepository, inTransaction, manualRun } from '@kairos/ledger';
+import { RunRepository, ScheduleRepository, dispatchItemOf, inTransaction, manualRun } from '@kairos/ledger';
 import { TRANSPORT_SCHEMA, loadConfig, type TransportConfig } from '@kairos/config';
 import { openTransport, type RunsProcessor, type Transport } from '@kairos/queue';
 import { startKairos, type StartedKairos } from '@kairos/process';
@@ -152,7 +152,7 @@ async function kairosThroughput(kind: TransportKind, userWorker = false): Promis
       }),
     );
     await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
-    await dispatcher.dispatch(batch.map((r) => ({ id: r.id, availableAt: r.availableAt!, queue: queueOf(r.target) })));
+    await dispatcher.dispatch(batch.flatMap((r) => dispatchItemOf(r) ?? []));
   }
   // Watch the workers' verdict counts, which count verdicts after they commit, as the raw side
   // counts completions in memory: polling the runs table would load the database being measured.

@@ -4,8 +4,8 @@
  * Only the scheduler runs here, so nothing consumes the queue.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId, queueOf } from '@kairos/domain';
-import { RunRepository, inTransaction, manualRun, type NewRun } from '@kairos/ledger';
+import { newId } from '@kairos/domain';
+import { RunRepository, dispatchItemOf, inTransaction, manualRun, type NewRun } from '@kairos/ledger';
 import { RunDispatcher } from '@kairos/process';
 import type { RunsQueue } from '@kairos/queue';
 import type { StartedKairos } from '@kairos/process';
@@ -56,7 +56,7 @@ describe('the reconciler', () => {
   it('re-enqueues the jobs Redis lost behind a backlog of live ones, and adds nothing else', async () => {
     // Due a minute ago, one millisecond apart, so the reconciler's order (oldest due first) is known.
     const runs = await overdueRuns(BACKLOG, Date.now() - 60_000);
-    expect(await scheduler.app.get(RunDispatcher).dispatch(runs.map((r) => ({ id: r.id, availableAt: r.availableAt!, queue: queueOf(r.target) })))).toBe(true);
+    expect(await scheduler.app.get(RunDispatcher).dispatch(runs.flatMap((r) => dispatchItemOf(r) ?? []))).toBe(true);
 
     // The lost ones come last in the reconciler's order, behind two full pages of live jobs.
     const lost = runs.slice(-3).map((r) => r.id);

@@ -117,6 +117,11 @@ export class ExecutionLedger {
     return this.protocol.releaseParked(this.db, scheduleId, this.owner);
   }
 
+  /** The steps of this graph that its last verdict made ready, to hand to the transport. */
+  takeReadySteps(graphRunId: string): Promise<DispatchItem[]> {
+    return this.protocol.takeReadySteps(this.db, [graphRunId]);
+  }
+
   renewLeases(held: readonly { id: string; epoch: number }[]): Promise<LeaseRenewal[]> {
     return this.protocol.renewLeases(this.db, this.owner, held, this.leaseTtlMs);
   }

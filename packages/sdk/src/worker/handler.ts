@@ -11,6 +11,10 @@ export interface HandlerContext<P = JsonValue | null> {
   attempt: number;
   /** The run's payload, exactly as it was declared. */
   payload: P;
+  /** For a step of a multi-step run: its step's name (null for a single-target run). */
+  stepName: string | null;
+  /** For a step of a multi-step run: the results of its upstream steps, by step name ({} otherwise). */
+  inputs: Record<string, JsonValue | null>;
   /** Aborted on cancellation, timeout, a lost lease or a shutdown past its grace; long handlers must honour it. */
   signal: AbortSignal;
   /**

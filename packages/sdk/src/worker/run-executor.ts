@@ -76,8 +76,8 @@ export class RunExecutor {
    */
   private async execute(job: RunJob, token: string, run: ClaimedRun, claimed: Context): Promise<void> {
     if (!this.targets.serves(run.target)) return this.handBack(job, token, run);
-    // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose.
-    if (run.scheduleId !== null && run.attempt === 1) this.observer.lateness?.((this.ledger.clock.now() - run.scheduledFor.getTime()) / 1000);
+    // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose, later steps their upstream steps.
+    if (run.scheduleId !== null && run.attempt === 1 && run.stepName === null) this.observer.lateness?.((this.ledger.clock.now() - run.scheduledFor.getTime()) / 1000);
 
     const abort = this.leases.track(run.id, run.leaseEpoch);
     const timer = setTimeout(
@@ -86,7 +86,15 @@ export class RunExecutor {
     );
     const span = tracer.startSpan(
       'kairos.execute',
-      { attributes: { 'kairos.run.id': run.id, 'kairos.run.attempt': run.attempt, 'kairos.target.type': run.target.type, ...(run.target.type === 'handler' && { 'kairos.target.handler': run.target.name }) } },
+      {
+        attributes: {
+          'kairos.run.id': run.id,
+          'kairos.run.attempt': run.attempt,
+          'kairos.target.type': run.target.type,
+          ...(run.target.type === 'handler' && { 'kairos.target.handler': run.target.name }),
+          ...(run.stepName !== null && { 'kairos.step.name': run.stepName, 'kairos.step.graph': run.graphRunId! }),
+        },
+      },
       claimed,
     );
     const execution = trace.setSpan(claimed, span);
@@ -154,6 +162,8 @@ export class RunExecutor {
         .then(async (written) => {
           if (!written) return this.leaseLost(run, verdict.reasonCode);
           this.observer.verdict?.(verdict.state, verdict.reasonCode);
+          // The verdict of a step may have made the next ones ready: hand them over now rather than wait for the relay.
+          if (run.graphRunId !== null) await this.dispatcher.dispatch(await this.ledger.takeReadySteps(run.graphRunId));
           if (run.scheduleId !== null && run.mayReleaseParked) {
             await this.dispatcher.dispatch(await this.ledger.releaseParked(run.scheduleId));
           }

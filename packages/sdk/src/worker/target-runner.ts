@@ -1,12 +1,12 @@
 /** Executes a claimed run's target once and reports what happened as an AttemptOutcome. */
-import type { AttemptOutcome, JsonValue, Target } from '@kairos/domain';
+import type { AttemptOutcome, CallTarget, JsonValue } from '@kairos/domain';
 import type { ClaimedRun } from './worker-protocol.js';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { NonRetryableError, type KairosHandlerFunction } from './handler.js';
 import { RunAborted, type RunAbort } from './run-abort.js';
 
 /** How a worker that serves HTTP targets calls one (the built-in worker registers one). */
-export type HttpTargetCall = (run: ClaimedRun, target: Extract<Target, { type: 'http' }>, signal: AbortSignal) => Promise<AttemptOutcome>;
+export type HttpTargetCall = (run: ClaimedRun, target: Extract<CallTarget, { type: 'http' }>, signal: AbortSignal) => Promise<AttemptOutcome>;
 
 export class TargetRunner {
   constructor(
@@ -15,7 +15,7 @@ export class TargetRunner {
   ) {}
 
   /** False when this worker has no code for the target: the run must go to a worker that has. */
-  serves(target: Target): boolean {
+  serves(target: CallTarget): boolean {
     return target.type === 'http' ? this.http !== null : this.handlers.has(target.name);
   }
 
@@ -50,6 +50,8 @@ export class TargetRunner {
       scheduledFor: run.scheduledFor,
       attempt: run.attempt,
       payload: run.payload,
+      stepName: run.stepName,
+      inputs: run.inputs ?? {},
       signal,
       traceparent: trace.traceParent,
       tracestate: trace.traceState,

@@ -8,11 +8,15 @@
  *
  * Every write by a lease holder carries its epoch and owner: a stale epoch changes nothing.
  */
-import { storableText, type JsonValue, type ReasonCode, type RetryPolicy, type RunState, type Target, type DispatchItem } from '@kairos/domain';
+import { storableText, type CallTarget, type JsonValue, type ReasonCode, type RetryPolicy, type RunState, type DispatchItem } from '@kairos/domain';
 import { jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryable } from '@kairos/ledger/postgres';
 
-/** The protocol version this worker speaks. */
-export const WORKER_PROTOCOL_VERSION = 1;
+/**
+ * The protocol version this worker speaks. Version 2 added multi-step runs: a claim answers a step
+ * run's graph, step name and inputs (claim_runs_v2), and a worker that ended steps takes the steps
+ * that became ready (take_ready_steps).
+ */
+export const WORKER_PROTOCOL_VERSION = 2;
 
 /** What a worker needs to execute the run it just claimed. */
 export interface ClaimedRun {
@@ -22,7 +26,7 @@ export interface ClaimedRun {
   scheduledFor: Date;
   attempt: number;
   maxAttempts: number;
-  target: Target;
+  target: CallTarget;
   payload: JsonValue | null;
   retry: RetryPolicy;
   timeoutMs: number;
@@ -32,6 +36,10 @@ export interface ClaimedRun {
   /** The W3C trace context of the tick or request that created the run; null when it was not traced. */
   traceParent: string | null;
   traceState: string | null;
+  /** For a step of a multi-step run: the run of its graph, its step's name, and its upstream steps' results by name. */
+  graphRunId: string | null;
+  stepName: string | null;
+  inputs: Record<string, JsonValue | null> | null;
 }
 
 /** What became of one run a worker tried to claim. */
@@ -202,7 +210,7 @@ export class WorkerProtocol {
   private async claim(db: Queryable, runIds: readonly string[], owner: string, ttlMs: number): Promise<ClaimedRun[]> {
     const { rows } = await db.query<ClaimedRun>({
       name: 'kairos.worker.claim',
-      text: `SELECT * FROM kairos_worker.claim_runs($1, $2::uuid[], $3)`,
+      text: `SELECT * FROM kairos_worker.claim_runs_v2($1, $2::uuid[], $3)`,
       values: [owner, uuidArray(runIds), ttlMs],
     });
     return rows;
@@ -320,6 +328,16 @@ export class WorkerProtocol {
   /** Releases the oldest run parked behind schedule `scheduleId` once none of its exclusive runs is active. */
   async releaseParked(db: Queryable, scheduleId: string, actor: string): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(`SELECT * FROM kairos_worker.release_parked($1, $2)`, [scheduleId, actor]);
+    return rows;
+  }
+
+  /**
+   * The steps of these graphs that became ready and that no one has handed to the transport yet,
+   * marked handed over: the caller hands them over now (the relay takes any left behind).
+   */
+  async takeReadySteps(db: Queryable, graphRunIds: readonly string[]): Promise<DispatchItem[]> {
+    if (graphRunIds.length === 0) return [];
+    const { rows } = await db.query<DispatchItem>(`SELECT * FROM kairos_worker.take_ready_steps($1::uuid[])`, [uuidArray(graphRunIds)]);
     return rows;
   }
 

@@ -1,7 +1,8 @@
 /**
  * The HTTP target: POSTs (or the configured method) a JSON envelope with the run id, schedule id,
  * slot, attempt and the payload verbatim, signed with the namespace's secret:
- *   Idempotency-Key: <schedule id>:<slot ISO instant>   (stable across retries; <run id> for ad-hoc runs)
+ *   Idempotency-Key: <schedule id>:<slot ISO instant>   (stable across retries; <run id> for ad-hoc runs;
+ *                    a step of a multi-step run adds :<step name>, and its body adds "step" and "inputs")
  *   Kairos-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">[,v1=<same, with the previous secret>]
  *   traceparent, tracestate: the W3C trace context of the run's execution span, when the run is traced
  * The second v1 is present while a rotated-away secret is in its grace window, so receivers can
@@ -71,12 +72,15 @@ export class HttpTarget {
       scheduledFor: formatInstant(run.scheduledFor),
       attempt: run.attempt,
       payload: run.payload,
+      ...(run.stepName !== null && { step: run.stepName, inputs: run.inputs ?? {} }),
     });
+    const slotKey = run.scheduleId ? `${run.scheduleId}:${formatInstant(run.scheduledFor)}` : (run.graphRunId ?? run.id);
     const headers: Record<string, string> = {
       ...target.headers,
       'content-type': 'application/json',
       'user-agent': 'kairos',
-      'idempotency-key': run.scheduleId ? `${run.scheduleId}:${formatInstant(run.scheduledFor)}` : run.id,
+      // One key per slot (per run when ad hoc), and per step of a multi-step run.
+      'idempotency-key': run.stepName !== null ? `${slotKey}:${run.stepName}` : slotKey,
       'kairos-signature': signatureHeader(await this.secretsOf(run.namespaceId), body, Math.floor(this.clock.now() / 1000)),
       'kairos-run-id': run.id,
       'kairos-attempt': String(run.attempt),
