@@ -17,6 +17,8 @@ import {
   RunOrigin,
   RunState,
   ScheduleStatus,
+  StepState,
+  StepWhen,
   TickOrigin,
   TickOutcome,
 } from '@kairos/domain/wire';
@@ -42,3 +44,5 @@ export const BackoffTypeEnum = wireEnum('BackoffType', BackoffType);
 export const DstGapPolicyEnum = wireEnum('DstGapPolicy', DstGapPolicy);
 export const DstOverlapPolicyEnum = wireEnum('DstOverlapPolicy', DstOverlapPolicy);
 export const ErrorCodeEnum = wireEnum('ErrorCode', ErrorCode);
+export const StepWhenEnum = wireEnum('StepWhen', StepWhen);
+export const StepStateEnum = wireEnum('StepState', StepState);

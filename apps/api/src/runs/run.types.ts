@@ -5,10 +5,10 @@
 import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
 import type { RetryView, TargetView } from '../wire/policy.view.js';
-import type { AttemptView, RunEventView, RunView } from './run.view.js';
+import type { AttemptView, RunEventView, RunStepView, RunView } from './run.view.js';
 import { BatchErrorType } from '../graphql/batch.types.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
-import { AttemptOutcomeEnum, BackoffTypeEnum, ReasonCodeEnum, RunEventKindEnum, RunOriginEnum, RunStateEnum } from '../graphql/wire.enums.js';
+import { AttemptOutcomeEnum, BackoffTypeEnum, ReasonCodeEnum, RunEventKindEnum, RunOriginEnum, RunStateEnum, StepStateEnum, StepWhenEnum } from '../graphql/wire.enums.js';
 
 @ObjectType('Backoff')
 export class BackoffType {
@@ -51,7 +51,24 @@ export class AttemptType implements AttemptView {
   @Field(() => JsonScalar, { nullable: true }) response!: Record<string, unknown> | null;
 }
 
-@ObjectType('Run', { description: 'One execution of a target (GET /v1/runs/:id).' })
+@ObjectType('RunStep', { description: 'One step of a multi-step run, frozen when the run was created, and where it stands.' })
+export class RunStepType implements RunStepView {
+  @Field(() => String) name!: string;
+  @Field(() => [String]) dependsOn!: string[];
+  @Field(() => StepWhenEnum) when!: RunStepView['when'];
+  @Field(() => StepStateEnum) state!: RunStepView['state'];
+  @Field(() => Int) attempt!: number;
+  @Field(() => Int) maxAttempts!: number;
+  @Field(() => JsonScalar, { nullable: true, description: 'What the step returned, once succeeded: the `inputs` of the steps after it.' }) result!: JsonValue | null;
+  @Field(() => JsonScalar, { nullable: true }) error!: Record<string, unknown> | null;
+  @Field(() => ReasonCodeEnum, { nullable: true }) reasonCode!: RunStepView['reasonCode'];
+  @Field(() => String, { nullable: true }) reasonText!: string | null;
+  @Field(() => String, { nullable: true }) startedAt!: string | null;
+  @Field(() => String, { nullable: true }) finishedAt!: string | null;
+  @Field(() => ID, { description: "The step's own run (its events tell its story)." }) runId!: string;
+}
+
+@ObjectType('Run', { description: 'One execution of a target, or of a graph of steps (GET /v1/runs/:id).' })
 export class RunType implements RunView {
   @Field(() => ID) id!: string;
   @Field(() => ID, { nullable: true }) scheduleId!: string | null;
@@ -63,7 +80,11 @@ export class RunType implements RunView {
   @Field(() => RunStateEnum) state!: RunView['state'];
   @Field(() => Int) attempt!: number;
   @Field(() => Int) maxAttempts!: number;
-  @Field(() => JsonScalar) target!: TargetView;
+  @Field(() => JsonScalar, { nullable: true, description: 'What the run executes; null for a multi-step run.' }) target!: TargetView | null;
+  @Field(() => [RunStepType], { nullable: true, description: 'The steps of a multi-step run, in declaration order; null for a single-target run.' })
+  steps!: RunStepType[] | null;
+  @Field(() => ID, { nullable: true, description: "For a step's own run: the multi-step run it belongs to." }) parentRunId!: string | null;
+  @Field(() => String, { nullable: true, description: "For a step's own run: its step's name." }) stepName!: string | null;
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => JsonScalar, { nullable: true }) result!: JsonValue | null;

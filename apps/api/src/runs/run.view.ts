@@ -1,15 +1,17 @@
 /** The wire shape of a run, as REST and GraphQL return it, and of its events. */
-import { formatInstant, type Attempt, type JsonValue } from '@kairos/domain';
-import type { Attempt as AttemptShape, Run, RunEvent } from '@kairos/domain/wire';
-import type { RunEventRow, RunRow } from '@kairos/ledger';
+import { formatInstant, isStepsTarget, stepStateOf, type Attempt, type JsonValue, type StepsTarget } from '@kairos/domain';
+import type { Attempt as AttemptShape, Run, RunEvent, RunStep } from '@kairos/domain/wire';
+import type { Queryable, RunEventRow, RunRepository, RunRow } from '@kairos/ledger';
 import type { z } from 'zod';
 import { iso, retryView, targetView } from '../wire/policy.view.js';
 
 export type RunView = z.output<typeof Run>;
+export type RunStepView = z.output<typeof RunStep>;
 export type AttemptView = z.output<typeof AttemptShape>;
 export type RunEventView = z.output<typeof RunEvent>;
 
-export function runView(row: RunRow): RunView {
+/** A run as the API shows it; a multi-step run with its step runs (`steps`, read by RunRepository.stepsOf). */
+export function runView(row: RunRow, steps: readonly RunRow[] = []): RunView {
   return {
     id: row.id,
     scheduleId: row.scheduleId,
@@ -21,7 +23,10 @@ export function runView(row: RunRow): RunView {
     state: row.state,
     attempt: row.attempt,
     maxAttempts: row.maxAttempts,
-    target: targetView(row.target),
+    target: isStepsTarget(row.target) ? null : targetView(row.target),
+    steps: isStepsTarget(row.target) ? runStepViews(row.target, steps) : null,
+    parentRunId: row.parentRunId,
+    stepName: row.stepName,
     retry: retryView(row.retry),
     payload: row.payload as JsonValue | null,
     result: row.result as JsonValue | null,
@@ -36,6 +41,38 @@ export function runView(row: RunRow): RunView {
     finishedAt: iso(row.finishedAt),
     leaseEpoch: row.leaseEpoch,
   };
+}
+
+/** Runs as the API shows them, each multi-step run with its steps (read in one query). */
+export async function runViews(db: Queryable, runs: RunRepository, rows: readonly RunRow[]): Promise<RunView[]> {
+  const steps = await runs.stepsOf(db, rows);
+  return rows.map((row) => runView(row, steps.get(row.id)));
+}
+
+/** Each step of a graph in declaration order, as its step run stands. */
+function runStepViews(graph: StepsTarget, steps: readonly RunRow[]): RunStepView[] {
+  const byName = new Map(steps.map((s) => [s.stepName, s]));
+  return graph.steps.flatMap((step) => {
+    const run = byName.get(step.name);
+    if (!run) return [];
+    return [
+      {
+        name: step.name,
+        dependsOn: step.dependsOn,
+        when: step.when,
+        state: stepStateOf(run),
+        attempt: run.attempt,
+        maxAttempts: run.maxAttempts,
+        result: run.result as JsonValue | null,
+        error: run.error,
+        reasonCode: run.reasonCode,
+        reasonText: run.reasonText,
+        startedAt: iso(run.startedAt),
+        finishedAt: iso(run.finishedAt),
+        runId: run.id,
+      },
+    ];
+  });
 }
 
 export function attemptView(attempt: Attempt): AttemptView {

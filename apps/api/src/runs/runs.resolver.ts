@@ -46,7 +46,7 @@ export class RunsResolver {
   }
 
   @Mutation(() => RunType, {
-    description: 'POST /v1/runs: `input` is the same JSON body (target, payload, retry, timeout, availableAt, idempotencyKey).',
+    description: 'POST /v1/runs: `input` is the same JSON body (target or steps, payload, retry, timeout, availableAt, idempotencyKey).',
   })
   createRun(@Caller() caller: CallerContext, @Args('input', { type: () => JsonScalar }) input: JsonValue) {
     return this.runs.create(caller, input);

@@ -1,15 +1,15 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, queueOf, type DispatchItem, type RunState } from '@kairos/domain';
+import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isStepsTarget, isTerminalRunState, newId, NotFoundError, type DispatchItem, type RunState } from '@kairos/domain';
 import { readBatchItems, readRunCreate } from '@kairos/domain/wire';
-import { RunRepository, inTransaction, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
+import { RunRepository, dispatchItemOf, inTransaction, retryTransient, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
 import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
 import { RunEventFeed } from './run-event-feed.js';
-import { runEventView, runView, type RunView, attemptView, type AttemptView } from './run.view.js';
+import { runEventView, runView, runViews, type RunView, attemptView, type AttemptView } from './run.view.js';
 
 const RETRYABLE_STATES: readonly RunState[] = ['failed', 'dead'];
 
@@ -70,13 +70,15 @@ export class RunsService implements BeforeApplicationShutdown {
       });
       if (refused) answers[index] = { ok: false, refusal: refused };
     }
-    const created = await this.runs.createMany(this.db, accepted.map((a) => a.run));
-    const dispatch: DispatchItem[] = [];
+    const { created, readySteps } = await this.runs.createMany(this.db, accepted.map((a) => a.run));
+    const dispatch: DispatchItem[] = [...readySteps];
+    const steps = await this.runs.stepsOf(this.db, created.map((c) => c.row));
     for (const [i, { row, deduped, requestHash: storedHash }] of created.entries()) {
       const { index, run } = accepted[i]!;
       const refused = deduped ? await refusalOf(async () => assertSameRequest(storedHash, run.requestHash!, run.idempotencyKey!)) : null;
-      answers[index] = refused ? { ok: false, refusal: refused } : { ok: true, value: { ...runView(row), deduped } };
-      if (!deduped) dispatch.push({ id: run.id, availableAt: run.availableAt!, queue: queueOf(run.target) });
+      answers[index] = refused ? { ok: false, refusal: refused } : { ok: true, value: { ...runView(row, steps.get(row.id)), deduped } };
+      const item = deduped ? null : dispatchItemOf(run);
+      if (item) dispatch.push(item);
     }
     await this.dispatcher.dispatch(dispatch);
     return answers;
@@ -84,12 +86,20 @@ export class RunsService implements BeforeApplicationShutdown {
 
   async list(caller: CallerContext, filter: RunFilter, limit: number, cursor?: string): Promise<Page<RunView>> {
     const page = await this.runs.list(this.db, caller.namespaceId, filter, limit, cursor);
-    return { items: page.items.map(runView), nextCursor: page.nextCursor };
+    return { items: await this.views(page.items), nextCursor: page.nextCursor };
+  }
+
+  private async views(rows: readonly RunRow[]): Promise<RunView[]> {
+    return runViews(this.db, this.runs, rows);
+  }
+
+  private async view(row: RunRow): Promise<RunView> {
+    return (await this.views([row]))[0]!;
   }
 
   /** The run with its attempts (read from its events). */
   async get(caller: CallerContext, id: string): Promise<RunView & { attempts: AttemptView[] }> {
-    const run = runView(await this.require(caller, id));
+    const run = await this.view(await this.require(caller, id));
     return { ...run, attempts: await this.attemptsOfRun(id) };
   }
 
@@ -140,8 +150,8 @@ export class RunsService implements BeforeApplicationShutdown {
     if (run.state !== 'queued' && run.state !== 'running') {
       throw new ConflictError('INVALID_STATE', null, `run ${id} already ended (${run.state}); there is nothing to cancel`);
     }
-    await inTransaction(this.db, (tx) => this.runs.requestCancel(tx, [id], caller.actor, 'CANCELLED_BY_USER', 'cancelled through the API'));
-    return runView(await this.require(caller, id));
+    await retryTransient(() => inTransaction(this.db, (tx) => this.runs.requestCancel(tx, [id], caller.actor, 'CANCELLED_BY_USER', 'cancelled through the API')));
+    return this.view(await this.require(caller, id));
   }
 
   /** Runs a failed or dead run again as a fresh run (origin retry), with its attempts reset. */
@@ -149,19 +159,28 @@ export class RunsService implements BeforeApplicationShutdown {
     return this.rerun(caller, id, 'retry');
   }
 
-  /** Shared by retry and dead-letter republish: a fresh run of the same target and payload, in one transaction. */
+  /**
+   * Shared by retry and dead-letter republish: a fresh run of the same target and payload, in one
+   * transaction. A multi-step run's fresh run keeps the steps that succeeded (their results feed
+   * `inputs` as before) and runs the rest again; a cancelled one may be run again too.
+   */
   async rerun(caller: CallerContext, id: string, origin: 'retry' | 'republish'): Promise<RunView> {
     const source = await this.require(caller, id);
     if (origin === 'republish' && source.state !== 'dead') {
       throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}, not a dead letter; POST /v1/runs/${id}/retry runs a failed run again`);
     }
-    if (!RETRYABLE_STATES.includes(source.state)) {
-      throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}; only failed or dead runs can be run again`);
+    if (source.parentRunId !== null) {
+      throw new ConflictError('INVALID_STATE', null, `run ${id} is step ${source.stepName} of run ${source.parentRunId}; retry that run, which runs again the steps that did not succeed`);
+    }
+    const retryable = isStepsTarget(source.target) ? [...RETRYABLE_STATES, 'cancelled'] : RETRYABLE_STATES;
+    if (!retryable.includes(source.state)) {
+      throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}; only ${retryable.join(', ')} runs can be run again`);
     }
     const fresh = freshRunOf(source, origin, caller.actor, this.clock.date());
-    await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [fresh]));
-    await this.dispatcher.dispatch([{ id: fresh.id, availableAt: fresh.availableAt!, queue: queueOf(fresh.target) }]);
-    return runView(await this.require(caller, fresh.id));
+    const { readySteps } = await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [fresh]));
+    const item = dispatchItemOf(fresh);
+    await this.dispatcher.dispatch(item ? [item, ...readySteps] : readySteps);
+    return this.view(await this.require(caller, fresh.id));
   }
 
   private async require(caller: CallerContext, id: string): Promise<RunRow> {

@@ -8,10 +8,20 @@ import type { JsonValue, ResolvedDstPolicy } from '@kairos/domain';
 import type { ScheduleView, TickView } from './schedule.view.js';
 import type { BackfillResult } from './schedules.service.js';
 import type { ApplyResult, PlanItem } from './apply.service.js';
-import type { DstView, TargetView } from '../wire/policy.view.js';
+import type { DstView, StepDefinitionView, TargetView } from '../wire/policy.view.js';
 import { BatchErrorType } from '../graphql/batch.types.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
-import { CatchupModeEnum, DstGapPolicyEnum, DstOverlapPolicyEnum, OverlapPolicyEnum, ReasonCodeEnum, ScheduleStatusEnum, TickOriginEnum, TickOutcomeEnum } from '../graphql/wire.enums.js';
+import {
+  CatchupModeEnum,
+  DstGapPolicyEnum,
+  DstOverlapPolicyEnum,
+  OverlapPolicyEnum,
+  ReasonCodeEnum,
+  ScheduleStatusEnum,
+  StepWhenEnum,
+  TickOriginEnum,
+  TickOutcomeEnum,
+} from '../graphql/wire.enums.js';
 import { RetryPolicyType, RunType } from '../runs/run.types.js';
 
 @ObjectType('ResolvedDstPolicy', { description: 'The DST policy fire instants are computed with: `auto` decided for the cron expression.' })
@@ -37,6 +47,16 @@ export class CatchupPolicyType {
   @Field(() => Int, { nullable: true }) limit!: number | null;
 }
 
+@ObjectType('Step', { description: 'One step of a multi-step definition, with its defaults filled in.' })
+export class StepType implements StepDefinitionView {
+  @Field(() => String) name!: string;
+  @Field(() => [String]) dependsOn!: string[];
+  @Field(() => StepWhenEnum) when!: StepDefinitionView['when'];
+  @Field(() => JsonScalar) target!: TargetView;
+  @Field(() => RetryPolicyType, { nullable: true, description: "Null: the run's (the schedule's)." }) retry!: RetryPolicyType | null;
+  @Field(() => String, { nullable: true, description: "Null: the run's (the schedule's)." }) timeout!: string | null;
+}
+
 @ObjectType('Schedule', { description: 'A schedule: its definition with defaults filled in, and its cursor (GET /v1/schedules/:id).' })
 export class ScheduleType implements ScheduleView {
   @Field(() => ID) id!: string;
@@ -48,7 +68,8 @@ export class ScheduleType implements ScheduleView {
   @Field(() => DstPolicyType) dst!: DstPolicyType;
   @Field(() => CatchupPolicyType) catchup!: CatchupPolicyType;
   @Field(() => OverlapPolicyEnum) overlap!: ScheduleView['overlap'];
-  @Field(() => JsonScalar) target!: TargetView;
+  @Field(() => JsonScalar, { nullable: true, description: 'What each run executes; null when it runs steps.' }) target!: TargetView | null;
+  @Field(() => [StepType], { nullable: true, description: 'The graph of steps each run executes; null when it runs one target.' }) steps!: StepType[] | null;
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => String) timeout!: string;

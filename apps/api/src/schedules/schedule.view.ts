@@ -1,9 +1,9 @@
 /** The wire shape of a schedule, as REST and GraphQL return it: the definition with defaults filled in, and its cursor; and of its ticks. */
-import { formatDuration, formatInstant, formatOptionalInstant, type ScheduleSpec } from '@kairos/domain';
+import { formatDuration, formatInstant, formatOptionalInstant, isStepsTarget, type ScheduleSpec } from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
 import type { Schedule, Tick } from '@kairos/domain/wire';
 import type { z } from 'zod';
-import { dstView, iso, retryView, targetView } from '../wire/policy.view.js';
+import { dstView, executableView, iso, retryView, stepsView, targetView } from '../wire/policy.view.js';
 
 export type ScheduleView = z.output<typeof Schedule>;
 export type TickView = z.output<typeof Tick>;
@@ -23,7 +23,7 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
       limit: row.catchupLimit,
     },
     overlap: row.overlap,
-    target: targetView(row.target),
+    ...executableView(row.target),
     payload: row.payload,
     retry: retryView(row.retry),
     timeout: formatDuration(row.timeoutMs),
@@ -63,7 +63,7 @@ export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
       ...(spec.catchup.limit === null ? {} : { limit: spec.catchup.limit }),
     },
     overlap: spec.overlap,
-    target: targetView(spec.target),
+    ...(isStepsTarget(spec.target) ? { steps: stepsView(spec.target) } : { target: targetView(spec.target) }),
     payload: spec.payload,
     retry: retryView(spec.retry),
     timeout: formatDuration(spec.timeoutMs),

@@ -26,7 +26,7 @@ import { BackfillRequest, ScheduleVersionPage, readBatchItems, readScheduleCreat
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { z } from 'zod';
 import type { CallerContext } from '../auth/request-context.js';
-import { runView, type RunView } from '../runs/run.view.js';
+import { runViews, type RunView } from '../runs/run.view.js';
 import { scheduleView, specDefinition, type ScheduleView } from './schedule.view.js';
 import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
@@ -161,6 +161,9 @@ export class SchedulesService {
     if (['cron', 'every', 'at', 'in'].some((k) => definition[k] !== undefined)) {
       for (const k of ['cron', 'every', 'at']) delete merged[k];
     }
+    // A new target replaces the stored steps, and new steps the stored target.
+    if (definition['target'] != null) delete merged['steps'];
+    if (definition['steps'] != null) delete merged['target'];
     Object.assign(merged, definition);
     const nowMs = this.clock.now();
     const { spec } = readScheduleCreate(merged, nowMs);
@@ -276,7 +279,7 @@ export class SchedulesService {
       return made;
     });
     await this.dispatcher.dispatch(dispatch);
-    return runView(runs[0]!);
+    return (await runViews(this.db, this.runs, [runs[0]!]))[0]!;
   }
 
   /**
@@ -309,7 +312,7 @@ export class SchedulesService {
       return this.materialize(tx, locked, slots, { tickOrigin: 'backfill', runOrigin: 'backfill', overlap, actor: caller.actor });
     });
     await this.dispatcher.dispatch(dispatch);
-    return { slots: slots.length, created: runs.length, alreadyTicked, runs: runs.map(runView) };
+    return { slots: slots.length, created: runs.length, alreadyTicked, runs: await runViews(this.db, this.runs, runs) };
   }
 
   /**

@@ -5,7 +5,7 @@
  * queue: they ship with the built-in worker.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { ValidationError, type Target } from '@kairos/domain';
+import { callsOf, ValidationError, type Target } from '@kairos/domain';
 import { WorkerRepository, type Db, type Page } from '@kairos/ledger';
 import { DATABASE } from '@kairos/process';
 import { workerView, type WorkerView } from './worker.view.js';
@@ -22,29 +22,33 @@ export class WorkersService {
     return { items: page.items.map(workerView), nextCursor: page.nextCursor };
   }
 
-  /** Refuses (UNKNOWN_HANDLER on `target.name`) a handler no worker registered on the target's queue. */
+  /**
+   * Refuses (UNKNOWN_HANDLER on `target.name`, or `steps[i].target.name` for a step) a handler no
+   * worker registered on its queue.
+   */
   async admit(target: Target): Promise<void> {
-    if (target.type !== 'handler') return;
-    refuseUnknown(target.name, target.queue, await this.workers.knownHandlers(this.db, target.queue));
+    return this.admission()(target);
   }
 
   /** admit for the targets of one request (a batch's items): each queue's handlers are read once. */
   admission(): (target: Target) => Promise<void> {
     const known = new Map<string, Promise<string[]>>();
-    return async (target) => {
-      if (target.type !== 'handler') return;
-      if (!known.has(target.queue)) known.set(target.queue, this.workers.knownHandlers(this.db, target.queue));
-      refuseUnknown(target.name, target.queue, await known.get(target.queue)!);
+    return async (executable) => {
+      for (const { target, field } of callsOf(executable)) {
+        if (target.type !== 'handler') continue;
+        if (!known.has(target.queue)) known.set(target.queue, this.workers.knownHandlers(this.db, target.queue));
+        refuseUnknown(target.name, target.queue, await known.get(target.queue)!, `${field}.name`);
+      }
     };
   }
 }
 
-function refuseUnknown(name: string, queue: string, known: readonly string[]): void {
+function refuseUnknown(name: string, queue: string, known: readonly string[], field: string): void {
   if (known.includes(name)) return;
   const listing = known.length > 0 ? `known handlers of queue "${queue}": ${known.join(', ')}` : `no worker has registered on queue "${queue}" yet`;
   throw new ValidationError(
     'UNKNOWN_HANDLER',
-    'target.name',
+    field,
     `no worker has registered a handler named "${name}" on queue "${queue}"; ${listing}. Start a worker with that handler first, then create the schedule or run`,
   );
 }

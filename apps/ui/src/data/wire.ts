@@ -17,6 +17,48 @@ export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one' | 'buffer_all' | 're
 export type Target =
   | { type: 'handler'; name: string; queue: string }
   | { type: 'http'; url: string; method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; headers: Record<string, string>; timeout: string };
+export type RetryPolicy = { maxAttempts: number; backoff: { type: 'fixed' | 'exponential'; base: string; max: string; jitter: number } };
+export type StepWhen = 'on_success' | 'always';
+export type StepState = 'waiting' | 'queued' | 'running' | 'succeeded' | 'failed' | 'dead' | 'skipped' | 'cancelled';
+/**
+ * Every reason code. The dashboard keeps a run's, a tick's and an event's as text, but the wire-type
+ * check can leave a code out of its comparison only at the top of a response, so the code of a
+ * step (nested in its run) is this closed set, held to the API's both ways by the same check.
+ */
+export type ReasonCode =
+  | 'SUCCEEDED'
+  | 'HANDLER_ERROR'
+  | 'HANDLER_NON_RETRYABLE'
+  | 'UNKNOWN_HANDLER'
+  | 'HTTP_5XX'
+  | 'HTTP_4XX'
+  | 'HTTP_RETRYABLE_STATUS'
+  | 'HTTP_REDIRECT'
+  | 'HTTP_NETWORK_ERROR'
+  | 'TARGET_REFUSED'
+  | 'TIMEOUT'
+  | 'CANCELLED_BY_USER'
+  | 'REPLACED_BY_OVERLAP'
+  | 'SCHEDULE_DELETED'
+  | 'SCHEDULE_PAUSED'
+  | 'SCHEDULE_CHANGED'
+  | 'POISONED'
+  | 'STEP_FAILED'
+  | 'UPSTREAM_FAILED'
+  | 'LEASE_EXPIRED'
+  | 'LEASE_LOST'
+  | 'RETRY_SCHEDULED'
+  | 'OVERLAP_BUFFERED'
+  | 'HANDLER_NOT_REGISTERED'
+  | 'TRIGGERED'
+  | 'OVERLAP_SKIPPED'
+  | 'CATCHUP_NONE'
+  | 'CATCHUP_SUPERSEDED'
+  | 'CATCHUP_WINDOW_MISSED'
+  | 'CATCHUP_LIMIT_EXCEEDED'
+  | 'INVALID_DEFINITION'
+  | 'SCHEDULER_CRASHED'
+  | 'SCHEDULER_STOPPED';
 
 export interface Page<T> {
   items: T[];
@@ -41,9 +83,12 @@ export interface Schedule {
   dst: { gap: 'auto' | 'shift' | 'skip'; overlap: 'auto' | 'first' | 'last' | 'both' };
   catchup: { mode: 'none' | 'latest' | 'all'; window: string | null; limit: number | null };
   overlap: OverlapPolicy;
-  target: Target;
+  /** Null when it runs steps. */
+  target: Target | null;
+  /** Null when it runs one target. */
+  steps: Step[] | null;
   payload: JsonValue;
-  retry: { maxAttempts: number; backoff: { type: 'fixed' | 'exponential'; base: string; max: string; jitter: number } };
+  retry: RetryPolicy;
   timeout: string;
   startAt: string | null;
   endAt: string | null;
@@ -56,6 +101,18 @@ export interface Schedule {
   fireCount: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** One step of a multi-step definition, with its defaults filled in. */
+export interface Step {
+  name: string;
+  dependsOn: string[];
+  when: StepWhen;
+  target: Target;
+  /** Null: the run's (the schedule's). */
+  retry: RetryPolicy | null;
+  /** Null: the run's (the schedule's). */
+  timeout: string | null;
 }
 
 export interface Tick {
@@ -82,7 +139,14 @@ export interface Run {
   state: RunState;
   attempt: number;
   maxAttempts: number;
-  target: Target;
+  /** Null for a multi-step run. */
+  target: Target | null;
+  /** The steps of a multi-step run, in declaration order; null for a single-target run. */
+  steps: RunStep[] | null;
+  /** For a step's own run: the multi-step run it belongs to. */
+  parentRunId: string | null;
+  /** For a step's own run: its step's name. */
+  stepName: string | null;
   payload: JsonValue;
   result: JsonValue;
   error: Record<string, unknown> | null;
@@ -92,6 +156,26 @@ export interface Run {
   startedAt: string | null;
   finishedAt: string | null;
   leaseEpoch: number;
+}
+
+/** One step of a multi-step run and where it stands. */
+export interface RunStep {
+  name: string;
+  dependsOn: string[];
+  when: StepWhen;
+  state: StepState;
+  attempt: number;
+  maxAttempts: number;
+  /** What the step returned, once succeeded. */
+  result: JsonValue;
+  error: Record<string, unknown> | null;
+  /** Set once the step is terminal (UPSTREAM_FAILED for a skipped step). */
+  reasonCode: ReasonCode | null;
+  reasonText: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  /** The step's own run. */
+  runId: string;
 }
 
 export interface Attempt {

@@ -21,7 +21,9 @@ export interface RunEvent {
     | 'poisoned'
     | 'released'
     | 'drained'
-    | 'handed_back';
+    | 'handed_back'
+    | 'started'
+    | 'skipped';
   fromState: RunState | null;
   toState: RunState | null;
   leaseEpoch: number | null;

@@ -10,6 +10,7 @@ import type {
   BackfillResult,
   CronPreviewInput,
   DeadLetterFilter,
+  Executable,
   Page,
   Preview,
   Run,
@@ -19,6 +20,7 @@ import type {
   RunInput,
   RunListFilter,
   Schedule,
+  ScheduleFields,
   ScheduleInput,
   ScheduleListFilter,
   SchedulePatch,
@@ -80,7 +82,7 @@ export class KairosClient {
     /** PATCH: the given fields replace the stored ones. */
     update: (id: string, patch: SchedulePatch) => this.request<Schedule>('PATCH', `/v1/schedules/${enc(id)}`, { body: patch }),
     /** Creates the schedule of that name, or replaces its definition. */
-    put: (name: string, input: Omit<ScheduleInput, 'name'>) => this.request<Schedule>('PUT', `/v1/schedules/by-name/${enc(name)}`, { body: input }),
+    put: (name: string, input: Omit<ScheduleFields, 'name'> & Executable) => this.request<Schedule>('PUT', `/v1/schedules/by-name/${enc(name)}`, { body: input }),
     pause: (id: string) => this.request<Schedule>('POST', `/v1/schedules/${enc(id)}/pause`),
     resume: (id: string) => this.request<Schedule>('POST', `/v1/schedules/${enc(id)}/resume`),
     trigger: (id: string, input: TriggerInput = {}) => this.request<Run>('POST', `/v1/schedules/${enc(id)}/trigger`, { body: input }),

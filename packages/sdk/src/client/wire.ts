@@ -13,6 +13,10 @@ export type Instant = string;
 export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one' | 'buffer_all' | 'replace';
 export type RunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
 export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish';
+/** on_success: a step runs once every step it depends on succeeded (else it is skipped); always: once they all ended. */
+export type StepWhen = 'on_success' | 'always';
+/** waiting: a step it depends on has not ended; failed: an attempt failed and another will follow; skipped: it never became runnable. */
+export type StepState = 'waiting' | 'queued' | 'running' | 'succeeded' | 'failed' | 'dead' | 'skipped' | 'cancelled';
 export type ScheduleStatus = 'active' | 'paused' | 'completed';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -41,7 +45,40 @@ export interface RetryPolicy {
   backoff: { type: 'fixed' | 'exponential'; base: string; max: string; jitter: number };
 }
 
-export interface ScheduleInput {
+/** One step of a multi-step run. */
+export interface StepInput {
+  /** Unique in the run: 1 to 64 of a-z, 0-9, "_" and "-". */
+  name: string;
+  /** The steps of the same list that must end before this one starts. Default: none (it starts with the run). */
+  dependsOn?: string[];
+  /** Default on_success. */
+  when?: StepWhen;
+  target: TargetInput;
+  /** Default: the run's (the schedule's). */
+  retry?: RetryPolicyInput;
+  /** Of each attempt of this step. Default: the run's (the schedule's). */
+  timeout?: DurationInput;
+}
+/** One step of a multi-step definition, with its defaults filled in. */
+export interface Step {
+  name: string;
+  dependsOn: string[];
+  when: StepWhen;
+  target: Target;
+  /** Null: the run's (the schedule's). */
+  retry: RetryPolicy | null;
+  /** Null: the run's (the schedule's). */
+  timeout: string | null;
+}
+
+/**
+ * What a schedule or a run executes, exactly one of: a target (one call), or steps (a graph of
+ * calls; steps without a path between them run in parallel).
+ */
+export type Executable = { target: TargetInput; steps?: null } | { steps: StepInput[]; target?: null };
+
+/** A schedule definition's fields but what it executes (see ScheduleInput). */
+export interface ScheduleFields {
   name?: string;
   cron?: string;
   every?: DurationInput;
@@ -51,7 +88,6 @@ export interface ScheduleInput {
   dst?: { gap?: 'auto' | 'shift' | 'skip'; overlap?: 'auto' | 'first' | 'last' | 'both' };
   catchup?: { mode?: 'none' | 'latest' | 'all'; window?: DurationInput | null; limit?: number | null };
   overlap?: OverlapPolicy;
-  target: TargetInput;
   payload?: JsonValue;
   retry?: RetryPolicyInput;
   timeout?: DurationInput;
@@ -63,8 +99,9 @@ export interface ScheduleInput {
   idempotencyKey?: string;
   labels?: Record<string, string>;
 }
-/** PATCH: the given fields replace the stored ones. */
-export type SchedulePatch = Partial<ScheduleInput>;
+export type ScheduleInput = ScheduleFields & Executable;
+/** PATCH: the given fields replace the stored ones. To switch between target and steps, give the new one and null for the other. */
+export type SchedulePatch = Partial<ScheduleFields> & { target?: TargetInput | null; steps?: StepInput[] | null };
 
 export interface Schedule {
   id: string;
@@ -76,7 +113,10 @@ export interface Schedule {
   dst: { gap: string; overlap: string };
   catchup: { mode: string; window: string | null; limit: number | null };
   overlap: OverlapPolicy;
-  target: Target;
+  /** Null when it runs steps. */
+  target: Target | null;
+  /** Null when it runs one target. */
+  steps: Step[] | null;
   payload: JsonValue | null;
   retry: RetryPolicy;
   timeout: string;
@@ -144,13 +184,34 @@ export interface CronPreviewInput {
   count?: number;
 }
 
-export interface RunInput {
-  target: TargetInput;
+/** An ad-hoc run's fields but what it executes (see RunInput). */
+export interface RunFields {
   payload?: JsonValue;
   retry?: RetryPolicyInput;
   timeout?: DurationInput;
   availableAt?: string;
   idempotencyKey?: string;
+}
+export type RunInput = RunFields & Executable;
+
+/** One step of a multi-step run, frozen when the run was created, and where it stands. */
+export interface RunStep {
+  name: string;
+  dependsOn: string[];
+  when: StepWhen;
+  state: StepState;
+  attempt: number;
+  maxAttempts: number;
+  /** What the step returned, once succeeded: the `inputs` of the steps after it. */
+  result: JsonValue | null;
+  error: Record<string, unknown> | null;
+  /** Set once the step is terminal (UPSTREAM_FAILED for a skipped step). */
+  reasonCode: string | null;
+  reasonText: string | null;
+  startedAt: Instant | null;
+  finishedAt: Instant | null;
+  /** The step's own run (its events tell its story). */
+  runId: string;
 }
 
 export interface Run {
@@ -164,7 +225,14 @@ export interface Run {
   state: RunState;
   attempt: number;
   maxAttempts: number;
-  target: Target;
+  /** Null for a multi-step run. */
+  target: Target | null;
+  /** The steps of a multi-step run, in declaration order; null for a single-target run. */
+  steps: RunStep[] | null;
+  /** For a step's own run: the multi-step run it belongs to. */
+  parentRunId: string | null;
+  /** For a step's own run: its step's name. */
+  stepName: string | null;
   retry: RetryPolicy;
   payload: JsonValue | null;
   result: JsonValue | null;
