@@ -1,11 +1,19 @@
-/** A run's story: its events (live until it ends), each attempt with worker, duration and response or error, payload and result, cancel and retry. */
+/**
+ * A run's story: its events (live until it ends), each attempt with worker, duration and response or
+ * error, payload and result, cancel and retry. A multi-step run also shows its graph of steps (re-read
+ * while it runs), and the story of the step selected in it.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
+import { RunEvents } from '../components/run-events.js';
+import { StepDetail } from '../components/step-detail.js';
+import { StepGraph } from '../components/step-graph.js';
 import { StateBadge, When } from '../components/when.js';
 import { followRunEvents, kairosApi } from '../data/kairos-api.js';
 import type { RunEvent, RunWithAttempts } from '../data/wire.js';
-import { durationBetween, runStory } from '../logic/run-story.js';
+import { durationBetween } from '../logic/run-story.js';
+import { stepsOf, type RunStep } from '../logic/step-graph.js';
 import { pathOf } from '../logic/ui-route.js';
 import { navigate } from '../navigation.js';
 import { useCan } from '../session.js';
@@ -21,59 +29,108 @@ export function RunPage({ id }: { id: string }) {
       if (event.toState !== null && event.toState !== event.fromState) reload();
     });
   }, [id]);
+  // A step's progress is not an event of the run itself: while a multi-step run is active, read it again every few seconds.
+  const polling = run.state === 'ready' && stepsOf(run.value) !== null && (run.value.state === 'queued' || run.value.state === 'running');
+  useEffect(() => {
+    if (!polling) return;
+    const timer = setInterval(reload, STEPS_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [polling, reload]);
+  const [selectedStep, setSelectedStep] = useState<string | null>(null);
+  useEffect(() => setSelectedStep(null), [id]);
   return (
     <Show loaded={run}>
-      {(r) => (
-        <>
-          <h1>Run {r.id}</h1>
-          <p class="lead">
-            <StateBadge state={r.state} /> {r.reasonCode && <code>{r.reasonCode}</code>} {r.reasonText}
-            {r.scheduleId && (
-              <>
-                {' '}
-                · <Link href={pathOf({ page: 'schedule', id: r.scheduleId })}>its schedule</Link>
-              </>
-            )}
-          </p>
-          <RunActions run={r} onChanged={reload} />
-          <dl class="pairs">
-            <div>
-              <dt>Origin</dt>
-              <dd>{r.origin}</dd>
-            </div>
-            <div>
-              <dt>Slot</dt>
-              <dd>
-                <When at={r.scheduledFor} />
-              </dd>
-            </div>
-            <div>
-              <dt>Attempt</dt>
-              <dd>
-                {r.attempt} of {r.maxAttempts}
-              </dd>
-            </div>
-            <div>
-              <dt>Duration</dt>
-              <dd>{durationBetween(r.startedAt, r.finishedAt) || '—'}</dd>
-            </div>
-            <div>
-              <dt>Target</dt>
-              <dd>{JSON.stringify(r.target)}</dd>
-            </div>
-          </dl>
-          <Story events={events} />
-          <Attempts run={r} />
-          <section aria-labelledby="data">
-            <h2 id="data">Payload and result</h2>
-            <h3>Payload</h3>
-            <pre>{JSON.stringify(r.payload, null, 2)}</pre>
-            <h3>Result</h3>
-            <pre>{JSON.stringify(r.result ?? r.error, null, 2)}</pre>
-          </section>
-        </>
-      )}
+      {(r) => {
+        const steps = stepsOf<RunStep>(r);
+        const parent = parentOf(r);
+        return (
+          <>
+            <h1>Run {r.id}</h1>
+            <p class="lead">
+              <StateBadge state={r.state} /> {r.reasonCode && <code>{r.reasonCode}</code>} {r.reasonText}
+              {r.scheduleId && (
+                <>
+                  {' '}
+                  · <Link href={pathOf({ page: 'schedule', id: r.scheduleId })}>its schedule</Link>
+                </>
+              )}
+              {parent && (
+                <>
+                  {' '}
+                  · step <code>{parent.stepName}</code> of <Link href={pathOf({ page: 'run', id: parent.runId })}>its multi-step run</Link>
+                </>
+              )}
+            </p>
+            <RunActions run={r} onChanged={reload} />
+            <dl class="pairs">
+              <div>
+                <dt>Origin</dt>
+                <dd>{r.origin}</dd>
+              </div>
+              <div>
+                <dt>Slot</dt>
+                <dd>
+                  <When at={r.scheduledFor} />
+                </dd>
+              </div>
+              <div>
+                <dt>Attempt</dt>
+                <dd>
+                  {r.attempt} of {r.maxAttempts}
+                </dd>
+              </div>
+              <div>
+                <dt>Duration</dt>
+                <dd>{durationBetween(r.startedAt, r.finishedAt) || '—'}</dd>
+              </div>
+              {steps === null ? (
+                <div>
+                  <dt>Target</dt>
+                  <dd>{JSON.stringify(r.target)}</dd>
+                </div>
+              ) : (
+                <div>
+                  <dt>Steps</dt>
+                  <dd>{steps.length === 1 ? '1 step' : `${steps.length} steps`}</dd>
+                </div>
+              )}
+            </dl>
+            {steps !== null && <Steps steps={steps} selected={selectedStep} onSelect={setSelectedStep} />}
+            <RunEvents events={events} headingId="story" title="Events" empty="Waiting for events…" />
+            <Attempts run={r} multiStep={steps !== null} />
+            <section aria-labelledby="data">
+              <h2 id="data">Payload and result</h2>
+              <h3>Payload</h3>
+              <pre>{JSON.stringify(r.payload, null, 2)}</pre>
+              <h3>Result</h3>
+              <pre>{JSON.stringify(r.result ?? r.error, null, 2)}</pre>
+            </section>
+          </>
+        );
+      }}
     </Show>
+  );
+}
+
+/** How often an active multi-step run is read again. */
+const STEPS_REFRESH_MS = 2_000;
+
+/** For a step's own run, the multi-step run it belongs to and its step's name; null for any other run. */
+function parentOf(run: object): { runId: string; stepName: string } | null {
+  const { parentRunId, stepName } = run as { parentRunId?: unknown; stepName?: unknown };
+  return typeof parentRunId === 'string' && typeof stepName === 'string' ? { runId: parentRunId, stepName } : null;
+}
+
+/** The graph of a multi-step run and, below it, the selected step. */
+function Steps({ steps, selected, onSelect }: { steps: RunStep[]; selected: string | null; onSelect: (name: string) => void }) {
+  const step = steps.find((s) => s.name === selected) ?? null;
+  return (
+    <section aria-labelledby="steps" class="steps">
+      <h2 id="steps">Steps</h2>
+      <p class="muted">Each step starts once the steps with an arrow to it have ended; select a step for its story. A dashed box runs always, whatever its upstream steps did.</p>
+      <StepGraph steps={steps} selected={selected} onSelect={onSelect} labelledBy="steps" />
+      {step === null ? <p class="muted">No step selected.</p> : <StepDetail key={step.runId} step={step} />}
+    </section>
   );
 }
 
@@ -99,53 +156,12 @@ function RunActions({ run, onChanged }: { run: RunWithAttempts; onChanged: () =>
   );
 }
 
-function Story({ events }: { events: RunEvent[] }) {
-  const rows = runStory(events);
-  return (
-    <section aria-labelledby="story">
-      <h2 id="story">Events</h2>
-      {rows.length === 0 ? (
-        <p>Waiting for events…</p>
-      ) : (
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Transition</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Epoch</th>
-                <th scope="col">Actor</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.id}>
-                  <td>
-                    <When at={row.at} /> <span class="muted">{row.sinceStart}</span>
-                  </td>
-                  <td>{row.kind}</td>
-                  <td>{row.transition}</td>
-                  <td>{row.reason && <code>{row.reason}</code>}</td>
-                  <td>{row.epoch}</td>
-                  <td>{row.actor}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
-  );
-}
-
-function Attempts({ run }: { run: RunWithAttempts }) {
+function Attempts({ run, multiStep }: { run: RunWithAttempts; multiStep: boolean }) {
   return (
     <section aria-labelledby="attempts">
       <h2 id="attempts">Attempts</h2>
       {run.attempts.length === 0 ? (
-        <p>Not attempted yet.</p>
+        <p>{multiStep ? 'Each step is attempted in a run of its own: select a step above for its attempts and events.' : 'Not attempted yet.'}</p>
       ) : (
         <ol class="attempts">
           {run.attempts.map((a) => (

@@ -1,4 +1,5 @@
 /** One schedule: its definition and policies, the next ten fires (DST changes marked), its ticks and runs (new runs appear live), the versions of its definition, and its actions. */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
@@ -8,6 +9,7 @@ import type { Run, Schedule } from '../data/wire.js';
 import { markOffsetChanges } from '../logic/fire-preview.js';
 import { durationBetween } from '../logic/run-story.js';
 import { specInWords } from '../logic/spec-words.js';
+import { dependsOnInWords, stepsOf, targetInWords, whenInWords, type ScheduleStep } from '../logic/step-graph.js';
 import { pathOf } from '../logic/ui-route.js';
 import { navigate } from '../navigation.js';
 import { useCan } from '../session.js';
@@ -141,13 +143,14 @@ function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () =>
 }
 
 function Definition({ schedule: s }: { schedule: Schedule }) {
-  const rows: [string, string][] = [
+  const steps = stepsOf<ScheduleStep>(s);
+  const rows: [string, ComponentChildren][] = [
     ['Timing', s.cron !== null ? `cron ${s.cron}` : s.every !== null ? `every ${s.every}` : `at ${s.at}`],
     ['Time zone', s.timezone],
     ['DST', `gap ${s.dst.gap}, overlap ${s.dst.overlap}`],
     ['Catch-up', `${s.catchup.mode}${s.catchup.window ? `, window ${s.catchup.window}` : ''}${s.catchup.limit !== null ? `, limit ${s.catchup.limit}` : ''}`],
     ['Overlap', s.overlap],
-    ['Target', JSON.stringify(s.target)],
+    steps === null ? ['Target', JSON.stringify(s.target)] : ['Steps', steps.length === 1 ? '1 step, below' : `${steps.length} steps, below`],
     ['Retry', `${s.retry.maxAttempts} attempts, ${s.retry.backoff.type} from ${s.retry.backoff.base} to ${s.retry.backoff.max}, jitter ${s.retry.backoff.jitter}`],
     ['Timeout', s.timeout],
     ['Bounds', `${s.startAt ?? 'from creation'} to ${s.endAt ?? 'no end'}${s.maxRuns !== null ? `, at most ${s.maxRuns} runs` : ''}`],
@@ -166,7 +169,67 @@ function Definition({ schedule: s }: { schedule: Schedule }) {
           </div>
         ))}
       </dl>
+      {steps !== null && <Steps steps={steps} />}
     </section>
+  );
+}
+
+/** The graph of steps each run executes, in declaration order: what each waits for, when it runs, its target, and its own policies. */
+function Steps({ steps }: { steps: ScheduleStep[] }) {
+  return (
+    <>
+      <h3 id="schedule-steps">Steps</h3>
+      <ol class="schedule-steps" aria-labelledby="schedule-steps">
+        {steps.map((step) => (
+          <li key={step.name} data-step-name={step.name}>
+            <strong>
+              <code>{step.name}</code>
+            </strong>
+            <dl class="step-facts">
+              <div>
+                <dt>Depends on</dt>
+                <dd>
+                  {step.dependsOn.length === 0 ? (
+                    <span class="muted">nothing: {dependsOnInWords(step.dependsOn)}</span>
+                  ) : (
+                    step.dependsOn.map((name, i) => (
+                      <span key={name}>
+                        {i > 0 && ', '}
+                        <code>{name}</code>
+                      </span>
+                    ))
+                  )}
+                </dd>
+              </div>
+              <div>
+                <dt>When</dt>
+                <dd>
+                  <code>{step.when}</code> <span class="muted">({whenInWords(step.when)})</span>
+                </dd>
+              </div>
+              <div>
+                <dt>Target</dt>
+                <dd>{targetInWords(step.target)}</dd>
+              </div>
+              {step.retry && (
+                <div>
+                  <dt>Retry</dt>
+                  <dd>
+                    {step.retry.maxAttempts} attempts, {step.retry.backoff.type} from {step.retry.backoff.base} to {step.retry.backoff.max}, jitter {step.retry.backoff.jitter}
+                  </dd>
+                </div>
+              )}
+              {step.timeout && (
+                <div>
+                  <dt>Timeout</dt>
+                  <dd>{step.timeout}</dd>
+                </div>
+              )}
+            </dl>
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
 
