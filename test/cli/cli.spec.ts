@@ -6,6 +6,7 @@ import { api, runInState, useKairos, waitFor } from '../support/kairos.js';
 describe('the kairos CLI', () => {
   let scheduleId: string;
   let deadRunId: string;
+  let graphRunId: string;
 
   const cli = async (...argv: string[]): Promise<{ code: number; out: string }> => {
     const lines: string[] = [];
@@ -25,7 +26,19 @@ describe('the kairos CLI', () => {
         retry: { maxAttempts: 2, backoff: { type: 'fixed', base: '100ms', max: '100ms', jitter: 0 } },
       })
     ).body.id;
+    graphRunId = (
+      await client.post('/v1/runs', {
+        steps: [
+          { name: 'fetch', target: { type: 'handler', name: 'echo' } },
+          { name: 'parse', dependsOn: ['fetch'], target: { type: 'handler', name: 'fail' }, retry: { maxAttempts: 1 } },
+          { name: 'store', dependsOn: ['parse'], target: { type: 'handler', name: 'noop' } },
+          { name: 'notify', dependsOn: ['parse'], when: 'always', target: { type: 'handler', name: 'noop' } },
+        ],
+        payload: { message: 'bad input' },
+      })
+    ).body.id;
     await runInState(client, deadRunId, 'dead');
+    await runInState(client, graphRunId, 'dead');
     await waitFor(async () => ((await client.get(`/v1/runs?scheduleId=${scheduleId}&state=succeeded`)).body.items.length >= 2 ? true : undefined), 'two slots');
   });
 
@@ -37,7 +50,8 @@ describe('the kairos CLI', () => {
     expect(out).toMatch(/^transport +postgres \(schema kairos_transport of the ledger's database\)$/m);
     expect(out).toMatch(/^leader +\S+:\d+:[0-9a-f]{8} \(epoch 1, lease until /m);
     expect(out).toMatch(/^schedules +active 1$/m);
-    expect(out).toMatch(/^runs +.*dead 1.*succeeded \d+/m);
+    // The dead run and the multi-step run; its dead step counts with it, not on its own.
+    expect(out).toMatch(/^runs +.*dead 2.*succeeded \d+/m);
     // The one scheduler owns every tick partition; its host's clock is the database's host's, within a few ms.
     expect(out).toMatch(/^\S+:\d+:[0-9a-f]{8} +\S+ +\S+ +[+-]0\.0\d\d s +0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15$/m);
     expect(out).toMatch(/^workers \(heard from in the last minute\)\n.*\n\S+ +default +\S+ +[+-]0\.0\d\d s$/m);
@@ -74,8 +88,9 @@ describe('the kairos CLI', () => {
       description: 'gap auto (skip), overlap auto (both): the minute or hour field starts with *, so it follows real time',
     });
     const dead = await cli('runs', '--state', 'dead');
-    expect(dead.out.split('\n')).toHaveLength(2);
+    expect(dead.out.split('\n')).toHaveLength(3);
     expect(dead.out).toContain(deadRunId);
+    expect(dead.out).toContain(graphRunId);
     expect(dead.out).toMatch(/2\/2 +HANDLER_ERROR/);
     const bySchedule = JSON.parse((await cli('runs', '--schedule', scheduleId, '--json', '--limit', '1')).out);
     expect(bySchedule).toHaveLength(1);
@@ -94,6 +109,22 @@ describe('the kairos CLI', () => {
     expect(kinds).toEqual(['queued', 'claimed', 'retry_scheduled', 'claimed', 'dead']);
     expect(out).toMatch(/retry_scheduled +running → queued .*\[HANDLER_ERROR: the handler threw an error\]/);
     await expect(cli('explain', '01a226b4-d238-7c31-b6af-28c7c8951e9e')).rejects.toThrow(/does not exist/);
+  });
+
+  it("explains a multi-step run: its graph layer by layer, and each step's story", async () => {
+    const { code, out } = await cli('explain', graphRunId);
+    expect(code).toBe(0);
+    const lines = out.split('\n');
+    expect(lines[0]).toBe(`run ${graphRunId}: dead (STEP_FAILED)`);
+    expect(out).toContain('step parse ended dead (HANDLER_ERROR)');
+    expect(out).toMatch(/^ {4}1\. fetch +succeeded first, attempt 1\/3, \d+ ms$/m);
+    expect(out).toMatch(/^ {4}2\. parse +dead +after fetch, attempt 1\/1, \d+ ms HANDLER_ERROR/m);
+    expect(out).toMatch(/^ {4}3\. store +skipped +after parse, attempt 1\/3 UPSTREAM_FAILED: upstream step parse did not succeed$/m);
+    expect(out).toMatch(/^ {7}notify +succeeded after parse \(always\), attempt 1\/3, \d+ ms$/m);
+    expect(out).toMatch(/^step store \(run \S+\): skipped$/m);
+    expect(out).toMatch(/^ {2}\S+ +skipped +queued → cancelled +by steps \[UPSTREAM_FAILED: /m);
+    const json = JSON.parse((await cli('explain', graphRunId, '--json')).out);
+    expect(json.steps.map((s: { run: { stepName: string } }) => s.run.stepName)).toEqual(['fetch', 'parse', 'store', 'notify']);
   });
 
   it('fsck passes a healthy ledger and names what breaks an invariant', async () => {

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ApiKeyRepository } from '@kairos/ledger';
 import { KairosWorker } from '@kairos/sdk';
 import { runInState, useKairos } from '../support/kairos.js';
+import { WORKER_PROTOCOL_VERSION } from '../../packages/sdk/src/worker/worker-protocol.js';
 
 const INSUFFICIENT_PRIVILEGE = '42501';
 
@@ -47,13 +48,13 @@ describe('worker credentials', () => {
 
   it('answers the URLs a worker connects with, and refuses a body without queues', async () => {
     expect((await client.post('/v1/worker-credentials', {})).body).toMatchObject({ code: 'MISSING_FIELD', field: 'queues' });
-    expect((await client.post('/v1/worker-credentials', { queues: ['bad queue'] })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'queues.0' });
+    expect((await client.post('/v1/worker-credentials', { queues: ['bad queue'] })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'queues[0]' });
     expect((await client.post('/v1/worker-credentials', { queues: ['media'], admin: true })).body).toMatchObject({ code: 'UNKNOWN_FIELD' });
     expect((await t.db.query(`SELECT count(*)::int AS n FROM kairos_worker.credentials`)).rows[0].n).toBe(0);
 
     const granted = await client.post('/v1/worker-credentials', { queues: ['media', 'media', 'thumbs'] });
     expect(granted.status).toBe(201);
-    expect(granted.body).toMatchObject({ namespace: 'default', queues: ['media', 'thumbs'], protocol: { oldest: 1, newest: 1 } });
+    expect(granted.body).toMatchObject({ namespace: 'default', queues: ['media', 'thumbs'], protocol: { oldest: 1, newest: WORKER_PROTOCOL_VERSION } });
     expect(new URL(granted.body.databaseUrl).username).toBe(granted.body.role);
     if (t.transport.kind === 'redis') {
       expect(granted.body.redis).toMatchObject({ user: granted.body.role, applied: true });
@@ -86,7 +87,7 @@ describe('worker credentials', () => {
     ]) {
       await expect(w.query(statement), statement).rejects.toMatchObject({ code: INSUFFICIENT_PRIVILEGE });
     }
-    expect((await w.query(`SELECT kairos_worker.protocol_version() AS v`)).rows[0].v).toBe(1);
+    expect((await w.query(`SELECT kairos_worker.protocol_version() AS v`)).rows[0].v).toBe(WORKER_PROTOCOL_VERSION);
 
     // Another namespace's run, alone or in a batch with its own: refused, and nothing claimed.
     await expect(w.query(`SELECT * FROM kairos_worker.claim_runs('intruder', $1::uuid[], 30000)`, [[otherNamespace]])).rejects.toMatchObject({

@@ -54,7 +54,7 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   ).rows;
   const unowned = (await db.query(`SELECT array_agg(partition ORDER BY partition) AS p FROM partition_leases WHERE expires_at <= now()`)).rows[0].p ?? [];
   const schedules = (await db.query(`SELECT status, count(*)::int AS n FROM schedules GROUP BY status ORDER BY status`)).rows;
-  const runs = (await db.query(`SELECT state, count(*)::int AS n FROM runs GROUP BY state ORDER BY state`)).rows;
+  const runs = (await db.query(`SELECT state, count(*)::int AS n FROM runs WHERE parent_run_id IS NULL GROUP BY state ORDER BY state`)).rows;
   const ledger = await ledgerSize(db);
   const database = describeDatabase(config);
   const transport = describeTransport(config.transport);
