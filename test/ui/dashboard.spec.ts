@@ -123,6 +123,43 @@ describe('the dashboard in Chromium', () => {
     await shot('run');
   });
 
+  it("draws a multi-step run's graph, and tells a step's story on a click", async () => {
+    const response = await fetch(`${kairos.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        payload: { message: 'the parser broke', retryable: false },
+        steps: [
+          { name: 'fetch', target: { type: 'handler', name: 'echo' } },
+          { name: 'parse', dependsOn: ['fetch'], target: { type: 'handler', name: 'fail' } },
+          { name: 'audit', dependsOn: ['fetch'], target: { type: 'handler', name: 'noop' } },
+          { name: 'store', dependsOn: ['parse'], target: { type: 'handler', name: 'noop' } },
+          { name: 'notify', dependsOn: ['store', 'audit'], when: 'always', target: { type: 'handler', name: 'noop' } },
+        ],
+      }),
+    });
+    const run: any = await response.json();
+    await expect.poll(async () => ((await (await fetch(`${kairos.url}/v1/runs/${run.id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as any).state, { timeout: 20_000 }).toBe('dead');
+    await page.goto(`${kairos.url}/ui/runs/${run.id}`);
+    const graph = page.getByTestId('step-graph');
+    await graph.waitFor();
+    expect(await graph.locator('[data-testid^="step-node-"]').count()).toBe(5);
+    // Layered left to right: fetch, then parse and audit, then store, then notify.
+    const x = async (name: string) => (await page.getByTestId(`step-node-${name}`).boundingBox())!.x;
+    expect(await x('fetch')).toBeLessThan(await x('parse'));
+    expect(await x('parse')).toBe(await x('audit'));
+    expect(await x('parse')).toBeLessThan(await x('store'));
+    expect(await x('store')).toBeLessThan(await x('notify'));
+    expect(await page.getByTestId('step-node-store').getAttribute('aria-label')).toMatch(/store, skipped/);
+    expect(await page.getByTestId('step-node-notify').getAttribute('aria-label')).toMatch(/notify, succeeded/);
+    await page.getByTestId('step-node-parse').click();
+    const detail = page.getByTestId('step-detail');
+    await expect.poll(() => detail.textContent()).toContain('the parser broke');
+    await expect.poll(() => detail.textContent()).toMatch(/HANDLER_NON_RETRYABLE/);
+    await expect.poll(() => detail.textContent()).toMatch(/running → dead/);
+    await shot('steps');
+  });
+
   it('republishes a dead letter', async () => {
     const response = await fetch(`${kairos.url}/v1/runs`, {
       method: 'POST',

@@ -71,19 +71,30 @@ const definition = {
 type Fields = Record<string, z.ZodType>;
 
 /**
- * The body that says when with `timing`: a closed object declaring every field, `timing` required
- * and the other ways of saying when allowed only as null. Exactly one such variant matches a
- * body, and generators turn the oneOf of them into a plain union of object types (a oneOf of
- * bare `required` lists reads to them as objects without properties).
+ * The body that says when with `timing` and what it runs with `executable` (target or steps): a
+ * closed object declaring every field, those two required and the other ways of saying when and
+ * what allowed only as null. Exactly one such variant matches a body, and generators turn the
+ * oneOf of them into a plain union of object types (a oneOf of bare `required` lists reads to them
+ * as objects without properties).
  */
-function timedBody(fields: Fields, timing: string, timings: readonly string[], required: readonly string[], description: string) {
+function timedBody(fields: Fields, timing: string | null, timings: readonly string[], executable: Executable | null, description: string) {
   const shape: Fields = {};
   for (const [key, schema] of Object.entries(fields)) {
-    const declared = key === timing || !timings.includes(key) ? schema : z.null().describe(`Only one of ${timings.join(', ')}.`);
-    shape[key] = key === timing || required.includes(key) ? declared : declared.optional();
+    const otherTiming = timings.includes(key) && key !== timing;
+    const otherExecutable = executable !== null && EXECUTABLES.includes(key as Executable) && key !== executable;
+    const declared = otherTiming
+      ? z.null().describe(`Only one of ${timings.join(', ')}.`)
+      : otherExecutable
+        ? z.null().describe(`Only one of ${EXECUTABLES.join(', ')}.`)
+        : schema;
+    shape[key] = key === timing || key === executable ? declared : declared.optional();
   }
   return z.strictObject(shape).describe(description);
 }
+
+/** What a schedule or run executes: one call, or a graph of steps. */
+const EXECUTABLES = ['target', 'steps'] as const;
+type Executable = (typeof EXECUTABLES)[number];
 
 const SCHEDULE_TIMINGS = ['cron', 'every', 'at', 'in'] as const;
 const PREVIEW_TIMINGS = ['cron', 'every'] as const;
@@ -96,15 +107,21 @@ const scheduleCreateFields = {
     .describe('A repeated key in the namespace returns the existing schedule with `deduped: true` (status 200) instead of creating another.'),
 };
 
-const scheduleCreate = (timing: (typeof SCHEDULE_TIMINGS)[number]) =>
+const scheduleCreate = (timing: (typeof SCHEDULE_TIMINGS)[number], executable: Executable) =>
   component(
-    `ScheduleCreate${timing[0]!.toUpperCase()}${timing.slice(1)}`,
-    timedBody(scheduleCreateFields, timing, SCHEDULE_TIMINGS, [], `A schedule definition that fires by \`${timing}\`; it runs exactly one of target or steps.`),
+    `ScheduleCreate${timing[0]!.toUpperCase()}${timing.slice(1)}${executable === 'steps' ? 'Steps' : ''}`,
+    timedBody(
+      scheduleCreateFields,
+      timing,
+      SCHEDULE_TIMINGS,
+      executable,
+      executable === 'steps' ? `A schedule definition that fires by \`${timing}\` and runs steps.` : `A schedule definition that fires by \`${timing}\`.`,
+    ),
   );
 
 export const ScheduleCreate = component(
   'ScheduleCreate',
-  z.xor(SCHEDULE_TIMINGS.map(scheduleCreate)),
+  z.xor(EXECUTABLES.flatMap((executable) => SCHEDULE_TIMINGS.map((timing) => scheduleCreate(timing, executable)))),
   'A schedule definition (POST /v1/schedules, PUT /v1/schedules/by-name/{name}). Exactly one of cron, every, at or in, and exactly one of target or steps; unknown fields are refused (UNKNOWN_FIELD). Null counts as absent for every optional field.',
 );
 
@@ -235,7 +252,7 @@ const previewFields = {
 const cronPreview = (timing: (typeof PREVIEW_TIMINGS)[number]) =>
   component(
     `CronPreviewOf${timing[0]!.toUpperCase()}${timing.slice(1)}`,
-    timedBody(previewFields, timing, PREVIEW_TIMINGS, [], `A preview of a \`${timing}\` spec.`),
+    timedBody(previewFields, timing, PREVIEW_TIMINGS, null, `A preview of a \`${timing}\` spec.`),
   );
 
 export const CronPreviewRequest = component(
@@ -272,42 +289,52 @@ export function previewSpec(body: unknown, nowMs: number): SpecPreview {
   return previewOf(spec, from, count ?? DEFAULT_PREVIEW_COUNT);
 }
 
+const runCreateFields = {
+  target: TargetInput,
+  steps: StepsInput,
+  payload: payload.optional(),
+  retry: RetryPolicyInput.nullable().optional(),
+  timeout,
+  availableAt: InstantInput.nullable()
+    .optional()
+    .describe('When the run becomes due; an instant in the past means now. Default: now.')
+    .transform((value) => (value === undefined || value === null ? null : parseInstant(value, ''))),
+  idempotencyKey: text(200)
+    .nullable()
+    .optional()
+    .describe('A repeated key in the namespace returns the first run with `deduped: true` (status 200).'),
+};
+
 export const RunCreate = component(
   'RunCreate',
-  screenedBy(
-    (value) => {
-      if (isObject(value)) checkOneExecutable(value);
-    },
-    closedObject({
-    target: TargetInput.optional(),
-    steps: StepsInput.optional(),
-    payload: payload.optional(),
-    retry: retryPolicy(),
-    timeout,
-    availableAt: InstantInput.nullable()
-      .optional()
-      .describe('When the run becomes due; an instant in the past means now. Default: now.')
-      .transform((value) => (value === undefined || value === null ? null : parseInstant(value, ''))),
-    idempotencyKey: text(200)
-      .nullable()
-      .optional()
-      .describe('A repeated key in the namespace returns the first run with `deduped: true` (status 200).'),
-  }).transform(({ target, steps, payload, retry, timeout, availableAt, idempotencyKey }) => ({
-    // The body was checked to give exactly one of them.
-    target: (target ?? steps)!,
-    payload: payload ?? null,
-    retry,
-    timeoutMs: timeout ?? DEFAULT_RUN_TIMEOUT_MS,
-    availableAtMs: availableAt,
-    idempotencyKey: idempotencyKey ?? null,
-  })),
-  ),
+  z.xor([
+    component('RunCreateTarget', timedBody(runCreateFields, null, [], 'target', 'An ad-hoc run of a target.')),
+    component('RunCreateSteps', timedBody(runCreateFields, null, [], 'steps', 'An ad-hoc run of a graph of steps.')),
+  ]),
   'An ad-hoc run of a target, or of a graph of steps, now or at availableAt. Exactly one of target or steps.',
+);
+
+/** A run body as it is read: the fields of RunCreate in one closed object, with exactly one of target or steps. */
+const runBody = screenedBy(
+  (value) => {
+    if (isObject(value) && Object.keys(value).every((key) => key in runCreateFields)) checkOneExecutable(value);
+  },
+  closedObject({ ...runCreateFields, target: TargetInput.optional(), steps: StepsInput.optional(), retry: retryPolicy() }).transform(
+    ({ target, steps, payload, retry, timeout, availableAt, idempotencyKey }) => ({
+      // The body was checked to give exactly one of them.
+      target: (target ?? steps)!,
+      payload: payload ?? null,
+      retry,
+      timeoutMs: timeout ?? DEFAULT_RUN_TIMEOUT_MS,
+      availableAtMs: availableAt,
+      idempotencyKey: idempotencyKey ?? null,
+    }),
+  ),
 );
 
 /** A POST /v1/runs body; an availableAt before `nowMs` (or none) means now. */
 export function readRunCreate(body: unknown, nowMs: number): RunCreateRequest {
-  const run = readWire(RunCreate, body);
+  const run = readWire(runBody, body);
   return { ...run, availableAtMs: Math.max(nowMs, run.availableAtMs ?? nowMs) };
 }
 
