@@ -43,7 +43,7 @@ CREATE FUNCTION kairos_advance_graph(_graph uuid) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
   g runs;
-  moved integer;
+  skipped integer;
   active integer;
   unsucceeded integer;
   first_failed text;
@@ -96,8 +96,9 @@ BEGIN
                   ELSE jsonb_build_object('reasonText', x.reason_text) END
       FROM changed x
     )
-    SELECT count(*) INTO moved FROM changed;
-    EXIT WHEN moved = 0;
+    -- A release changes nothing more; a skip may skip or release what waits after it.
+    SELECT count(*) INTO skipped FROM changed WHERE changed.state = 'cancelled';
+    EXIT WHEN skipped = 0;
   END LOOP;
 
   SELECT count(*) FILTER (WHERE s.state IN ('queued', 'running')),

@@ -117,9 +117,9 @@ export class ExecutionLedger {
     return this.protocol.releaseParked(this.db, scheduleId, this.owner);
   }
 
-  /** The steps of this graph that its last verdict made ready, to hand to the transport. */
-  takeReadySteps(graphRunId: string): Promise<DispatchItem[]> {
-    return this.protocol.takeReadySteps(this.db, [graphRunId]);
+  /** The steps of these graphs that their last verdicts made ready, to hand to the transport. */
+  takeReadySteps(graphRunIds: readonly string[]): Promise<DispatchItem[]> {
+    return this.protocol.takeReadySteps(this.db, graphRunIds);
   }
 
   renewLeases(held: readonly { id: string; epoch: number }[]): Promise<LeaseRenewal[]> {

@@ -16,6 +16,7 @@ import { withLogContext } from '@kairos/telemetry/log-context';
 import { contextFromTrace, spanFailed, tracer } from '@kairos/telemetry/trace-context';
 import type { ExecutionLedger } from './execution-ledger.js';
 import type { LeaseKeeper } from './lease-keeper.js';
+import { MicroBatcher } from './micro-batcher.js';
 import { RunAborted } from './run-abort.js';
 import type { TargetRunner } from './target-runner.js';
 
@@ -42,6 +43,18 @@ export interface WorkerLogger {
 }
 
 export class RunExecutor {
+  /**
+   * Hands over the steps that verdicts made ready, one call and one dispatch for the verdicts of
+   * many graphs at once, as claims and verdicts are batched.
+   */
+  private readonly readySteps = new MicroBatcher<string, void>(
+    async (graphRunIds) => {
+      await this.dispatcher.dispatch(await this.ledger.takeReadySteps([...new Set(graphRunIds)]));
+      return graphRunIds.map(() => undefined);
+    },
+    { maxBatch: 256, maxInFlight: 1 },
+  );
+
   constructor(
     private readonly ledger: ExecutionLedger,
     private readonly leases: LeaseKeeper,
@@ -163,7 +176,7 @@ export class RunExecutor {
           if (!written) return this.leaseLost(run, verdict.reasonCode);
           this.observer.verdict?.(verdict.state, verdict.reasonCode);
           // The verdict of a step may have made the next ones ready: hand them over now rather than wait for the relay.
-          if (run.graphRunId !== null) await this.dispatcher.dispatch(await this.ledger.takeReadySteps(run.graphRunId));
+          if (run.graphRunId !== null) await this.readySteps.submit(run.graphRunId);
           if (run.scheduleId !== null && run.mayReleaseParked) {
             await this.dispatcher.dispatch(await this.ledger.releaseParked(run.scheduleId));
           }
