@@ -41,6 +41,15 @@ describe('retention on a running cluster', () => {
     };
     const kept = await deadRun();
     const republished = await deadRun();
+    // A multi-step run goes with its steps.
+    const graph = await client.post('/v1/runs', {
+      steps: [
+        { name: 'first', target: { type: 'handler', name: 'echo' } },
+        { name: 'second', dependsOn: ['first'], target: { type: 'handler', name: 'noop' } },
+      ],
+    });
+    expect(graph.status).toBe(201);
+    await runInState(client, graph.body.id, 'succeeded');
     const republish = await client.post(`/v1/dead-letters/${republished}/republish`);
     expect(republish.status).toBe(201);
     const copy = republish.body.id as string;
@@ -67,6 +76,7 @@ describe('retention on a running cluster', () => {
     ).toBe(0);
     expect(await old(`SELECT count(*)::int AS n FROM outbox WHERE published_at < ${cutoff}`)).toBe(0);
     expect(await old(`SELECT count(*)::int AS n FROM run_events e WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = e.run_id)`)).toBe(0);
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE id = $1 OR parent_run_id = $1`, [graph.body.id])).rows[0].n).toBe(0);
 
     // Something was there to prune: the first slots of the schedule are gone, newer ones remain
     // (those made ahead for slots still to come are not counted).
