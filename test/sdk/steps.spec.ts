@@ -208,6 +208,8 @@ describe('multi-step runs on user workers', () => {
     const first = await startWorker();
     const second = await startWorker();
     const created = await startGraph('killed', { transformMs: 4_000 });
+    // Mid-step: the handler has begun (a claim alone is not yet the middle of the step).
+    await waitFor(async () => ((await executions('killed', 'start')).transform === 1 ? true : undefined), 'transform to begin');
     const holder = await stepRunStart(created.id, 'transform');
     (holder === first.id ? first : second).process.kill('SIGKILL');
 
