@@ -9,7 +9,6 @@ import {
   stepDuration,
   stepLabel,
   stepLayers,
-  stepsOf,
   targetInWords,
   whenInWords,
   type RunStep,
@@ -71,16 +70,6 @@ describe('layoutSteps', () => {
 
   it('is empty without steps', () => {
     expect(layoutSteps([])).toEqual({ width: 0, height: 0, steps: [], edges: [] });
-  });
-});
-
-describe('stepsOf', () => {
-  it.each<[string, object, number | null]>([
-    ['a graph run', { target: null, steps: [{ name: 'a' }, { name: 'b' }] }, 2],
-    ['a single-target run', { target: { type: 'handler' }, steps: null }, null],
-    ['an API without steps', { target: { type: 'handler' } }, null],
-  ])('%s', (_name, holder, count) => {
-    expect(stepsOf(holder)?.length ?? null).toBe(count);
   });
 });
 

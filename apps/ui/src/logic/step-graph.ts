@@ -3,50 +3,15 @@
  * layer after the deepest of the steps it depends on), their boxes and the edges between them, and
  * how each step is told in words (duration, attempts, label, target).
  */
+import type { RunStep, StepState, StepWhen } from '../data/wire.js';
 import { durationBetween, formatElapsed } from './run-story.js';
 
-/** A step's state, as the wire sends it. */
-export type StepState = 'waiting' | 'queued' | 'running' | 'succeeded' | 'failed' | 'dead' | 'skipped' | 'cancelled';
-export type StepWhen = 'on_success' | 'always';
-
-/** One step of a multi-step run (GET /v1/runs/{id} → steps[]). */
-export interface RunStep {
-  name: string;
-  dependsOn: string[];
-  when: StepWhen;
-  state: StepState;
-  attempt: number;
-  maxAttempts: number;
-  result: unknown;
-  error: Record<string, unknown> | null;
-  reasonCode: string | null;
-  reasonText: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-  /** The step's own run, whose events tell the step's story. */
-  runId: string;
-}
-
-/** One step of a multi-step schedule (GET /v1/schedules/{id} → steps[]). */
-export interface ScheduleStep {
-  name: string;
-  dependsOn: string[];
-  when: StepWhen;
-  target: unknown;
-  retry: { maxAttempts: number; backoff: { type: string; base: string; max: string; jitter: number } } | null;
-  timeout: string | null;
-}
+export type { RunStep, Step as ScheduleStep } from '../data/wire.js';
 
 /** What the layering reads of a step. */
 export interface StepLink {
   name: string;
   dependsOn: readonly string[];
-}
-
-/** The steps of a run or schedule, or null for one with a single target (or from an API without steps). */
-export function stepsOf<T extends RunStep | ScheduleStep>(holder: object): T[] | null {
-  const steps = (holder as { steps?: unknown }).steps;
-  return Array.isArray(steps) ? (steps as T[]) : null;
 }
 
 /**

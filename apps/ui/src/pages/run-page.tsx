@@ -13,7 +13,7 @@ import { StateBadge, When } from '../components/when.js';
 import { followRunEvents, kairosApi } from '../data/kairos-api.js';
 import type { RunEvent, RunWithAttempts } from '../data/wire.js';
 import { durationBetween } from '../logic/run-story.js';
-import { stepsOf, type RunStep } from '../logic/step-graph.js';
+import type { RunStep } from '../logic/step-graph.js';
 import { pathOf } from '../logic/ui-route.js';
 import { navigate } from '../navigation.js';
 import { useCan } from '../session.js';
@@ -30,7 +30,7 @@ export function RunPage({ id }: { id: string }) {
     });
   }, [id]);
   // A step's progress is not an event of the run itself: while a multi-step run is active, read it again every few seconds.
-  const polling = run.state === 'ready' && stepsOf(run.value) !== null && (run.value.state === 'queued' || run.value.state === 'running');
+  const polling = run.state === 'ready' && run.value.steps !== null && (run.value.state === 'queued' || run.value.state === 'running');
   useEffect(() => {
     if (!polling) return;
     const timer = setInterval(reload, STEPS_REFRESH_MS);
@@ -41,8 +41,8 @@ export function RunPage({ id }: { id: string }) {
   return (
     <Show loaded={run}>
       {(r) => {
-        const steps = stepsOf<RunStep>(r);
-        const parent = parentOf(r);
+        const steps = r.steps;
+        const parent = r.parentRunId !== null && r.stepName !== null ? { runId: r.parentRunId, stepName: r.stepName } : null;
         return (
           <>
             <h1>Run {r.id}</h1>
@@ -114,12 +114,6 @@ export function RunPage({ id }: { id: string }) {
 
 /** How often an active multi-step run is read again. */
 const STEPS_REFRESH_MS = 2_000;
-
-/** For a step's own run, the multi-step run it belongs to and its step's name; null for any other run. */
-function parentOf(run: object): { runId: string; stepName: string } | null {
-  const { parentRunId, stepName } = run as { parentRunId?: unknown; stepName?: unknown };
-  return typeof parentRunId === 'string' && typeof stepName === 'string' ? { runId: parentRunId, stepName } : null;
-}
 
 /** The graph of a multi-step run and, below it, the selected step. */
 function Steps({ steps, selected, onSelect }: { steps: RunStep[]; selected: string | null; onSelect: (name: string) => void }) {

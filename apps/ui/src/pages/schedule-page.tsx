@@ -9,7 +9,7 @@ import type { Run, Schedule } from '../data/wire.js';
 import { markOffsetChanges } from '../logic/fire-preview.js';
 import { durationBetween } from '../logic/run-story.js';
 import { specInWords } from '../logic/spec-words.js';
-import { dependsOnInWords, stepsOf, targetInWords, whenInWords, type ScheduleStep } from '../logic/step-graph.js';
+import { dependsOnInWords, targetInWords, whenInWords, type ScheduleStep } from '../logic/step-graph.js';
 import { pathOf } from '../logic/ui-route.js';
 import { navigate } from '../navigation.js';
 import { useCan } from '../session.js';
@@ -143,7 +143,7 @@ function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () =>
 }
 
 function Definition({ schedule: s }: { schedule: Schedule }) {
-  const steps = stepsOf<ScheduleStep>(s);
+  const steps = s.steps;
   const rows: [string, ComponentChildren][] = [
     ['Timing', s.cron !== null ? `cron ${s.cron}` : s.every !== null ? `every ${s.every}` : `at ${s.at}`],
     ['Time zone', s.timezone],
