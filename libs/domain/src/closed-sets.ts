@@ -3,8 +3,15 @@
  * test/ledger/schema.spec.ts fails when the two disagree.
  */
 
-export const RUN_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'dead'] as const;
+/**
+ * sleeping and waiting are a durable function parked by ctx.sleep or ctx.waitForSignal: active,
+ * without a lease or a worker slot.
+ */
+export const RUN_STATES = ['queued', 'running', 'sleeping', 'waiting', 'succeeded', 'failed', 'cancelled', 'dead'] as const;
 export type RunState = (typeof RUN_STATES)[number];
+
+/** The states of a run not yet ended. */
+export const ACTIVE_RUN_STATES: readonly RunState[] = ['queued', 'running', 'sleeping', 'waiting'];
 
 export const TERMINAL_RUN_STATES: readonly RunState[] = ['succeeded', 'failed', 'cancelled', 'dead'];
 
@@ -43,6 +50,14 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'cancelled', 'lost', 'drained', 'handed_back'] as const;
 export type AttemptOutcomeKind = (typeof ATTEMPT_OUTCOMES)[number];
 
+/** A durable function's checkpoints: a step's stored result, a sleep, a wait for a signal. */
+export const CHECKPOINT_KINDS = ['step', 'sleep', 'signal'] as const;
+export type CheckpointKind = (typeof CHECKPOINT_KINDS)[number];
+
+/** step: succeeded; sleep: sleeping, then woken; signal: waiting, then received or timed_out. */
+export const CHECKPOINT_STATES = ['succeeded', 'sleeping', 'woken', 'waiting', 'received', 'timed_out'] as const;
+export type CheckpointState = (typeof CHECKPOINT_STATES)[number];
+
 /** What a run_events row says happened. */
 export const RUN_EVENT_KINDS = [
   'queued',
@@ -63,6 +78,9 @@ export const RUN_EVENT_KINDS = [
   'handed_back',
   'started',
   'skipped',
+  'slept',
+  'awaiting_signal',
+  'signalled',
 ] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
 

@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'CONFLICT',
   'IDEMPOTENCY_CONFLICT',
   'INVALID_STATE',
+  'SIGNAL_ALREADY_DELIVERED',
   'UNAUTHORIZED',
   'FORBIDDEN',
   'CROSS_SITE_REQUEST',
@@ -70,7 +71,7 @@ export class NotFoundError extends Error {
 /** The request is well formed but clashes with what is stored (HTTP 409). */
 export class ConflictError extends Error {
   constructor(
-    readonly code: 'CONFLICT' | 'INVALID_STATE' | 'IDEMPOTENCY_CONFLICT',
+    readonly code: 'CONFLICT' | 'INVALID_STATE' | 'IDEMPOTENCY_CONFLICT' | 'SIGNAL_ALREADY_DELIVERED',
     readonly field: string | null,
     message: string,
   ) {

@@ -7,7 +7,7 @@ import type { OverlapPolicy } from './closed-sets.js';
 
 export interface ActiveRun {
   id: string;
-  state: 'queued' | 'running';
+  state: 'queued' | 'running' | 'sleeping' | 'waiting';
   /** Queued behind another run (overlap buffer), not yet released. */
   buffered: boolean;
 }

@@ -146,6 +146,10 @@ export function stepStateOf(run: StepRunState): StepState {
     case 'succeeded':
     case 'dead':
       return run.state;
+    // A step whose handler sleeps or waits for a signal is still at work.
+    case 'sleeping':
+    case 'waiting':
+      return 'running';
     case 'failed':
       return 'dead';
     case 'cancelled':

@@ -80,7 +80,7 @@ const CHECKS: Check[] = [
     name: 'step-active-under-ended-run',
     sql: `SELECT 'run ' || s.id AS subject, 'step ' || s.step_name || ' is ' || s.state || ' but its run ' || g.id || ' ended ' || g.state AS detail
           FROM runs s JOIN runs g ON g.id = s.parent_run_id
-          WHERE s.state IN ('queued', 'running') AND g.state NOT IN ('queued', 'running')`,
+          WHERE s.state IN ('queued', 'running', 'sleeping', 'waiting') AND g.state NOT IN ('queued', 'running')`,
   },
   {
     name: 'step-before-upstream',
@@ -90,14 +90,23 @@ const CHECKS: Check[] = [
           JOIN runs g ON g.id = s.parent_run_id
           CROSS JOIN LATERAL jsonb_array_elements(g.target->'steps') spec
           JOIN runs u ON u.parent_run_id = g.id AND u.step_name IN (SELECT jsonb_array_elements_text(spec->'dependsOn'))
-          WHERE spec->>'name' = s.step_name AND s.available_at < 'infinity' AND s.state IN ('queued', 'running')
-            AND CASE WHEN spec->>'when' = 'always' THEN u.state IN ('queued', 'running') ELSE u.state <> 'succeeded' END`,
+          WHERE spec->>'name' = s.step_name AND s.available_at < 'infinity' AND s.state IN ('queued', 'running', 'sleeping', 'waiting')
+            AND CASE WHEN spec->>'when' = 'always' THEN u.state IN ('queued', 'running', 'sleeping', 'waiting') ELSE u.state <> 'succeeded' END`,
   },
   {
     name: 'run-stuck-between-steps',
     sql: `SELECT 'run ' || g.id AS subject, 'active since ' || g.available_at || ' but none of its steps is queued or running' AS detail
           FROM runs g WHERE g.target->>'type' = 'steps' AND g.state IN ('queued', 'running') AND g.available_at < now() - interval '5 minutes'
-            AND NOT EXISTS (SELECT 1 FROM runs s WHERE s.parent_run_id = g.id AND s.state IN ('queued', 'running') AND s.available_at < 'infinity')`,
+            AND NOT EXISTS (SELECT 1 FROM runs s WHERE s.parent_run_id = g.id
+                            AND (s.state IN ('running', 'sleeping', 'waiting') OR (s.state = 'queued' AND s.available_at < 'infinity')))`,
+  },
+  {
+    name: 'parked-run-has-checkpoint',
+    sql: `SELECT 'run ' || r.id AS subject, 'run is ' || r.state || ' but has no ' || CASE WHEN r.state = 'sleeping' THEN 'sleep with its wake instant' ELSE 'signal it waits for' END AS detail
+          FROM runs r WHERE r.state IN ('sleeping', 'waiting')
+            AND NOT EXISTS (SELECT 1 FROM run_checkpoints c WHERE c.run_id = r.id
+                            AND c.state = CASE WHEN r.state = 'sleeping' THEN 'sleeping' ELSE 'waiting' END
+                            AND (r.state = 'waiting' OR c.wake_at = r.available_at))`,
   },
   {
     name: 'step-has-run',

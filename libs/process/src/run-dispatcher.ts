@@ -131,6 +131,31 @@ export class RunDispatcher {
     return repaired;
   }
 
+  /**
+   * Hands over runs woken before their job was due (a signal delivered to a run that waits with a
+   * timeout, whose job waits delayed to it): a delayed job is made due now, a finished or missing
+   * one added again, a live one left as it is. Returns false when the transport refused some, which
+   * are marked undispatched for the relay.
+   */
+  async wake(items: readonly DispatchItem[]): Promise<boolean> {
+    const refused: string[] = [];
+    for (const item of items) {
+      try {
+        const queue = this.queues.get(item.queue);
+        const job = await queue.getJob(item.id);
+        if (job && (await job.isDelayed())) await job.promote();
+        else if (!job || job.finishedOn) {
+          if (job) await queue.remove(item.id);
+          await queue.add('run', { runId: item.id }, this.job(item).opts);
+        }
+      } catch {
+        refused.push(item.id);
+      }
+    }
+    if (refused.length > 0) await this.ledger.markUndispatched(refused);
+    return refused.length === 0;
+  }
+
   private job(item: DispatchItem, traceparent: string | null = null) {
     return {
       name: 'run' as const,

@@ -147,7 +147,7 @@ describe('readQuery', () => {
     ['a schedule and a state', { scheduleId: ID, state: 'dead', limit: '2' }, { value: { scheduleId: ID, state: 'dead', limit: 2 } }],
     ['an upper-case id', { scheduleId: ID.toUpperCase() }, { value: { scheduleId: ID.toUpperCase(), limit: 50 } }],
     ['a schedule id that is no UUID', { scheduleId: 'nope' }, refused('scheduleId', 'scheduleId must be a UUID')],
-    ['a state not in the set', { state: 'finished' }, refused('state', 'state must be one of "queued", "running", "succeeded", "failed", "cancelled", "dead"; got "finished"')],
+    ['a state not in the set', { state: 'finished' }, refused('state', 'state must be one of "queued", "running", "sleeping", "waiting", "succeeded", "failed", "cancelled", "dead"; got "finished"')],
     ['a bad schedule id before a bad state', { state: 'finished', scheduleId: 'nope' }, refused('scheduleId', 'scheduleId must be a UUID')],
   ])('reads a run listing: %s', (_, params, expected) => {
     expect(outcome(() => readQuery(RunListQuery, params))).toEqual(expected);

@@ -21,6 +21,8 @@ import {
   RunOrigin,
   RunState,
   ScheduleStatus,
+  CheckpointKind,
+  CheckpointState,
   Step,
   StepState,
   StepWhen,
@@ -114,6 +116,26 @@ export const RunStep = component(
   'One step of a multi-step run, frozen when the run was created, and where it stands.',
 );
 
+export const Checkpoint = component(
+  'Checkpoint',
+  z.strictObject({
+    name: z.string().describe('The step\'s name (ctx.step), `sleep#<n>` for the n-th ctx.sleep, `signal:<name>` for ctx.waitForSignal.'),
+    kind: CheckpointKind,
+    state: CheckpointState,
+    result: JsonValue.describe("A step's stored result, or the signal's body."),
+    startedAt: Instant,
+    finishedAt: Instant.nullable(),
+    wakeAt: Instant.nullable().describe("A sleep's wake instant, or a wait's timeout."),
+  }),
+  "One checkpoint of a run's durable function.",
+);
+
+export const SignalResult = component(
+  'SignalResult',
+  z.strictObject({ delivered: z.boolean().describe('True when the run was waiting for this signal and resumes now; false when it is kept until the run asks for it.') }),
+  'A signal sent to a run.',
+);
+
 const runFields = z.strictObject({
   id: z.uuid(),
   scheduleId: z.uuid().nullable().describe('Null for an ad-hoc run.'),
@@ -129,6 +151,7 @@ const runFields = z.strictObject({
   steps: z.array(RunStep).nullable().describe('The steps of a multi-step run, in declaration order; null for a single-target run.'),
   parentRunId: z.uuid().nullable().describe("For a step's own run: the multi-step run it belongs to."),
   stepName: z.string().nullable().describe("For a step's own run: its step's name."),
+  checkpoints: z.array(Checkpoint).describe("The checkpoints of the run's durable function (ctx.step, ctx.sleep, ctx.waitForSignal), in the order they began."),
   retry: RetryPolicy,
   payload: JsonValue,
   result: JsonValue.describe('What the target returned, once succeeded.'),

@@ -9,6 +9,8 @@ import {
   ATTEMPT_OUTCOMES,
   BACKOFF_TYPES,
   CATCHUP_MODES,
+  CHECKPOINT_KINDS,
+  CHECKPOINT_STATES,
   HTTP_METHODS,
   OVERLAP_POLICIES,
   RUN_EVENT_KINDS,
@@ -48,7 +50,9 @@ export const ReasonCodeSchema = component(
   z.enum(Object.keys(REASON_CODES) as [ReasonCode, ...ReasonCode[]]),
   'The one closed catalogue of reasons carried by terminal runs, ticks and run events.',
 );
-export const RunState = component('RunState', z.enum(RUN_STATES), 'queued and running are active; the rest are terminal.');
+export const RunState = component('RunState', z.enum(RUN_STATES), 'queued, running, sleeping and waiting (a durable function parked by ctx.sleep or ctx.waitForSignal) are active; the rest are terminal.');
+export const CheckpointKind = component('CheckpointKind', z.enum(CHECKPOINT_KINDS), 'ctx.step, ctx.sleep or ctx.waitForSignal.');
+export const CheckpointState = component('CheckpointState', z.enum(CHECKPOINT_STATES), 'step: succeeded; sleep: sleeping, then woken; signal: waiting, then received or timed_out.');
 export const RunOrigin = component('RunOrigin', z.enum(RUN_ORIGINS), 'What created the run.');
 export const RunEventKind = component('RunEventKind', z.enum(RUN_EVENT_KINDS), 'What a run event records.');
 export const ScheduleStatus = component('ScheduleStatus', z.enum(SCHEDULE_STATUSES), 'deleted schedules are never returned.');

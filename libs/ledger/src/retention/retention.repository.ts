@@ -73,6 +73,10 @@ export class RetentionRepository {
            DELETE FROM ticks t USING doomed d WHERE t.run_id = d.id RETURNING 1
          ), gone_events AS (
            DELETE FROM run_events e WHERE e.run_id IN (SELECT id FROM doomed UNION ALL SELECT id FROM doomed_steps) RETURNING 1
+         ), gone_checkpoints AS (
+           DELETE FROM run_checkpoints c WHERE c.run_id IN (SELECT id FROM doomed UNION ALL SELECT id FROM doomed_steps) RETURNING 1
+         ), gone_signals AS (
+           DELETE FROM run_signals g WHERE g.run_id IN (SELECT id FROM doomed UNION ALL SELECT id FROM doomed_steps) RETURNING 1
          ), gone_steps AS (
            DELETE FROM runs r USING doomed_steps d WHERE r.id = d.id RETURNING r.id
          ), gone_runs AS (

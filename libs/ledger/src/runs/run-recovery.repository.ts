@@ -28,7 +28,7 @@ export class RunRecoveryRepository {
   async markEnqueued(db: Queryable, ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
     const { rows } = await db.query<{ id: string }>(
-      `UPDATE runs SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND state = 'queued' RETURNING id`,
+      `UPDATE runs SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND state IN ('queued', 'sleeping', 'waiting') RETURNING id`,
       [ids],
     );
     return rows.map((r) => r.id);
@@ -41,13 +41,13 @@ export class RunRecoveryRepository {
   }
 
   /**
-   * Queued runs Redis should already hold that are overdue by more than `graceMs`: the reconciler's
+   * Queued runs, and parked ones past their wake instant, that Redis should already hold and that are overdue by more than `graceMs`: the reconciler's
    * list, oldest due first, one page at a time after `after` (the last item of the previous page).
    */
   async listOverdueEnqueued(db: Queryable, graceMs: number, limit: number, after: DispatchItem | null = null): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
       `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue FROM runs
-       WHERE state = 'queued' AND enqueued_at IS NOT NULL
+       WHERE state IN ('queued', 'sleeping', 'waiting') AND enqueued_at IS NOT NULL
          AND available_at < now() - $1 * interval '1 millisecond'
          AND enqueued_at < now() - $1 * interval '1 millisecond'
          AND ($3::timestamptz IS NULL OR (available_at, id) > ($3, $4::uuid))

@@ -1,12 +1,12 @@
 /** SQL that more than one run statement says: each fragment is written once, here. */
 
 /**
- * True when schedule `scheduleId` (an SQL expression) has no active exclusive run: none running and
- * none queued and due. A parked run is not active; one may be released only while this holds.
+ * True when schedule `scheduleId` (an SQL expression) has no active exclusive run: none running or
+ * parked (sleeping, waiting) and none queued and due. A parked run is not active; one may be released only while this holds.
  */
 export function noActiveExclusiveRun(scheduleId: string): string {
   return `NOT EXISTS (SELECT 1 FROM runs a WHERE a.schedule_id = ${scheduleId} AND a.exclusive
-                           AND (a.state = 'running' OR (a.state = 'queued' AND a.available_at < 'infinity')))`;
+                           AND (a.state IN ('running', 'sleeping', 'waiting') OR (a.state = 'queued' AND a.available_at < 'infinity')))`;
 }
 
 /**

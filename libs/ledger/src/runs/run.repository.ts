@@ -3,7 +3,8 @@
  * overlap decision reads, inserts and cancellation requests. Every state change is recorded in the
  * statement or transaction that makes it: a plain creation on the run row, the rest as run_events rows.
  */
-import { formatInstant, isStepsTarget, isUuid, keptSteps, storableText, type ActiveRun, type DispatchItem, type ReasonCode, type RunState } from '@kairos/domain';
+import { ACTIVE_RUN_STATES, formatInstant, isStepsTarget, isUuid, keptSteps, storableText, type ActiveRun, type CheckpointKind, type CheckpointState, type DispatchItem, type JsonValue, type ReasonCode, type RunState } from '@kairos/domain';
+import { targetQueueSql } from './target-queue.js';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { inTransaction, jsonText, jsonbText, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
@@ -99,13 +100,13 @@ export class RunRepository {
     return rows.map((r) => r.id);
   }
 
-  /** The queued and running runs of each schedule, oldest slot first: the input of overlap decisions. */
+  /** The active runs of each schedule (queued, running or parked), oldest slot first: the input of overlap decisions. */
   async activeBySchedule(tx: Queryable, scheduleIds: readonly string[]): Promise<Map<string, ActiveRun[]>> {
     const active = new Map<string, ActiveRun[]>();
     if (scheduleIds.length === 0) return active;
     const { rows } = await tx.query<ActiveRun & { scheduleId: string }>(
       `SELECT schedule_id AS "scheduleId", id, state, available_at = 'infinity' AS buffered FROM runs
-       WHERE schedule_id = ANY($1::uuid[]) AND state IN ('queued', 'running')
+       WHERE schedule_id = ANY($1::uuid[]) AND state IN ('queued', 'running', 'sleeping', 'waiting')
        ORDER BY scheduled_for, id`,
       [scheduleIds],
     );
@@ -118,8 +119,8 @@ export class RunRepository {
   }
 
   /**
-   * Records a cancellation request durably. The first request stands. Queued runs are cancelled
-   * at once (in the same transaction); running ones are stopped by their holder, which sees the
+   * Records a cancellation request durably. The first request stands. Queued and parked (sleeping,
+   * waiting) runs are cancelled at once (in the same transaction); running ones are stopped by their holder, which sees the
    * request on its next lease renewal. A graph's run is cancelled through its steps: the waiting
    * ones are skipped, the queued ones cancelled, the running ones asked to stop, and the graph's
    * run ends cancelled with its last active step. Returns the ids that ended here.
@@ -134,7 +135,7 @@ export class RunRepository {
     const graphIds = graphs.map((g) => g.id);
     // Steps first, then their graphs: the order a step's verdict takes its locks in.
     const { rows: steps } = await tx.query<{ id: string }>(
-      `SELECT id FROM runs WHERE parent_run_id = ANY($1::uuid[]) AND state IN ('queued', 'running') ORDER BY id FOR NO KEY UPDATE`,
+      `SELECT id FROM runs WHERE parent_run_id = ANY($1::uuid[]) AND state IN ('queued', 'running', 'sleeping', 'waiting') ORDER BY id FOR NO KEY UPDATE`,
       [graphIds],
     );
     await tx.query(
@@ -161,17 +162,18 @@ export class RunRepository {
       `WITH requested AS (
          UPDATE runs SET cancel_requested_at = coalesce(cancel_requested_at, now()),
                 cancel_requested_by = coalesce(cancel_requested_by, $2), updated_at = now(),
-                state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,
-                reason_code = CASE WHEN state = 'queued' THEN $3 ELSE reason_code END,
-                reason_text = CASE WHEN state = 'queued' THEN $4 ELSE reason_text END,
-                finished_at = CASE WHEN state = 'queued' THEN now() ELSE finished_at END
-         WHERE id = ANY($1::uuid[]) AND state IN ('queued', 'running')
-         RETURNING id, state, lease_epoch, available_at = 'infinity' AND parent_run_id IS NOT NULL AS skipped
+                state = CASE WHEN state = 'running' THEN state ELSE 'cancelled' END,
+                reason_code = CASE WHEN state = 'running' THEN reason_code ELSE $3 END,
+                reason_text = CASE WHEN state = 'running' THEN reason_text ELSE $4 END,
+                finished_at = CASE WHEN state = 'running' THEN finished_at ELSE now() END
+         FROM (SELECT id AS before_id, state AS before FROM runs WHERE id = ANY($1::uuid[]) AND state IN ('queued', 'running', 'sleeping', 'waiting') FOR NO KEY UPDATE) b
+         WHERE id = b.before_id AND state IN ('queued', 'running', 'sleeping', 'waiting')
+         RETURNING id, state, b.before, lease_epoch, available_at = 'infinity' AND parent_run_id IS NOT NULL AS skipped
        ), events AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, 'cancel_requested', NULL, NULL, lease_epoch, $2, $3, jsonb_build_object('reasonText', $4::text) FROM requested
          UNION ALL
-         SELECT id, CASE WHEN skipped THEN 'skipped' ELSE 'cancelled' END, 'queued', 'cancelled', lease_epoch, $2, $3, '{}'::jsonb
+         SELECT id, CASE WHEN skipped THEN 'skipped' ELSE 'cancelled' END, before, 'cancelled', lease_epoch, $2, $3, '{}'::jsonb
          FROM requested WHERE state = 'cancelled'
        )
        SELECT id FROM requested WHERE state = 'cancelled'`,
@@ -333,6 +335,52 @@ export class RunRepository {
     });
   }
 
+  /** The checkpoints of these runs (their durable functions' steps, sleeps and signals), by run, in the order they began. */
+  async checkpointsOf(db: Queryable, runIds: readonly string[]): Promise<Map<string, CheckpointRow[]>> {
+    const byRun = new Map<string, CheckpointRow[]>();
+    if (runIds.length === 0) return byRun;
+    const { rows } = await db.query<CheckpointRow & { runId: string }>(
+      `SELECT run_id AS "runId", name, kind, state, result, started_at AS "startedAt", finished_at AS "finishedAt", wake_at AS "wakeAt"
+       FROM run_checkpoints WHERE run_id = ANY($1::uuid[]) ORDER BY started_at, name`,
+      [runIds],
+    );
+    for (const { runId, ...row } of rows) byRun.set(runId, [...(byRun.get(runId) ?? []), row]);
+    return byRun;
+  }
+
+  /**
+   * Sends signal `name` with `body` to run `runId` of the namespace: kept until the run asks for
+   * it, or delivered at once to a run waiting for it, which is then queued again and due now (the
+   * caller hands it to the transport after the commit). Each name is sent once per run.
+   */
+  async sendSignal(tx: Tx, namespaceId: string, runId: string, name: string, body: unknown, actor: string): Promise<SignalSent> {
+    const { rows: locked } = await tx.query<{ state: RunState }>(`SELECT state FROM runs WHERE namespace_id = $1 AND id = $2 FOR NO KEY UPDATE`, [
+      namespaceId,
+      runId,
+    ]);
+    if (locked.length === 0) return { kind: 'not_found' };
+    if (!ACTIVE_RUN_STATES.includes(locked[0]!.state)) return { kind: 'ended', state: locked[0]!.state };
+    const { rowCount } = await tx.query(
+      `INSERT INTO run_signals (run_id, name, body, sent_by) VALUES ($1, $2, $3::json, $4) ON CONFLICT (run_id, name) DO NOTHING`,
+      [runId, storableText(name), jsonText(body) ?? 'null', storableText(actor)],
+    );
+    if (rowCount === 0) return { kind: 'already_sent' };
+    const { rows } = await tx.query<DispatchItem>(
+      `WITH woken AS (
+         UPDATE runs r SET state = 'queued', available_at = now(), enqueued_at = now(), updated_at = now()
+         WHERE r.id = $1 AND r.state = 'waiting'
+           AND EXISTS (SELECT 1 FROM run_checkpoints c WHERE c.run_id = r.id AND c.name = 'signal:' || $2 AND c.state = 'waiting')
+         RETURNING r.id, r.available_at, r.lease_epoch, ${targetQueueSql('r')} AS queue
+       ), event AS (
+         INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
+         SELECT id, 'signalled', 'waiting', 'queued', lease_epoch, $3, jsonb_build_object('signal', $2::text) FROM woken
+       )
+       SELECT id, available_at AS "availableAt", queue FROM woken`,
+      [runId, name, storableText(actor)],
+    );
+    return { kind: 'sent', woken: rows[0] ?? null };
+  }
+
   /** The step runs of these graphs' runs, by graph, each graph's in the order of its declaration. */
   async stepsOf(db: Queryable, graphs: readonly Pick<RunRow, 'id' | 'target'>[]): Promise<Map<string, RunRow[]>> {
     const ids = graphs.filter((g) => isStepsTarget(g.target)).map((g) => g.id);
@@ -343,6 +391,20 @@ export class RunRepository {
     return byGraph;
   }
 }
+
+/** A checkpoint of a durable function, as the run view shows it. */
+export interface CheckpointRow {
+  name: string;
+  kind: CheckpointKind;
+  state: CheckpointState;
+  result: JsonValue | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  wakeAt: Date | null;
+}
+
+/** What became of a signal sent: the run waited for it (woken, to hand to the transport) or it was kept; or why nothing was sent. */
+export type SignalSent = { kind: 'sent'; woken: DispatchItem | null } | { kind: 'already_sent' } | { kind: 'ended'; state: RunState } | { kind: 'not_found' };
 
 /** What insertRuns wrote: the ids inserted (a repeated idempotency key inserts nothing) and the steps ready to hand over. */
 export interface InsertedRuns {

@@ -335,7 +335,7 @@ export class ScheduleRepository {
          SELECT ${SCHEDULE_COLUMNS}, s.tick_partition AS "tickPartition" FROM schedules s
          WHERE s.tick_partition = p.partition AND s.status = 'active' AND s.next_fire_at <= now() + $1 * interval '1 millisecond'
            AND (s.next_fire_at <= now() OR s.overlap = 'allow'
-                OR NOT EXISTS (SELECT 1 FROM runs r WHERE r.schedule_id = s.id AND r.state IN ('queued', 'running')))
+                OR NOT EXISTS (SELECT 1 FROM runs r WHERE r.schedule_id = s.id AND r.state IN ('queued', 'running', 'sleeping', 'waiting')))
          ORDER BY s.next_fire_at LIMIT $2
          FOR NO KEY UPDATE OF s SKIP LOCKED) due`,
       [lookaheadMs, share, partitions],
