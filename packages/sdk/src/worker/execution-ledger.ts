@@ -18,6 +18,7 @@ import {
   type RunSnapshot,
   type WorkerRegistration,
 } from './worker-protocol.js';
+import type { CheckpointLedger } from './durable-functions.js';
 import { MicroBatcher } from './micro-batcher.js';
 
 const BATCHING = { maxBatch: 256, maxInFlight: 1 };
@@ -133,6 +134,18 @@ export class ExecutionLedger {
   /** The heartbeat's refresh of this worker's registry row, with how far its host's clock is from the database's. */
   touch(): Promise<void> {
     return this.protocol.touch(this.db, this.owner, this.clock.lastReading?.offsetMs ?? null);
+  }
+
+  /** The durable functions' view of the ledger for run `runId` held at `epoch`. */
+  checkpointLedger(): CheckpointLedger {
+    const hold = (runId: string, epoch: number) => ({ runId, epoch, owner: this.owner });
+    return {
+      checkpoints: (runId) => this.protocol.checkpoints(this.db, runId),
+      saveStep: (runId, epoch, name, result, startedAt) => this.protocol.saveStep(this.db, hold(runId, epoch), name, result, startedAt),
+      sleepRun: (runId, epoch, name, wakeAt) => this.protocol.sleepRun(this.db, hold(runId, epoch), name, wakeAt),
+      awaitSignal: (runId, epoch, name, timeoutAt) => this.protocol.awaitSignal(this.db, hold(runId, epoch), name, timeoutAt),
+      now: () => this.clock.now(),
+    };
   }
 
   /** When each of these runs is due, for those still queued. */

@@ -1,7 +1,13 @@
 /** What a user's handler is given and may throw. */
 import type { JsonValue } from '@kairos/domain';
+import type { DurableContext } from './durable-functions.js';
 
-export interface HandlerContext<P = JsonValue | null> {
+/**
+ * A handler's context: its run, and its durable functions (`step`, `sleep`, `waitForSignal`,
+ * `idempotencyKey`: see durable-functions.ts). The handler runs from the top again on every
+ * attempt of its run, resumes after a sleep or a signal included: side effects belong in steps.
+ */
+export interface HandlerContext<P = JsonValue | null> extends DurableContext {
   runId: string;
   /** Null for an ad-hoc run. */
   scheduleId: string | null;

@@ -154,7 +154,7 @@ export class KairosWorker {
     const executor = new RunExecutor(
       ledger,
       leases,
-      new TargetRunner(this.handlers, this.options.httpTarget ?? null),
+      new TargetRunner(this.handlers, this.options.httpTarget ?? null, ledger.checkpointLedger()),
       dispatcher,
       this.options.observer ?? {},
       s.logger,

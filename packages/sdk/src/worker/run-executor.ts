@@ -17,6 +17,7 @@ import { contextFromTrace, spanFailed, tracer } from '@kairos/telemetry/trace-co
 import type { ExecutionLedger } from './execution-ledger.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { MicroBatcher } from './micro-batcher.js';
+import { RunParked } from './durable-functions.js';
 import { RunAborted } from './run-abort.js';
 import type { TargetRunner } from './target-runner.js';
 
@@ -117,6 +118,14 @@ export class RunExecutor {
       span.setAttribute('kairos.outcome', outcome.kind);
       if (outcome.kind === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
     } catch (error) {
+      if (error instanceof RunParked) {
+        // The run parked (ctx.sleep, ctx.waitForSignal): no verdict; its job waits for the wake
+        // instant, or ends when only a signal can wake it (the API then hands over a new one).
+        this.leases.untrack(run.id);
+        span.setAttribute('kairos.run.parked', error.state);
+        if (error.wakeAt) return this.delay(job, token, error.wakeAt.getTime());
+        return;
+      }
       if (!(error instanceof RunAborted)) {
         this.leases.untrack(run.id);
         spanFailed(span, error);
@@ -215,11 +224,13 @@ export class RunExecutor {
         return this.delay(job, token, Date.now() + Math.max(wait, BLOCKED_RETRY_MS));
       }
       case 'queued':
+      case 'sleeping':
+      case 'waiting':
         if (snapshot.cancelRequested) {
           await this.ledger.cancelQueued(runId);
           return;
         }
-        // Parked behind another run: it gets a fresh job when it is released.
+        // Parked behind another run, or waiting for a signal: it gets a fresh job when it is released or signalled.
         if (snapshot.dueInMs === null) return;
         return this.delay(job, token, Date.now() + Math.max(snapshot.dueInMs, 50));
       default:

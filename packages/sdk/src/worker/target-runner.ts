@@ -1,8 +1,9 @@
 /** Executes a claimed run's target once and reports what happened as an AttemptOutcome. */
-import type { AttemptOutcome, CallTarget, JsonValue } from '@kairos/domain';
+import type { AttemptOutcome, CallTarget } from '@kairos/domain';
 import type { ClaimedRun } from './worker-protocol.js';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { NonRetryableError, type KairosHandlerFunction } from './handler.js';
+import { asJson, durableContext, RunParked, type CheckpointLedger } from './durable-functions.js';
 import { RunAborted, type RunAbort } from './run-abort.js';
 
 /** How a worker that serves HTTP targets calls one (the built-in worker registers one). */
@@ -12,6 +13,8 @@ export class TargetRunner {
   constructor(
     private readonly handlers: ReadonlyMap<string, KairosHandlerFunction>,
     private readonly http: HttpTargetCall | null,
+    /** The ledger behind handlers' durable functions (ctx.step, ctx.sleep, ctx.waitForSignal). */
+    private readonly checkpoints: CheckpointLedger,
   ) {}
 
   /** False when this worker has no code for the target: the run must go to a worker that has. */
@@ -28,7 +31,7 @@ export class TargetRunner {
     try {
       return await Promise.race([this.attempt(run, signal), abort.aborted]);
     } catch (error) {
-      if (error instanceof RunAborted) throw error;
+      if (error instanceof RunAborted || error instanceof RunParked) throw error;
       if (signal.aborted && signal.reason instanceof RunAborted) throw signal.reason;
       const final = error instanceof NonRetryableError;
       return {
@@ -45,6 +48,7 @@ export class TargetRunner {
     if (target.type === 'http') return this.http!(run, target, signal);
     const trace = traceContextOf();
     const result = await this.handlers.get(target.name)!({
+      ...durableContext(this.checkpoints, run, signal),
       runId: run.id,
       scheduleId: run.scheduleId,
       scheduledFor: run.scheduledFor,
@@ -57,15 +61,5 @@ export class TargetRunner {
       tracestate: trace.traceState,
     });
     return { kind: 'succeeded', result: asJson(result) };
-  }
-}
-
-/** The result as the ledger stores it: JSON (a Date becomes its ISO string); undefined is null. */
-function asJson(result: unknown): JsonValue | null {
-  if (result === undefined) return null;
-  try {
-    return JSON.parse(JSON.stringify(result)) as JsonValue;
-  } catch (error) {
-    throw new NonRetryableError(`the handler returned a value that is not JSON: ${(error as Error).message}`);
   }
 }

@@ -8,13 +8,14 @@
  *
  * Every write by a lease holder carries its epoch and owner: a stale epoch changes nothing.
  */
-import { storableText, type CallTarget, type JsonValue, type ReasonCode, type RetryPolicy, type RunState, type DispatchItem } from '@kairos/domain';
+import { storableText, type CallTarget, type CheckpointKind, type CheckpointState, type JsonValue, type ReasonCode, type RetryPolicy, type RunState, type DispatchItem } from '@kairos/domain';
 import { jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryable } from '@kairos/ledger/postgres';
 
 /**
  * The protocol version this worker speaks. Version 2 added multi-step runs: a claim answers a step
  * run's graph, step name and inputs (claim_runs_v2), and a worker that ended steps takes the steps
- * that became ready (take_ready_steps).
+ * that became ready (take_ready_steps); and durable functions: a run's checkpoints
+ * (run_checkpoints, save_step), and parking it asleep (sleep_run) or for a signal (await_signal).
  */
 export const WORKER_PROTOCOL_VERSION = 2;
 
@@ -40,6 +41,15 @@ export interface ClaimedRun {
   graphRunId: string | null;
   stepName: string | null;
   inputs: Record<string, JsonValue | null> | null;
+}
+
+/** A checkpoint a run stored (its durable function's step, sleep or wait for a signal). */
+export interface WorkerProtocolCheckpoint {
+  name: string;
+  kind: CheckpointKind;
+  state: CheckpointState;
+  result: JsonValue | null;
+  wakeAt: Date | null;
 }
 
 /** What became of one run a worker tried to claim. */
@@ -339,6 +349,45 @@ export class WorkerProtocol {
     if (graphRunIds.length === 0) return [];
     const { rows } = await db.query<DispatchItem>(`SELECT * FROM kairos_worker.take_ready_steps($1::uuid[])`, [uuidArray(graphRunIds)]);
     return rows;
+  }
+
+  /** The checkpoints run `runId` stored, for its holder replaying the handler. */
+  async checkpoints(db: Queryable, runId: string): Promise<WorkerProtocolCheckpoint[]> {
+    const { rows } = await db.query<WorkerProtocolCheckpoint>(`SELECT * FROM kairos_worker.run_checkpoints($1)`, [runId]);
+    return rows;
+  }
+
+  /** Stores step `name`'s result, fenced by the lease at `epoch`. False when the lease was lost. */
+  async saveStep(db: Queryable, hold: { runId: string; epoch: number; owner: string }, name: string, result: JsonValue | null, startedAt: Date): Promise<boolean> {
+    const { rows } = await db.query<{ saved: boolean }>(`SELECT kairos_worker.save_step($1, $2, $3, $4, $5::json, $6) AS saved`, [
+      hold.runId,
+      hold.epoch,
+      hold.owner,
+      storableText(name),
+      jsonText(result) ?? 'null',
+      startedAt,
+    ]);
+    return rows[0]!.saved;
+  }
+
+  /** Parks the run sleeping until `wakeAt` (checkpoint `name`), its lease released. False when the lease was lost. */
+  async sleepRun(db: Queryable, hold: { runId: string; epoch: number; owner: string }, name: string, wakeAt: Date): Promise<boolean> {
+    const { rows } = await db.query<{ parked: boolean }>(`SELECT kairos_worker.sleep_run($1, $2, $3, $4, $5) AS parked`, [hold.runId, hold.epoch, hold.owner, name, wakeAt]);
+    return rows[0]!.parked;
+  }
+
+  /** Signal `name` if sent, null once the wait timed out, or the run parked waiting for it; `lost` when the lease was. */
+  async awaitSignal(
+    db: Queryable,
+    hold: { runId: string; epoch: number; owner: string },
+    name: string,
+    timeoutAt: Date | null,
+  ): Promise<{ outcome: 'received' | 'timed_out' | 'parked' | 'lost'; body: JsonValue | null; wakeAt: Date | null }> {
+    const { rows } = await db.query<{ outcome: 'received' | 'timed_out' | 'parked' | 'lost'; body: JsonValue | null; wakeAt: Date | null }>(
+      `SELECT * FROM kairos_worker.await_signal($1, $2, $3, $4, $5)`,
+      [hold.runId, hold.epoch, hold.owner, storableText(name), timeoutAt],
+    );
+    return rows[0]!;
   }
 
   /** When each of these runs is due, for those still queued. */
