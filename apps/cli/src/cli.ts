@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@kairos/config';
 import { DEFAULT_NAMESPACE, LedgerUnavailableError, assertReachable, createPool, defaultMigrationsDir, ensureDatabase, migrate, readMigrations, type Db } from '@kairos/ledger';
 import { explain } from './commands/explain.js';
+import { signalCommand } from './commands/signal.js';
 import { keysCommand } from './commands/keys.js';
 import { fsckCommand } from './commands/fsck.js';
 import { listRuns, listSchedules } from './commands/listings.js';
@@ -26,6 +27,8 @@ commands:
                                   exit 0 nothing to change or applied, 2 a dry run found
                                   changes, 1 an error
   schema                          print the JSON Schema of an apply file
+  signal <run id> <name> [json]   send a signal to a run waiting in ctx.waitForSignal(name),
+                                  through the API at KAIROS_URL with KAIROS_API_KEY
   status                          leader, sessions, outages and counts
   schedules [--status S]          list schedules (newest first)
   runs [--schedule ID] [--state S] list runs (newest first)
@@ -53,8 +56,8 @@ options:
   --limit N      rows to list (default 20)
   --json         print JSON instead of text
 
-DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos); apply talks
-to the API instead: KAIROS_URL (default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
+DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos); apply
+and signal talk to the API instead: KAIROS_URL (default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
 
 export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -84,6 +87,7 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
   }
   // Commands that are clients of the API, or need nothing at all, never open the ledger.
   if (command === 'apply') return applyCommand(out, { files: values.file, dryRun: values['dry-run'], prune: values.prune, output: values.output }, env);
+  if (command === 'signal') return signalCommand(out, rest, env, values.json);
   if (command === 'schema') {
     out.line(JSON.stringify(applyFileJsonSchema(), null, 2));
     return 0;

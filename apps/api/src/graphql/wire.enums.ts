@@ -20,8 +20,7 @@ import {
   StepState,
   StepWhen,
   TickOrigin,
-  TickOutcome,
-} from '@kairos/domain/wire';
+  TickOutcome, CheckpointKind, CheckpointState } from '@kairos/domain/wire';
 import { z } from 'zod';
 
 function wireEnum<T extends string>(name: string, shape: z.ZodEnum<{ [K in T]: K }>): Record<T, T> {
@@ -46,3 +45,5 @@ export const DstOverlapPolicyEnum = wireEnum('DstOverlapPolicy', DstOverlapPolic
 export const ErrorCodeEnum = wireEnum('ErrorCode', ErrorCode);
 export const StepWhenEnum = wireEnum('StepWhen', StepWhen);
 export const StepStateEnum = wireEnum('StepState', StepState);
+export const CheckpointKindEnum = wireEnum('CheckpointKind', CheckpointKind);
+export const CheckpointStateEnum = wireEnum('CheckpointState', CheckpointState);

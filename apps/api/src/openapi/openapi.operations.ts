@@ -23,6 +23,13 @@ export const PARAMETERS: Record<string, ParameterObject> = {
     description: 'The run id. An id that is not a UUID is answered with 404 like any unknown one.',
     schema: { type: 'string', format: 'uuid' },
   },
+  SignalName: {
+    name: 'name',
+    in: 'path',
+    required: true,
+    description: 'The signal name the run waits for (ctx.waitForSignal), 1 to 200 characters.',
+    schema: { type: 'string', minLength: 1, maxLength: 200 },
+  },
   CredentialRole: {
     name: 'role',
     in: 'path',
@@ -47,7 +54,7 @@ export const RESPONSES: Record<string, ResponseObject> = {
     message: 'schedule 01a226b4-d238-7c31-b6af-28c7c8951e9e does not exist',
     field: null,
   }),
-  Conflict: errorResponse('The request clashes with what is stored (code CONFLICT or INVALID_STATE).', {
+  Conflict: errorResponse('The request clashes with what is stored (code CONFLICT, INVALID_STATE, IDEMPOTENCY_CONFLICT or SIGNAL_ALREADY_DELIVERED).', {
     code: 'INVALID_STATE',
     message: 'run 01a226b4-d238-7c31-b6af-28c7c8951e9e already ended (succeeded); there is nothing to cancel',
     field: null,

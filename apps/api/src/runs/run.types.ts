@@ -5,10 +5,10 @@
 import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
 import type { JsonValue } from '@kairos/domain';
 import type { RetryView, TargetView } from '../wire/policy.view.js';
-import type { AttemptView, RunEventView, RunStepView, RunView } from './run.view.js';
+import type { AttemptView, CheckpointView, RunEventView, RunStepView, RunView } from './run.view.js';
 import { BatchErrorType } from '../graphql/batch.types.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
-import { AttemptOutcomeEnum, BackoffTypeEnum, ReasonCodeEnum, RunEventKindEnum, RunOriginEnum, RunStateEnum, StepStateEnum, StepWhenEnum } from '../graphql/wire.enums.js';
+import { AttemptOutcomeEnum, BackoffTypeEnum, CheckpointKindEnum, CheckpointStateEnum, ReasonCodeEnum, RunEventKindEnum, RunOriginEnum, RunStateEnum, StepStateEnum, StepWhenEnum } from '../graphql/wire.enums.js';
 
 @ObjectType('Backoff')
 export class BackoffType {
@@ -68,6 +68,22 @@ export class RunStepType implements RunStepView {
   @Field(() => ID, { description: "The step's own run (its events tell its story)." }) runId!: string;
 }
 
+@ObjectType('Checkpoint', { description: "One checkpoint of a run's durable function (ctx.step, ctx.sleep, ctx.waitForSignal)." })
+export class CheckpointType implements CheckpointView {
+  @Field(() => String) name!: string;
+  @Field(() => CheckpointKindEnum) kind!: CheckpointView['kind'];
+  @Field(() => CheckpointStateEnum) state!: CheckpointView['state'];
+  @Field(() => JsonScalar, { nullable: true, description: "A step's stored result, or the signal's body." }) result!: JsonValue | null;
+  @Field(() => String) startedAt!: string;
+  @Field(() => String, { nullable: true }) finishedAt!: string | null;
+  @Field(() => String, { nullable: true, description: "A sleep's wake instant, or a wait's timeout." }) wakeAt!: string | null;
+}
+
+@ObjectType('SignalResult', { description: 'A signal sent to a run (POST /v1/runs/:id/signals/:name).' })
+export class SignalResultType {
+  @Field(() => Boolean, { description: 'True when the run was waiting for it and resumes now; false when it is kept until the run asks.' }) delivered!: boolean;
+}
+
 @ObjectType('Run', { description: 'One execution of a target, or of a graph of steps (GET /v1/runs/:id).' })
 export class RunType implements RunView {
   @Field(() => ID) id!: string;
@@ -85,6 +101,7 @@ export class RunType implements RunView {
   steps!: RunStepType[] | null;
   @Field(() => ID, { nullable: true, description: "For a step's own run: the multi-step run it belongs to." }) parentRunId!: string | null;
   @Field(() => String, { nullable: true, description: "For a step's own run: its step's name." }) stepName!: string | null;
+  @Field(() => [CheckpointType], { description: "The checkpoints of the run's durable function, in the order they began." }) checkpoints!: CheckpointType[];
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => JsonScalar, { nullable: true }) result!: JsonValue | null;

@@ -1,17 +1,18 @@
 /** The wire shape of a run, as REST and GraphQL return it, and of its events. */
 import { formatInstant, isStepsTarget, stepStateOf, type Attempt, type JsonValue, type StepsTarget } from '@kairos/domain';
-import type { Attempt as AttemptShape, Run, RunEvent, RunStep } from '@kairos/domain/wire';
-import type { Queryable, RunEventRow, RunRepository, RunRow } from '@kairos/ledger';
+import type { Attempt as AttemptShape, Checkpoint, Run, RunEvent, RunStep } from '@kairos/domain/wire';
+import type { CheckpointRow, Queryable, RunEventRow, RunRepository, RunRow } from '@kairos/ledger';
 import type { z } from 'zod';
 import { iso, retryView, targetView } from '../wire/policy.view.js';
 
 export type RunView = z.output<typeof Run>;
 export type RunStepView = z.output<typeof RunStep>;
+export type CheckpointView = z.output<typeof Checkpoint>;
 export type AttemptView = z.output<typeof AttemptShape>;
 export type RunEventView = z.output<typeof RunEvent>;
 
 /** A run as the API shows it; a multi-step run with its step runs (`steps`, read by RunRepository.stepsOf). */
-export function runView(row: RunRow, steps: readonly RunRow[] = []): RunView {
+export function runView(row: RunRow, steps: readonly RunRow[] = [], checkpoints: readonly CheckpointRow[] = []): RunView {
   return {
     id: row.id,
     scheduleId: row.scheduleId,
@@ -27,6 +28,15 @@ export function runView(row: RunRow, steps: readonly RunRow[] = []): RunView {
     steps: isStepsTarget(row.target) ? runStepViews(row.target, steps) : null,
     parentRunId: row.parentRunId,
     stepName: row.stepName,
+    checkpoints: checkpoints.map((c) => ({
+      name: c.name,
+      kind: c.kind,
+      state: c.state,
+      result: c.result,
+      startedAt: formatInstant(c.startedAt),
+      finishedAt: iso(c.finishedAt),
+      wakeAt: iso(c.wakeAt),
+    })),
     retry: retryView(row.retry),
     payload: row.payload as JsonValue | null,
     result: row.result as JsonValue | null,
@@ -43,10 +53,10 @@ export function runView(row: RunRow, steps: readonly RunRow[] = []): RunView {
   };
 }
 
-/** Runs as the API shows them, each multi-step run with its steps (read in one query). */
+/** Runs as the API shows them, each multi-step run with its steps and each run with its checkpoints (one query each). */
 export async function runViews(db: Queryable, runs: RunRepository, rows: readonly RunRow[]): Promise<RunView[]> {
-  const steps = await runs.stepsOf(db, rows);
-  return rows.map((row) => runView(row, steps.get(row.id)));
+  const [steps, checkpoints] = await Promise.all([runs.stepsOf(db, rows), runs.checkpointsOf(db, rows.map((r) => r.id))]);
+  return rows.map((row) => runView(row, steps.get(row.id), checkpoints.get(row.id)));
 }
 
 /** Each step of a graph in declaration order, as its step run stands. */

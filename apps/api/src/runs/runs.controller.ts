@@ -46,6 +46,12 @@ export class RunsController {
     return this.runs.cancel(caller, id);
   }
 
+  @Post(':id/signals/:name')
+  @HttpCode(202)
+  signal(@Caller() caller: CallerContext, @Param('id') id: string, @Param('name') name: string, @Body() body: unknown) {
+    return this.runs.signal(caller, id, name, body);
+  }
+
   @Post(':id/retry')
   @HttpCode(201)
   retry(@Caller() caller: CallerContext, @Param('id') id: string) {

@@ -68,6 +68,19 @@ export const RUN_PATHS: Record<string, PathItemObject> = {
       errors: [404, 409],
     }),
   },
+  '/v1/runs/{id}/signals/{name}': {
+    post: operation({
+      operationId: 'sendSignal',
+      tags: ['runs'],
+      summary: 'Send a signal to a run',
+      description:
+        'Delivers the JSON body to the run\'s ctx.waitForSignal(name): at once when the run waits for it (`delivered: true`, the run resumes), else kept until it asks (`delivered: false`). Each name is sent once per run: a second send answers 409 SIGNAL_ALREADY_DELIVERED; a run that ended answers 409 INVALID_STATE.',
+      parameters: [param('RunId'), param('SignalName')],
+      requestBody: body('JsonValue', false),
+      ok: { 202: json('SignalResult', 'The signal is stored.') },
+      errors: [400, 404, 409],
+    }),
+  },
   '/v1/runs/{id}/retry': {
     post: operation({
       operationId: 'retryRun',

@@ -8,7 +8,7 @@ import type { RunEventView } from './run.view.js';
 import { RunsService } from './runs.service.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { RunStateEnum } from '../graphql/wire.enums.js';
-import { AttemptType, RunBatchItemType, RunEventType, RunPageType, RunType } from './run.types.js';
+import { AttemptType, RunBatchItemType, RunEventType, RunPageType, RunType, SignalResultType } from './run.types.js';
 
 const id = () => ID;
 
@@ -63,6 +63,16 @@ export class RunsResolver {
   @Mutation(() => RunType, { description: 'POST /v1/runs/:id/cancel' })
   cancelRun(@Caller() caller: CallerContext, @Args('id', { type: id }) runId: string) {
     return this.runs.cancel(caller, runId);
+  }
+
+  @Mutation(() => SignalResultType, { description: 'POST /v1/runs/:id/signals/:name: `body` (any JSON) goes to the run\'s ctx.waitForSignal(name).' })
+  sendSignal(
+    @Caller() caller: CallerContext,
+    @Args('runId', { type: id }) runId: string,
+    @Args('name', { type: () => String }) name: string,
+    @Args('body', { type: () => JsonScalar, nullable: true }) body?: JsonValue | null,
+  ) {
+    return this.runs.signal(caller, runId, name, body ?? null);
   }
 
   @Mutation(() => RunType, { description: 'POST /v1/runs/:id/retry: a fresh run of a failed or dead run.' })

@@ -1,6 +1,6 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { AddressPolicy, assertSameRequest, attemptsOf, requestHash, ConflictError, isStepsTarget, isTerminalRunState, newId, NotFoundError, type DispatchItem, type RunState } from '@kairos/domain';
+import { ACTIVE_RUN_STATES, AddressPolicy, assertSameRequest, attemptsOf, checkStorableText, requestHash, ConflictError, isStepsTarget, isTerminalRunState, newId, NotFoundError, readPayload, ValidationError, type DispatchItem, type RunState } from '@kairos/domain';
 import { readBatchItems, readRunCreate } from '@kairos/domain/wire';
 import { RunRepository, dispatchItemOf, inTransaction, retryTransient, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
@@ -9,7 +9,7 @@ import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
 import { RunEventFeed } from './run-event-feed.js';
-import { runEventView, runView, runViews, type RunView, attemptView, type AttemptView } from './run.view.js';
+import { runEventView, runViews, type RunView, attemptView, type AttemptView } from './run.view.js';
 
 const RETRYABLE_STATES: readonly RunState[] = ['failed', 'dead'];
 
@@ -72,11 +72,11 @@ export class RunsService implements BeforeApplicationShutdown {
     }
     const { created, readySteps } = await this.runs.createMany(this.db, accepted.map((a) => a.run));
     const dispatch: DispatchItem[] = [...readySteps];
-    const steps = await this.runs.stepsOf(this.db, created.map((c) => c.row));
-    for (const [i, { row, deduped, requestHash: storedHash }] of created.entries()) {
+    const views = await this.views(created.map((c) => c.row));
+    for (const [i, { deduped, requestHash: storedHash }] of created.entries()) {
       const { index, run } = accepted[i]!;
       const refused = deduped ? await refusalOf(async () => assertSameRequest(storedHash, run.requestHash!, run.idempotencyKey!)) : null;
-      answers[index] = refused ? { ok: false, refusal: refused } : { ok: true, value: { ...runView(row, steps.get(row.id)), deduped } };
+      answers[index] = refused ? { ok: false, refusal: refused } : { ok: true, value: { ...views[i]!, deduped } };
       const item = deduped ? null : dispatchItemOf(run);
       if (item) dispatch.push(item);
     }
@@ -147,11 +147,34 @@ export class RunsService implements BeforeApplicationShutdown {
    */
   async cancel(caller: CallerContext, id: string): Promise<RunView> {
     const run = await this.require(caller, id);
-    if (run.state !== 'queued' && run.state !== 'running') {
+    if (!ACTIVE_RUN_STATES.includes(run.state)) {
       throw new ConflictError('INVALID_STATE', null, `run ${id} already ended (${run.state}); there is nothing to cancel`);
     }
     await retryTransient(() => inTransaction(this.db, (tx) => this.runs.requestCancel(tx, [id], caller.actor, 'CANCELLED_BY_USER', 'cancelled through the API')));
     return this.view(await this.require(caller, id));
+  }
+
+  /**
+   * Sends signal `name` to run `id`: delivered at once to a run waiting for it, which resumes
+   * (its job made due now), else kept until the run asks. Each name once per run.
+   */
+  async signal(caller: CallerContext, id: string, name: string, body: unknown): Promise<{ delivered: boolean }> {
+    if (name.length === 0 || name.length > 200) throw new ValidationError('VALIDATION_FAILED', 'name', 'a signal name is 1 to 200 characters');
+    checkStorableText(name, 'name');
+    const payload = body === undefined ? null : readPayload({ body }, 'body', '');
+    await this.require(caller, id);
+    const sent = await inTransaction(this.db, (tx) => this.runs.sendSignal(tx, caller.namespaceId, id, name, payload, caller.actor));
+    switch (sent.kind) {
+      case 'not_found':
+        throw new NotFoundError('run', id);
+      case 'ended':
+        throw new ConflictError('INVALID_STATE', null, `run ${id} already ended (${sent.state}); there is nothing to signal`);
+      case 'already_sent':
+        throw new ConflictError('SIGNAL_ALREADY_DELIVERED', 'name', `signal "${name}" was already sent to run ${id}; each signal name is delivered once per run`);
+      case 'sent':
+        if (sent.woken) await this.dispatcher.wake([sent.woken]);
+        return { delivered: sent.woken !== null };
+    }
   }
 
   /** Runs a failed or dead run again as a fresh run (origin retry), with its attempts reset. */

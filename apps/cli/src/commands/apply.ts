@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Output } from '../output.js';
+import { apiRequest, refusalMessage } from './api-request.js';
 
 /** Exit status of a dry run whose plan would change something. */
 export const EXIT_CHANGES = 2;
@@ -103,24 +104,17 @@ export async function applyCommand(
   const other = declarations.find((d) => d.source !== source);
   if (other) throw new ApplyError(`${other.file} declares source "${other.source}" but ${declarations[0]!.file} declares "${source}": apply one source at a time`);
   const origins = declarations.flatMap((d) => d.schedules.map((_, index) => ({ file: d.file, index })));
-  const baseUrl = (env.KAIROS_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (env.KAIROS_API_KEY) headers.authorization = `Bearer ${env.KAIROS_API_KEY}`;
-  let response: Response;
-  try {
-    response = await fetch(`${baseUrl}/v1/apply`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ source, schedules: declarations.flatMap((d) => d.schedules), prune: opts.prune, dryRun: opts.dryRun }),
-    });
-  } catch (error) {
-    throw new ApplyError(`cannot reach Kairos at ${baseUrl} (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}); set KAIROS_URL`);
-  }
-  const body = (await response.json().catch(() => null)) as { plan?: PlanItem[]; applied?: boolean; code?: string; message?: string; field?: string | null } | null;
-  if (!response.ok || !body?.plan) {
-    const message = body?.message ?? `Kairos answered ${response.status}`;
+  const answer = await apiRequest<{ plan?: PlanItem[]; applied?: boolean }>(env, 'POST', '/v1/apply', {
+    source,
+    schedules: declarations.flatMap((d) => d.schedules),
+    prune: opts.prune,
+    dryRun: opts.dryRun,
+  });
+  const body = answer.body;
+  if (!answer.ok || !body?.plan) {
+    const message = body?.message ?? `Kairos answered ${answer.status}`;
     if (opts.output === 'json') out.line(JSON.stringify({ ...body, message: locate(message, origins), field: body?.field ? locate(body.field, origins) : null }, null, 2));
-    throw new ApplyError(response.status === 401 || response.status === 403 ? `${message} (KAIROS_API_KEY)` : locate(message, origins));
+    throw new ApplyError(answer.status === 401 || answer.status === 403 ? refusalMessage(answer) : locate(message, origins));
   }
   if (opts.output === 'json') out.line(JSON.stringify(body, null, 2));
   else printPlan(out, body.plan, body.applied ?? false);
