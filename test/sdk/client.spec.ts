@@ -103,6 +103,20 @@ describe('KairosClient and verifySignature', () => {
     expect(await client.runs.retry(failing.id)).toMatchObject({ origin: 'retry', sourceRunId: failing.id });
   });
 
+  it('sends signals: kept for a run that does not wait for them yet, each name once, refused once the run ended', async () => {
+    const parked = await client.runs.create({ target: { type: 'handler', name: 'echo' }, availableAt: '2999-01-01T00:00:00Z' });
+    expect(parked.checkpoints).toEqual([]);
+    expect(await client.runs.signal(parked.id, 'approval', { approved: true })).toEqual({ delivered: false });
+    expect(await client.runs.signal(parked.id, 'review #2')).toEqual({ delivered: false });
+    const twice = await client.runs.signal(parked.id, 'approval', { approved: false }).catch((e: unknown) => e);
+    expect(twice).toBeInstanceOf(KairosApiError);
+    expect(twice).toMatchObject({ status: 409, code: 'SIGNAL_ALREADY_DELIVERED', field: 'name' });
+    expect((await client.runs.get(parked.id)).checkpoints).toEqual([]);
+
+    await client.runs.cancel(parked.id);
+    expect(await client.runs.signal(parked.id, 'late', {}).catch((e: unknown) => e)).toMatchObject({ status: 409, code: 'INVALID_STATE' });
+  });
+
   it('lists workers, previews crons, and throws KairosApiError with the code, message and field', async () => {
     const workers = await collect(client.workers.list());
     expect(workers).toContainEqual(expect.objectContaining({ queue: 'default', version: 'built-in', handlers: ['echo', 'fail', 'noop', 'sleep'] }));

@@ -4,7 +4,7 @@
  * and the GraphQL subscription for live runs.
  */
 import { createClient, type Client } from 'graphql-ws';
-import type { Cluster, Page, Run, RunEvent, RunWithAttempts, Schedule, ScheduleVersion, Tick, WhoAmI, Worker } from './wire.js';
+import type { Cluster, JsonValue, Page, Run, RunEvent, RunWithAttempts, Schedule, ScheduleVersion, SignalResult, Tick, WhoAmI, Worker } from './wire.js';
 
 export class ApiError extends Error {
   constructor(
@@ -33,7 +33,8 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     method,
     headers,
     credentials: 'same-origin',
-    body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
+    // Without a body, an empty object; a null body (a signal's) is sent as null.
+    body: method === 'GET' ? undefined : JSON.stringify(body === undefined ? {} : body),
   });
   if (response.status === 204) return undefined as T;
   const data = (await response.json().catch(() => null)) as Record<string, unknown> | null;
@@ -88,6 +89,9 @@ export const kairosApi = {
   runEvents: (id: string) => call<{ items: RunEvent[] }>('GET', `/v1/runs/${encodeURIComponent(id)}/events`).then((r) => r.items),
   cancelRun: (id: string) => call<Run>('POST', `/v1/runs/${encodeURIComponent(id)}/cancel`),
   retryRun: (id: string) => call<Run>('POST', `/v1/runs/${encodeURIComponent(id)}/retry`),
+  /** Sends signal `name` with `body` to the run: delivered when it waits for it, else kept until it asks. */
+  signalRun: (id: string, name: string, body: JsonValue) =>
+    call<SignalResult>('POST', `/v1/runs/${encodeURIComponent(id)}/signals/${encodeURIComponent(name)}`, body),
 
   deadLetters: (q: { limit: number; cursor?: string }) => call<Page<Run>>('GET', `/v1/dead-letters${query({ ...q })}`),
   republish: (id: string) => call<Run>('POST', `/v1/dead-letters/${encodeURIComponent(id)}/republish`),

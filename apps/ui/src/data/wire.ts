@@ -7,7 +7,8 @@
 import type { RunEvent } from '../logic/run-story.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type RunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
+/** queued, running, sleeping and waiting (a durable function parked by ctx.sleep or ctx.waitForSignal) are active; the rest are terminal. */
+export type RunState = 'queued' | 'running' | 'sleeping' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
 export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish';
 /** Deleted schedules are never sent. */
 export type ScheduleStatus = 'active' | 'paused' | 'completed';
@@ -20,6 +21,10 @@ export type Target =
 export type RetryPolicy = { maxAttempts: number; backoff: { type: 'fixed' | 'exponential'; base: string; max: string; jitter: number } };
 export type StepWhen = 'on_success' | 'always';
 export type StepState = 'waiting' | 'queued' | 'running' | 'succeeded' | 'failed' | 'dead' | 'skipped' | 'cancelled';
+/** ctx.step, ctx.sleep or ctx.waitForSignal. */
+export type CheckpointKind = 'step' | 'sleep' | 'signal';
+/** step: succeeded; sleep: sleeping, then woken; signal: waiting, then received or timed_out. */
+export type CheckpointState = 'succeeded' | 'sleeping' | 'woken' | 'waiting' | 'received' | 'timed_out';
 /**
  * Every reason code. The dashboard keeps a run's, a tick's and an event's as text, but the wire-type
  * check can leave a code out of its comparison only at the top of a response, so the code of a
@@ -147,6 +152,8 @@ export interface Run {
   parentRunId: string | null;
   /** For a step's own run: its step's name. */
   stepName: string | null;
+  /** The checkpoints of the run's durable function, in the order they began (empty for any other run). */
+  checkpoints: Checkpoint[];
   payload: JsonValue;
   result: JsonValue;
   error: Record<string, unknown> | null;
@@ -176,6 +183,26 @@ export interface RunStep {
   finishedAt: string | null;
   /** The step's own run. */
   runId: string;
+}
+
+/** One checkpoint of a run's durable function. */
+export interface Checkpoint {
+  /** The step's name (ctx.step), `sleep#<n>` for the n-th ctx.sleep, `signal:<name>` for ctx.waitForSignal. */
+  name: string;
+  kind: CheckpointKind;
+  state: CheckpointState;
+  /** A step's stored result, or the signal's body. */
+  result: JsonValue;
+  startedAt: string;
+  finishedAt: string | null;
+  /** A sleep's wake instant, or a wait's timeout. */
+  wakeAt: string | null;
+}
+
+/** The answer to a signal sent to a run. */
+export interface SignalResult {
+  /** True when the run waited for it and resumes now; false when it is kept until the run asks. */
+  delivered: boolean;
 }
 
 export interface Attempt {

@@ -1,6 +1,6 @@
 /** A run's story as rows for a timeline: each event with its transition, reason, epoch and the time since the run was created. */
 /** A run's state, as the wire sends it (see data/wire.ts). */
-type RunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
+type RunState = 'queued' | 'running' | 'sleeping' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
 
 export interface RunEvent {
   id: number;
@@ -23,7 +23,10 @@ export interface RunEvent {
     | 'drained'
     | 'handed_back'
     | 'started'
-    | 'skipped';
+    | 'skipped'
+    | 'slept'
+    | 'awaiting_signal'
+    | 'signalled';
   fromState: RunState | null;
   toState: RunState | null;
   leaseEpoch: number | null;

@@ -1,17 +1,21 @@
 /**
  * A run's story: its events (live until it ends), each attempt with worker, duration and response or
  * error, payload and result, cancel and retry. A multi-step run also shows its graph of steps (re-read
- * while it runs), and the story of the step selected in it.
+ * while it runs), and the story of the step selected in it. A durable function shows its checkpoints
+ * (re-read while it runs), and an active run takes signals: the one it waits for, or any ahead of time.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { CheckpointTimeline } from '../components/checkpoint-timeline.js';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
 import { RunEvents } from '../components/run-events.js';
+import { SignalPanel } from '../components/signal-form.js';
 import { StepDetail } from '../components/step-detail.js';
 import { StepGraph } from '../components/step-graph.js';
 import { StateBadge, When } from '../components/when.js';
 import { followRunEvents, kairosApi } from '../data/kairos-api.js';
 import type { RunEvent, RunWithAttempts } from '../data/wire.js';
+import { isActiveRunState, readsAgain } from '../logic/checkpoints.js';
 import { durationBetween } from '../logic/run-story.js';
 import type { RunStep } from '../logic/step-graph.js';
 import { pathOf } from '../logic/ui-route.js';
@@ -29,8 +33,8 @@ export function RunPage({ id }: { id: string }) {
       if (event.toState !== null && event.toState !== event.fromState) reload();
     });
   }, [id]);
-  // A step's progress is not an event of the run itself: while a multi-step run is active, read it again every few seconds.
-  const polling = run.state === 'ready' && run.value.steps !== null && (run.value.state === 'queued' || run.value.state === 'running');
+  // A step's progress, and a durable function's, is not an event of the run itself: while either runs, read it again every few seconds.
+  const polling = run.state === 'ready' && readsAgain(run.value);
   useEffect(() => {
     if (!polling) return;
     const timer = setInterval(reload, STEPS_REFRESH_MS);
@@ -62,6 +66,7 @@ export function RunPage({ id }: { id: string }) {
               )}
             </p>
             <RunActions run={r} onChanged={reload} />
+            <SignalPanel key={r.id} run={r} onSent={reload} />
             <dl class="pairs">
               <div>
                 <dt>Origin</dt>
@@ -96,6 +101,7 @@ export function RunPage({ id }: { id: string }) {
               )}
             </dl>
             {steps !== null && <Steps steps={steps} selected={selectedStep} onSelect={setSelectedStep} />}
+            {r.checkpoints.length > 0 && <CheckpointTimeline checkpoints={r.checkpoints} />}
             <RunEvents events={events} headingId="story" title="Events" empty="Waiting for events…" />
             <Attempts run={r} multiStep={steps !== null} />
             <section aria-labelledby="data">
@@ -112,7 +118,7 @@ export function RunPage({ id }: { id: string }) {
   );
 }
 
-/** How often an active multi-step run is read again. */
+/** How often a running multi-step run or durable function is read again. */
 const STEPS_REFRESH_MS = 2_000;
 
 /** The graph of a multi-step run and, below it, the selected step. */
@@ -132,7 +138,7 @@ function RunActions({ run, onChanged }: { run: RunWithAttempts; onChanged: () =>
   const can = useCan();
   const [error, setError] = useState<Error | null>(null);
   if (!can('write')) return null;
-  const active = run.state === 'queued' || run.state === 'running';
+  const active = isActiveRunState(run.state);
   return (
     <section aria-label="Actions" class="actions">
       {active && (

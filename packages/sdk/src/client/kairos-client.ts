@@ -24,6 +24,7 @@ import type {
   ScheduleInput,
   ScheduleListFilter,
   SchedulePatch,
+  SignalResult,
   Tick,
   TriggerInput,
   Worker,
@@ -106,6 +107,12 @@ export class KairosClient {
     cancel: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/cancel`),
     /** A fresh run (origin retry) of a failed or dead run's target and payload. */
     retry: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/retry`),
+    /**
+     * Sends signal `name` with `body` to the run's ctx.waitForSignal(name): `delivered` when the run
+     * waited for it (it resumes now), else kept until the run asks. Each name is sent once per run
+     * (again: 409 SIGNAL_ALREADY_DELIVERED); a run that ended answers 409 INVALID_STATE.
+     */
+    signal: (id: string, name: string, body?: unknown) => this.request<SignalResult>('POST', `/v1/runs/${enc(id)}/signals/${enc(name)}`, { body }),
   };
 
   readonly deadLetters = {

@@ -11,7 +11,8 @@ export type DurationInput = string | number;
 export type Instant = string;
 
 export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one' | 'buffer_all' | 'replace';
-export type RunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
+/** queued, running, sleeping and waiting (a durable function parked by ctx.sleep or ctx.waitForSignal) are active; the rest are terminal. */
+export type RunState = 'queued' | 'running' | 'sleeping' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
 export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish';
 /** on_success: a step runs once every step it depends on succeeded (else it is skipped); always: once they all ended. */
 export type StepWhen = 'on_success' | 'always';
@@ -214,6 +215,29 @@ export interface RunStep {
   runId: string;
 }
 
+/** ctx.step, ctx.sleep or ctx.waitForSignal. */
+export type CheckpointKind = 'step' | 'sleep' | 'signal';
+/** step: succeeded; sleep: sleeping, then woken; signal: waiting, then received or timed_out. */
+export type CheckpointState = 'succeeded' | 'sleeping' | 'woken' | 'waiting' | 'received' | 'timed_out';
+/** One checkpoint of a run's durable function. */
+export interface Checkpoint {
+  /** The step's name (ctx.step), `sleep#<n>` for the n-th ctx.sleep, `signal:<name>` for ctx.waitForSignal. */
+  name: string;
+  kind: CheckpointKind;
+  state: CheckpointState;
+  /** A step's stored result, or the signal's body. */
+  result: JsonValue;
+  startedAt: Instant;
+  finishedAt: Instant | null;
+  /** A sleep's wake instant, or a wait's timeout. */
+  wakeAt: Instant | null;
+}
+/** A signal sent to a run (runs.signal). */
+export interface SignalResult {
+  /** True when the run was waiting for this signal and resumes now; false when it is kept until the run asks for it. */
+  delivered: boolean;
+}
+
 export interface Run {
   id: string;
   scheduleId: string | null;
@@ -233,6 +257,8 @@ export interface Run {
   parentRunId: string | null;
   /** For a step's own run: its step's name. */
   stepName: string | null;
+  /** The checkpoints of the run's durable function (ctx.step, ctx.sleep, ctx.waitForSignal), in the order they began. */
+  checkpoints: Checkpoint[];
   retry: RetryPolicy;
   payload: JsonValue | null;
   result: JsonValue | null;
