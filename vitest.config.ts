@@ -23,6 +23,7 @@ const POSTGRES_TRANSPORT_FILES = [
   'test/worker/retries.spec.ts',
   'test/sdk/user-worker.spec.ts',
   'test/sdk/steps.spec.ts',
+  'test/sdk/durable.spec.ts',
   'test/worker/worker-credentials.spec.ts',
   'test/worker/protocol-fixture.spec.ts',
 ];

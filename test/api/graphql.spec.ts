@@ -19,7 +19,8 @@ const STEP = `steps { name dependsOn when target retry { maxAttempts backoff { t
 const RUN_STEP = `steps { name dependsOn when state attempt maxAttempts result error reasonCode reasonText startedAt finishedAt runId }`;
 const SCHEDULE = `id name cron every at timezone ${DST} catchup { mode window limit } overlap target ${STEP} payload ${RETRY}
   timeout startAt endAt maxRuns jitter paused idempotencyKey labels status nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
-const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RUN_STEP} parentRunId stepName ${RETRY} payload result
+const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RUN_STEP} parentRunId stepName
+  checkpoints { name kind state result startedAt finishedAt wakeAt } ${RETRY} payload result
   error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch`;
 const EVENT = 'id at kind fromState toState leaseEpoch actor reasonCode detail';
 const ATTEMPTS = 'attempts { attempt leaseEpoch worker startedAt finishedAt outcome reasonCode error response }';

@@ -399,6 +399,15 @@ describe('the OpenAPI document', () => {
       expect((await call('post', '/v1/runs/{id}/retry', { params: { id: created.body.id } })).status).toBe(409);
       expect((await call('post', '/v1/runs/{id}/retry', { params: { id: unknownId } })).status).toBe(404);
 
+      // Signals: kept for a run that does not wait for them yet, each name once.
+      const later = (await call('post', '/v1/runs', { body: { target: echo, availableAt: '2030-01-01T00:00:00Z' } })).body.id;
+      const signalled = await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: later, name: 'approval' }, body: { approved: true } });
+      expect(signalled.status).toBe(202);
+      expect(signalled.body).toEqual({ delivered: false });
+      expect((await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: later, name: 'approval' }, body: {} })).body.code).toBe('SIGNAL_ALREADY_DELIVERED');
+      expect((await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: later, name: 'x'.repeat(201) }, body: {} })).body.field).toBe('name');
+      expect((await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: unknownId, name: 'approval' }, body: {} })).status).toBe(404);
+
       // The validators have teeth: a field the document does not list, or a value outside an enum, fails.
       const { deduped: _deduped, ...run } = created.body;
       expect(schemaValidator('Run')(run)).toBe(true);

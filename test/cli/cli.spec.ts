@@ -10,7 +10,7 @@ describe('the kairos CLI', () => {
 
   const cli = async (...argv: string[]): Promise<{ code: number; out: string }> => {
     const lines: string[] = [];
-    const code = await runCli(argv, { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl });
+    const code = await runCli(argv, { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl, KAIROS_URL: kairos.url });
     return { code, out: lines.join('\n') };
   };
 
@@ -95,7 +95,7 @@ describe('the kairos CLI', () => {
     const bySchedule = JSON.parse((await cli('runs', '--schedule', scheduleId, '--json', '--limit', '1')).out);
     expect(bySchedule).toHaveLength(1);
     expect(bySchedule[0].scheduleId).toBe(scheduleId);
-    await expect(cli('runs', '--state', 'sleeping')).rejects.toThrow(/--state must be one of/);
+    await expect(cli('runs', '--state', 'napping')).rejects.toThrow(/--state must be one of/);
   });
 
   it('explains a run: its attempts and every transition in order, with reasons', async () => {
@@ -125,6 +125,16 @@ describe('the kairos CLI', () => {
     expect(out).toMatch(/^ {2}\S+ +skipped +queued → cancelled +by steps \[UPSTREAM_FAILED: /m);
     const json = JSON.parse((await cli('explain', graphRunId, '--json')).out);
     expect(json.steps.map((s: { run: { stepName: string } }) => s.run.stepName)).toEqual(['fetch', 'parse', 'store', 'notify']);
+  });
+
+  it('sends a signal through the API, once per name', async () => {
+    const client = api(kairos.url);
+    const later = (await client.post('/v1/runs', { target: { type: 'handler', name: 'echo' }, availableAt: '2030-01-01T00:00:00Z' })).body.id as string;
+    const sent = await cli('signal', later, 'approval', '{"approved":true}');
+    expect(sent).toEqual({ code: 0, out: `sent signal approval to run ${later}: kept until the run waits for it` });
+    await expect(cli('signal', later, 'approval')).rejects.toThrow(/already sent to run/);
+    await expect(cli('signal', later, 'other', '{not json')).rejects.toThrow(/must be JSON/);
+    expect((await t.db.query(`SELECT body FROM run_signals WHERE run_id = $1`, [later])).rows).toEqual([{ body: { approved: true } }]);
   });
 
   it('fsck passes a healthy ledger and names what breaks an invariant', async () => {
