@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
+import { runCli } from '../../apps/cli/src/cli.js';
 import { api, runInState, startInProcess, useTestEnvironment, waitFor, wipeTransport } from '../support/kairos.js';
 import { spawnProcess, type ChildOutput } from '../support/processes.js';
 import { userProject, type UserProject } from './packed-sdk.js';
@@ -118,6 +119,16 @@ describe('durable functions on a user worker', () => {
     ]);
     expect(done.checkpoints[2].result).toEqual({ approved: true, by: 'grace' });
     expect(await logLines('create ada@')).toHaveLength(1);
+    // kairos explain tells the checkpoints in order.
+    const lines: string[] = [];
+    await runCli(['explain', runId], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl });
+    expect(lines.filter((l) => /^ {4}(step|sleep|signal) /.test(l)).map((l) => l.trim().replace(/: \w+, .*$/, ''))).toEqual([
+      'step   create-account',
+      'sleep  sleep#1',
+      'signal signal:approval',
+      'step   send-welcome',
+    ]);
+    expect(lines.join('\n')).toMatch(/sleep {2}sleep#1: woken, \S+ → \S+, wakes \S+/);
 
     const again = await signal(runId, { approved: false });
     expect(again.status).toBe(409);

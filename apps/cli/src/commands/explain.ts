@@ -17,8 +17,9 @@ export async function explain(db: Db, namespace: string, runId: string, out: Out
   // The version of its schedule's definition the run was made from: the one in force when it was created.
   const scheduleVersion = run.scheduleId === null ? null : await new ScheduleRepository().versionAt(db, run.scheduleId, run.createdAt);
   const steps = isStepsTarget(run.target) ? await stepStories(db, runs, run) : null;
+  const checkpoints = (await runs.checkpointsOf(db, [run.id])).get(run.id) ?? [];
   if (json) {
-    out.line(JSON.stringify({ run, scheduleVersion, attempts, events, ...(steps && { steps }) }, null, 2));
+    out.line(JSON.stringify({ run, scheduleVersion, attempts, events, checkpoints, ...(steps && { steps }) }, null, 2));
     return 0;
   }
   out.line(`run ${run.id}: ${run.state}${run.reasonCode ? ` (${run.reasonCode})` : ''}`);
@@ -35,6 +36,14 @@ export async function explain(db: Db, namespace: string, runId: string, out: Out
     out.line(`  attempt ${a.attempt} at epoch ${a.leaseEpoch} on ${a.worker}: ${a.outcome ?? 'running'}${a.reasonCode ? ` (${a.reasonCode})` : ''}${status}${renewed}`);
   }
   if (steps && isStepsTarget(run.target)) graphLines(run.target, steps, out);
+  if (checkpoints.length > 0) {
+    out.line('  checkpoints, in order:');
+    for (const c of checkpoints) {
+      const when = c.finishedAt ? `${iso(c.startedAt)} → ${iso(c.finishedAt)}` : `since ${iso(c.startedAt)}`;
+      const wake = c.wakeAt ? `, ${c.kind === 'sleep' ? 'wakes' : 'times out'} ${iso(c.wakeAt)}` : '';
+      out.line(`    ${c.kind.padEnd(6)} ${c.name}: ${c.state}, ${when}${wake}`);
+    }
+  }
   out.line('');
   for (const e of events) out.line(eventLine(e));
   for (const step of steps ?? []) {
