@@ -154,6 +154,13 @@ describe('the kairos CLI', () => {
     expect(orphaned.code).toBe(1);
     expect(JSON.parse(orphaned.out)).toEqual([{ check: 'event-has-run', subject: `run ${orphan}`, detail: expect.stringMatching(/^event \d+ \(queued\) belongs to no run$/) }]);
     await t.db.query(`DELETE FROM run_events WHERE run_id = $1`, [orphan]);
+
+    // A parked run whose sleep is not recorded would never be told why it waits.
+    const later = (await api(kairos.url).post('/v1/runs', { target: { type: 'handler', name: 'echo' }, availableAt: '2030-01-01T00:00:00Z' })).body.id as string;
+    await t.db.query(`UPDATE runs SET state = 'sleeping' WHERE id = $1`, [later]);
+    const parked = await cli('fsck', '--json');
+    expect(JSON.parse(parked.out)).toContainEqual({ check: 'parked-run-has-checkpoint', subject: `run ${later}`, detail: 'run is sleeping but has no sleep with its wake instant' });
+    await t.db.query(`UPDATE runs SET state = 'queued' WHERE id = $1`, [later]);
   });
 
   it('migrate reports an up-to-date ledger, and usage errors exit 2', async () => {

@@ -132,7 +132,10 @@ describe('durable functions on a user worker', () => {
 
     const again = await signal(runId, { approved: false });
     expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ code: 'INVALID_STATE' });
+    expect(again.body).toMatchObject({ code: 'SIGNAL_ALREADY_DELIVERED', field: 'name' });
+    const ended = await signal(runId, {}, 'another');
+    expect(ended.status).toBe(409);
+    expect(ended.body).toMatchObject({ code: 'INVALID_STATE' });
   }, 60_000);
 
   it('keeps a signal sent before the run asks, refuses the same name twice, and answers null when the wait times out', async () => {

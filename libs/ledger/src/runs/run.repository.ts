@@ -351,7 +351,8 @@ export class RunRepository {
   /**
    * Sends signal `name` with `body` to run `runId` of the namespace: kept until the run asks for
    * it, or delivered at once to a run waiting for it, which is then queued again and due now (the
-   * caller hands it to the transport after the commit). Each name is sent once per run.
+   * caller hands it to the transport after the commit). Each name is sent once per run: a second
+   * send is refused whatever the run's state, a first one to a run that ended too.
    */
   async sendSignal(tx: Tx, namespaceId: string, runId: string, name: string, body: unknown, actor: string): Promise<SignalSent> {
     const { rows: locked } = await tx.query<{ state: RunState }>(`SELECT state FROM runs WHERE namespace_id = $1 AND id = $2 FOR NO KEY UPDATE`, [
@@ -359,6 +360,8 @@ export class RunRepository {
       runId,
     ]);
     if (locked.length === 0) return { kind: 'not_found' };
+    const { rowCount: sent } = await tx.query(`SELECT 1 FROM run_signals WHERE run_id = $1 AND name = $2`, [runId, name]);
+    if (sent !== 0) return { kind: 'already_sent' };
     if (!ACTIVE_RUN_STATES.includes(locked[0]!.state)) return { kind: 'ended', state: locked[0]!.state };
     const { rowCount } = await tx.query(
       `INSERT INTO run_signals (run_id, name, body, sent_by) VALUES ($1, $2, $3::json, $4) ON CONFLICT (run_id, name) DO NOTHING`,
