@@ -12,8 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { api, runInState, startInProcess, useTestEnvironment, waitFor, wipeTransport } from '../support/kairos.js';
-import { spawnProcess, type ChildOutput } from '../support/processes.js';
-import { userProject, type UserProject } from './packed-sdk.js';
+import { userProject, userWorkers, type UserProject } from './packed-sdk.js';
 
 const WORKER_SCRIPT = `
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -56,33 +55,20 @@ describe('durable functions on a user worker', () => {
   let control: StartedKairos;
   let client: ReturnType<typeof api>;
   let project: UserProject;
-  const workers: ChildOutput[] = [];
+  const workers = userWorkers(t, () => project, { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_SHUTDOWN_GRACE: '1s' });
+  const startWorker = workers.start;
 
   beforeAll(async () => {
     [project, control] = await Promise.all([userProject({ 'worker.mjs': WORKER_SCRIPT }), startInProcess(t.env({ KAIROS_RUN_LEASE_TTL: '2s' }))]);
     client = api(control.url);
   }, 300_000);
 
-  afterEach(async () => {
-    const stopping = workers.splice(0);
-    for (const w of stopping) w.process.kill('SIGKILL');
-    await Promise.all(stopping.map((w) => w.exited));
-  });
+  afterEach(() => workers.killAll());
 
   afterAll(async () => {
     await control?.app.close();
     await project?.remove();
   });
-
-  async function startWorker(env: Record<string, string> = {}): Promise<ChildOutput> {
-    const child = spawnProcess(process.execPath, ['worker.mjs'], {
-      cwd: project.dir,
-      env: { ...process.env, ...t.env({ KAIROS_RUN_LEASE_TTL: '2s', KAIROS_SHUTDOWN_GRACE: '1s', ...env }) },
-    });
-    workers.push(child);
-    await child.until(/ready (\S+)/, 'the user worker to start');
-    return child;
-  }
 
   const onboard = async (payload: Record<string, unknown>) => {
     const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'onboard-user', queue: 'agents' }, payload, retry: { maxAttempts: 3, backoff: { type: 'fixed', base: '100ms' } } });

@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, withDirectoryLock } from '../support/build.js';
+import type { TestEnvironment } from '../support/kairos.js';
+import { spawnProcess, type ChildOutput } from '../support/processes.js';
 import { bundleFaults } from '../../scripts/sdk-bundle-checks.mjs';
 
 const run = promisify(execFile);
@@ -102,4 +104,30 @@ export async function userProject(files: Record<string, string>): Promise<UserPr
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A user worker process: `node worker.mjs` in a user project, once it printed `ready <worker id>`. */
+export interface UserWorker extends ChildOutput {
+  id: string;
+}
+
+/**
+ * Starts and kills the user workers of a describe block: each runs `worker.mjs` of the project
+ * with the test environment's variables, `defaults` and its own; `killAll` (for an afterEach)
+ * kills every one started since, with SIGKILL.
+ */
+export function userWorkers(t: TestEnvironment, project: () => UserProject, defaults: Record<string, string>) {
+  const started: ChildOutput[] = [];
+  return {
+    async start(env: Record<string, string> = {}): Promise<UserWorker> {
+      const child = spawnProcess(process.execPath, ['worker.mjs'], { cwd: project().dir, env: { ...process.env, ...t.env({ ...defaults, ...env }) } });
+      started.push(child);
+      return { ...child, id: (await child.until(/ready (\S+)/, 'the user worker to start'))[1]! };
+    },
+    async killAll(): Promise<void> {
+      const stopping = started.splice(0);
+      for (const w of stopping) w.process.kill('SIGKILL');
+      await Promise.all(stopping.map((w) => w.exited));
+    },
+  };
 }

@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { api, runInState, startInProcess, useTestEnvironment, waitFor, wipeTransport } from '../support/kairos.js';
-import { spawnProcess, type ChildOutput } from '../support/processes.js';
-import { userProject, type UserProject } from './packed-sdk.js';
+import { userProject, userWorkers, type UserProject } from './packed-sdk.js';
 
 /** Each execution appends a line: `start|end <step> <tag> <pid>`; the tag is the run's payload.tag. */
 const WORKER_SCRIPT = `
@@ -61,7 +60,8 @@ describe('multi-step runs on user workers', () => {
   let warehouse: Server;
   let warehouseUrl: string;
   const loads: { step: string; inputs: unknown; payload: { tag: string } }[] = [];
-  const workers: ChildOutput[] = [];
+  const workers = userWorkers(t, () => project, { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_SHUTDOWN_GRACE: '1s' });
+  const startWorker = workers.start;
 
   beforeAll(async () => {
     warehouse = createServer((req, res) => {
@@ -82,9 +82,7 @@ describe('multi-step runs on user workers', () => {
   }, 300_000);
 
   afterEach(async () => {
-    const stopping = workers.splice(0);
-    for (const w of stopping) w.process.kill('SIGKILL');
-    await Promise.all(stopping.map((w) => w.exited));
+    await workers.killAll();
     await rm(join(project.dir, 'fail-transform'), { force: true });
   });
 
@@ -93,15 +91,6 @@ describe('multi-step runs on user workers', () => {
     await project?.remove();
     await new Promise((r) => warehouse?.close(r));
   });
-
-  async function startWorker(): Promise<ChildOutput & { id: string }> {
-    const child = spawnProcess(process.execPath, ['worker.mjs'], {
-      cwd: project.dir,
-      env: { ...process.env, ...t.env({ KAIROS_RUN_LEASE_TTL: '2s', KAIROS_SHUTDOWN_GRACE: '1s' }) },
-    });
-    workers.push(child);
-    return { ...child, id: (await child.until(/ready (\S+)/, 'the user worker to start'))[1]! };
-  }
 
   const etl = (name: string) => ({ type: 'handler', name, queue: 'etl' });
   /** The issue's example, with load an HTTP step to the test's warehouse. */

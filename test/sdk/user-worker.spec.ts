@@ -9,8 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { ENDED_STATES, api, runInState, startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
-import { spawnProcess, type ChildOutput } from '../support/processes.js';
-import { userProject, type UserProject } from './packed-sdk.js';
+import { userProject, userWorkers, type UserProject } from './packed-sdk.js';
 import { WorkerProtocol } from '../../packages/sdk/src/worker/worker-protocol.js';
 
 /** Plain JavaScript, as a user writes it against the installed package. */
@@ -45,17 +44,13 @@ console.log('ready ' + worker.id);
 process.on('SIGTERM', async () => { await worker.stop(); process.exit(0); });
 `;
 
-interface UserWorker extends ChildOutput {
-  id: string;
-}
-
 describe('a user worker from the packed SDK', () => {
   let control: StartedKairos;
   let client: ReturnType<typeof api>;
   let project: UserProject;
-  const workers: UserWorker[] = [];
-
   const t = useTestEnvironment();
+  const workers = userWorkers(t, () => project, { KAIROS_RUN_LEASE_TTL: '2s', KAIROS_SHUTDOWN_GRACE: '1s' });
+  const startWorker = workers.start;
 
   beforeAll(async () => {
     [project, control] = await Promise.all([
@@ -65,27 +60,12 @@ describe('a user worker from the packed SDK', () => {
     client = api(control.url);
   }, 300_000);
 
-  afterEach(async () => {
-    const stopping = workers.splice(0);
-    for (const w of stopping) w.process.kill('SIGKILL');
-    await Promise.all(stopping.map((w) => w.exited));
-  });
+  afterEach(() => workers.killAll());
 
   afterAll(async () => {
     await control?.app.close();
     await project?.remove();
   });
-
-  async function startWorker(env: Record<string, string> = {}): Promise<UserWorker> {
-    const child = spawnProcess(process.execPath, ['worker.mjs'], {
-      cwd: project.dir,
-      env: { ...process.env, ...t.env({ KAIROS_RUN_LEASE_TTL: '2s', KAIROS_SHUTDOWN_GRACE: '1s', ...env }) },
-    });
-    const worker: UserWorker = { ...child, id: '' };
-    workers.push(worker);
-    worker.id = (await child.until(/ready (\S+)/, 'the user worker to start'))[1]!;
-    return worker;
-  }
 
   const runOf = async (id: string) => (await client.get(`/v1/runs/${id}`)).body;
   const settled = (id: string, timeoutMs = 30_000) => runInState(client, id, ENDED_STATES, timeoutMs);

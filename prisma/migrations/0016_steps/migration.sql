@@ -39,6 +39,8 @@ ALTER TABLE runs ADD CONSTRAINT runs_lease_while_running CHECK (
 -- at once are read one after the other. A released step is due at once (or at the graph's own
 -- instant, for a graph made ahead of its slot) and not yet handed to the transport: the caller
 -- takes it with kairos_worker.take_ready_steps, and the relay hands over whatever no caller took.
+-- A step is pending while queued, running, or parked by its durable function (sleeping, waiting:
+-- the states migration 0017 adds).
 CREATE FUNCTION kairos_advance_graph(_graph uuid) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
@@ -61,7 +63,7 @@ BEGIN
       FROM jsonb_array_elements(g.target->'steps') s
     ), waiting AS (
       SELECT c.id, sp.run_when,
-             count(u.id) FILTER (WHERE u.state IN ('queued', 'running')) AS pending,
+             count(u.id) FILTER (WHERE u.state IN ('queued', 'running', 'sleeping', 'waiting')) AS pending,
              min(u.step_name) FILTER (WHERE u.state IN ('failed', 'cancelled', 'dead')) AS failed_upstream
       FROM runs c
       JOIN spec sp ON sp.name = c.step_name
@@ -101,7 +103,7 @@ BEGIN
     EXIT WHEN skipped = 0;
   END LOOP;
 
-  SELECT count(*) FILTER (WHERE s.state IN ('queued', 'running')),
+  SELECT count(*) FILTER (WHERE s.state IN ('queued', 'running', 'sleeping', 'waiting')),
          count(*) FILTER (WHERE s.state <> 'succeeded'),
          (array_agg(s.step_name ORDER BY s.finished_at, s.step_name) FILTER (WHERE s.state IN ('failed', 'dead')))[1],
          (array_agg(s.reason_code ORDER BY s.finished_at, s.step_name) FILTER (WHERE s.state IN ('failed', 'dead')))[1],
@@ -174,7 +176,9 @@ CREATE OR REPLACE FUNCTION kairos_worker.protocol_version() RETURNS integer
 LANGUAGE sql IMMUTABLE AS $$ SELECT 2 $$;
 
 -- claim_runs with, for a step run, its graph's run, its step name and its upstream steps' results by
--- name ("inputs"), and its graph's schedule. The run of a graph itself is never claimed.
+-- name ("inputs"), and its graph's schedule. The run of a graph itself is never claimed. It also
+-- resumes a run its durable function parked (migration 0017) once it is due: a sleep's wake
+-- instant, a wait's timeout, or a signal that queued it again; and marks the sleep it woke from.
 CREATE FUNCTION kairos_worker.claim_runs_v2(_owner text, _run_ids uuid[], _ttl_ms bigint)
 RETURNS TABLE (id uuid, "namespaceId" uuid, "scheduleId" uuid, "scheduledFor" timestamptz, attempt integer,
                "maxAttempts" integer, target jsonb, payload json, retry jsonb, "timeoutMs" bigint, "leaseEpoch" bigint,
@@ -196,7 +200,7 @@ BEGIN
              claimed_epoch = CASE WHEN started_at IS NULL THEN lease_epoch + 1 ELSE claimed_epoch END,
              claimed_attempt = CASE WHEN started_at IS NULL THEN attempt ELSE claimed_attempt END,
              claimed_until = CASE WHEN started_at IS NULL THEN now() + _ttl_ms * interval '1 millisecond' ELSE claimed_until END
-      WHERE runs.id = ANY(_run_ids) AND state = 'queued' AND available_at <= now() + interval '20 milliseconds'
+      WHERE runs.id = ANY(_run_ids) AND state IN ('queued', 'sleeping', 'waiting') AND available_at <= now() + interval '20 milliseconds'
         AND cancel_requested_at IS NULL AND target->>'type' <> 'steps'
       RETURNING runs.*
     ), event AS (
@@ -204,6 +208,10 @@ BEGIN
       SELECT c.id, 'claimed', 'queued', 'running', c.lease_epoch, _owner,
              jsonb_build_object('attempt', c.attempt, 'leaseExpiresAt', c.lease_expires_at)
       FROM claimed c WHERE c.claimed_epoch IS DISTINCT FROM c.lease_epoch
+    ), woken AS (
+      -- A run claimed again may be waking from a sleep (a first claim never is).
+      UPDATE run_checkpoints k SET state = 'woken', finished_at = now()
+      FROM claimed c WHERE c.claimed_epoch IS DISTINCT FROM c.lease_epoch AND k.run_id = c.id AND k.state = 'sleeping'
     )
     SELECT c.id, c.namespace_id, coalesce(c.schedule_id, g.schedule_id), c.scheduled_for, c.attempt, c.max_attempts, c.target,
            c.payload, c.retry, c.timeout_ms, c.lease_epoch, c.trace_parent, c.trace_state,
@@ -254,7 +262,8 @@ BEGIN
 END $$;
 
 -- release_parked, for a parked run that is a graph: its run is released, its ready steps are
--- answered (a graph's own run never goes to the transport).
+-- answered (a graph's own run never goes to the transport). A run its durable function parked
+-- (sleeping, waiting: migration 0017) holds its schedule as a running one does.
 CREATE OR REPLACE FUNCTION kairos_worker.release_parked(_schedule_id uuid, _actor text)
 RETURNS TABLE (id uuid, "availableAt" timestamptz, queue text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
@@ -277,7 +286,7 @@ BEGIN
       SELECT r.id FROM runs r
       WHERE r.schedule_id = _schedule_id AND r.state = 'queued' AND r.available_at = 'infinity'
         AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.schedule_id = _schedule_id AND a.exclusive
-                        AND (a.state = 'running' OR (a.state = 'queued' AND a.available_at < 'infinity')))
+                        AND (a.state IN ('running', 'sleeping', 'waiting') OR (a.state = 'queued' AND a.available_at < 'infinity')))
       ORDER BY r.scheduled_for, r.id LIMIT 1
     ), freed AS (
       UPDATE runs r SET available_at = greatest(r.scheduled_for, now()),
