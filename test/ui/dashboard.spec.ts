@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { KairosWorker } from '@kairos/sdk';
 import { issueKey, useKairos } from '../support/kairos.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -159,6 +160,49 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => detail.textContent()).toMatch(/running → dead/);
     await shot('steps');
   });
+
+  it('sends the signal a waiting run asks for from its page, and draws its checkpoints', async () => {
+    // A durable function on a worker of this process (the SDK from source), on a queue of its own.
+    const env = t.env();
+    const worker = new KairosWorker({
+      databaseUrl: env.DATABASE_URL!,
+      redisUrl: env.REDIS_URL || null,
+      queuePrefix: env.KAIROS_QUEUE_PREFIX!,
+      queue: 'approvals',
+      concurrency: 2,
+      handlers: {
+        approve: async (ctx) => {
+          const draft = await ctx.step('draft', () => ({ amount: 42 }));
+          const answer = await ctx.waitForSignal('approval', { timeout: '5m' });
+          return { draft, answer };
+        },
+      },
+      logger: { log: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    await worker.start();
+    try {
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const created: any = await (await fetch(`${kairos.url}/v1/runs`, { method: 'POST', headers, body: JSON.stringify({ target: { type: 'handler', name: 'approve', queue: 'approvals' } }) })).json();
+      const stateOf = async () => ((await (await fetch(`${kairos.url}/v1/runs/${created.id}`, { headers })).json()) as any).state;
+      await expect.poll(stateOf, { timeout: 20_000 }).toBe('waiting');
+      await page.goto(`${kairos.url}/ui/runs/${created.id}`);
+      const form = page.getByTestId('signal-form');
+      await form.waitFor();
+      expect(await form.getByLabel('Signal name').inputValue()).toBe('approval');
+      await form.getByLabel('Body (JSON)').fill('{"approved": true}');
+      await form.getByRole('button', { name: 'Send signal' }).click();
+      await expect.poll(() => page.getByTestId('signal-status').textContent()).toMatch(/deliver/i);
+      await expect.poll(stateOf, { timeout: 20_000 }).toBe('succeeded');
+      await page.reload();
+      const timeline = page.getByTestId('checkpoints');
+      await timeline.waitFor();
+      expect(await timeline.getByTestId('checkpoint-draft').textContent()).toMatch(/succeeded/);
+      expect(await timeline.getByTestId('checkpoint-signal:approval').textContent()).toMatch(/received/);
+      await shot('checkpoints');
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
 
   it('republishes a dead letter', async () => {
     const response = await fetch(`${kairos.url}/v1/runs`, {

@@ -69,6 +69,23 @@ describe('attemptsOf', () => {
       ],
     ],
     [
+      'parked by a sleep, then by a wait for a signal, then resumed to succeed',
+      [
+        claimed(1, 1, 1),
+        ev(2, 'slept', 2),
+        claimed(3, 3, 1),
+        ev(4, 'awaiting_signal', 4),
+        ev(5, 'signalled', 4),
+        claimed(6, 5, 1),
+        ev(7, 'succeeded', 5, { reasonCode: 'SUCCEEDED' }),
+      ],
+      [
+        { attempt: 1, leaseEpoch: 1, worker: 'w1', startedAt: at(1), finishedAt: at(2), outcome: 'parked', reasonCode: null, error: null, response: null },
+        { attempt: 1, leaseEpoch: 3, worker: 'w1', startedAt: at(3), finishedAt: at(4), outcome: 'parked', reasonCode: null, error: null, response: null },
+        { attempt: 1, leaseEpoch: 5, worker: 'w1', startedAt: at(6), finishedAt: at(7), outcome: 'succeeded', reasonCode: 'SUCCEEDED', error: null, response: null },
+      ],
+    ],
+    [
       'cancelled while running; a cancel request alone ends nothing',
       [claimed(1, 1, 1), ev(2, 'cancel_requested', 1), ev(3, 'cancelled', 1, { reasonCode: 'CANCELLED_BY_USER' })],
       [{ attempt: 1, leaseEpoch: 1, worker: 'w1', startedAt: at(1), finishedAt: at(3), outcome: 'cancelled', reasonCode: 'CANCELLED_BY_USER', error: null, response: null }],

@@ -75,6 +75,9 @@ export function attemptsOf(events: readonly AttemptEvent[]): Attempt[] {
       close(epoch - 1, event, 'drained');
     } else if (event.kind === 'handed_back' && epoch !== null) {
       close(epoch - 1, event, 'handed_back');
+    } else if ((event.kind === 'slept' || event.kind === 'awaiting_signal') && epoch !== null) {
+      // A durable function parked the run: the attempt ends without a verdict, the epoch raised.
+      close(epoch - 1, event, 'parked');
     } else if (event.kind === 'lease_lost') {
       close(epoch, event, 'lost');
     }

@@ -47,7 +47,7 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** How one execution attempt ended; null while it runs. */
-export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'cancelled', 'lost', 'drained', 'handed_back'] as const;
+export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'cancelled', 'lost', 'drained', 'handed_back', 'parked'] as const;
 export type AttemptOutcomeKind = (typeof ATTEMPT_OUTCOMES)[number];
 
 /** A durable function's checkpoints: a step's stored result, a sleep, a wait for a signal. */

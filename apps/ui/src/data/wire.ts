@@ -13,7 +13,7 @@ export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republis
 /** Deleted schedules are never sent. */
 export type ScheduleStatus = 'active' | 'paused' | 'completed';
 export type TickOutcome = 'triggered' | 'skipped' | 'missed' | 'error';
-export type AttemptOutcome = 'succeeded' | 'failed' | 'cancelled' | 'lost' | 'drained' | 'handed_back';
+export type AttemptOutcome = 'succeeded' | 'failed' | 'cancelled' | 'lost' | 'drained' | 'handed_back' | 'parked';
 export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one' | 'buffer_all' | 'replace';
 export type Target =
   | { type: 'handler'; name: string; queue: string }

@@ -282,7 +282,7 @@ export interface Attempt {
   worker: string;
   startedAt: Instant;
   finishedAt: Instant | null;
-  outcome: 'succeeded' | 'failed' | 'cancelled' | 'lost' | 'drained' | 'handed_back' | null;
+  outcome: 'succeeded' | 'failed' | 'cancelled' | 'lost' | 'drained' | 'handed_back' | 'parked' | null;
   reasonCode: string | null;
   error: Record<string, unknown> | null;
   response: Record<string, unknown> | null;
