@@ -407,6 +407,7 @@ describe('the OpenAPI document', () => {
       expect((await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: later, name: 'approval' }, body: {} })).body.code).toBe('SIGNAL_ALREADY_DELIVERED');
       expect((await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: later, name: 'x'.repeat(201) }, body: {} })).body.field).toBe('name');
       expect((await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: unknownId, name: 'approval' }, body: {} })).status).toBe(404);
+      expect((await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: 'not-a-run', name: 'approval' }, body: {} })).status).toBe(404);
 
       // The validators have teeth: a field the document does not list, or a value outside an enum, fails.
       const { deduped: _deduped, ...run } = created.body;

@@ -162,7 +162,6 @@ export class RunsService implements BeforeApplicationShutdown {
     if (name.length === 0 || name.length > 200) throw new ValidationError('VALIDATION_FAILED', 'name', 'a signal name is 1 to 200 characters');
     checkStorableText(name, 'name');
     const payload = body === undefined ? null : readPayload({ body }, 'body', '');
-    await this.require(caller, id);
     const sent = await inTransaction(this.db, (tx) => this.runs.sendSignal(tx, caller.namespaceId, id, name, payload, caller.actor));
     switch (sent.kind) {
       case 'not_found':

@@ -4,12 +4,12 @@
  * statement or transaction that makes it: a plain creation on the run row, the rest as run_events rows.
  */
 import { ACTIVE_RUN_STATES, formatInstant, isStepsTarget, isUuid, keptSteps, storableText, type ActiveRun, type CheckpointKind, type CheckpointState, type DispatchItem, type JsonValue, type ReasonCode, type RunState } from '@kairos/domain';
-import { targetQueueSql } from './target-queue.js';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { inTransaction, jsonText, jsonbText, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, stepRunsOf, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
 import { NEXT_EVENT_ID, runStorySql } from './run-sql.js';
+import { targetQueueSql } from './target-queue.js';
 
 const INFINITY = 'infinity';
 
@@ -355,6 +355,7 @@ export class RunRepository {
    * send is refused whatever the run's state, a first one to a run that ended too.
    */
   async sendSignal(tx: Tx, namespaceId: string, runId: string, name: string, body: unknown, actor: string): Promise<SignalSent> {
+    if (!isUuid(runId)) return { kind: 'not_found' };
     const { rows: locked } = await tx.query<{ state: RunState }>(`SELECT state FROM runs WHERE namespace_id = $1 AND id = $2 FOR NO KEY UPDATE`, [
       namespaceId,
       runId,
