@@ -74,7 +74,7 @@ describe("a run's story", () => {
     const written = await leases.finishMany(t.db, owner, [
       { runId: id, epoch, verdict: { state: 'succeeded', result: { ok: true }, error: null, reasonCode: 'SUCCEEDED', reasonText: null, response } },
     ]);
-    expect(written.has(id)).toBe(true);
+    expect(written.written.has(id)).toBe(true);
   }
 
   async function requeue(id: string, epoch: number, owner = 'worker-a'): Promise<void> {
@@ -222,7 +222,7 @@ describe("a run's story", () => {
     const reap = { skewMs: 0, backoffMs: 0, crashBudget: 2, limit: 100, actor: 'reaper:test' };
     expect((await recovery.reapExpired(t.db, reap)).requeued.map((r) => r.id)).toContain(id);
     // The dead worker's verdict arrives late: refused, and recorded as such.
-    expect((await leases.finishMany(t.db, 'worker-a', [{ runId: id, epoch: first, verdict: { state: 'succeeded', result: null, error: null, reasonCode: 'SUCCEEDED', reasonText: null, response: null } }])).size).toBe(0);
+    expect((await leases.finishMany(t.db, 'worker-a', [{ runId: id, epoch: first, verdict: { state: 'succeeded', result: null, error: null, reasonCode: 'SUCCEEDED', reasonText: null, response: null } }])).written.size).toBe(0);
     await leases.recordLeaseLost(t.db, id, first, 'worker-a', { attempted: 'succeeded' });
     await claim(id, 'worker-b');
     await t.db.query(`UPDATE runs SET lease_expires_at = now() - interval '1 minute' WHERE id = $1`, [id]);

@@ -79,7 +79,7 @@ describe('multi-step runs in the ledger', () => {
     const written = await protocol.finishMany(t.db, 'worker-a', [
       { runId: run.id, epoch: run.leaseEpoch, verdict: { state: 'succeeded', result: result as never, error: null, reasonCode: 'SUCCEEDED', reasonText: null, response: null } },
     ]);
-    expect(written.has(run.id)).toBe(true);
+    expect(written.written.has(run.id)).toBe(true);
   }
 
   async function die(run: ClaimedRun): Promise<void> {

@@ -127,7 +127,7 @@ describe('a user worker from the packed SDK', () => {
     const stale = await new WorkerProtocol().finishMany(t.db, victim.id, [
       { runId: run.id, epoch: holder.lease_epoch, verdict: { state: 'failed', result: null, error: { message: 'late' }, reasonCode: 'HANDLER_ERROR', reasonText: null, response: null } },
     ]);
-    expect(stale.size).toBe(0);
+    expect(stale.written.size).toBe(0);
     expect(await runOf(run.id)).toMatchObject({ state: 'succeeded', result: { pid: rescuer.process.pid } });
   });
 

@@ -19,7 +19,7 @@ export function isTerminalRunState(state: RunState): boolean {
   return TERMINAL_RUN_STATES.includes(state);
 }
 
-export const RUN_ORIGINS = ['schedule', 'manual', 'retry', 'backfill', 'republish'] as const;
+export const RUN_ORIGINS = ['schedule', 'manual', 'retry', 'backfill', 'republish', 'sensor'] as const;
 export type RunOrigin = (typeof RUN_ORIGINS)[number];
 
 export const TICK_OUTCOMES = ['triggered', 'skipped', 'missed', 'error'] as const;
@@ -81,6 +81,7 @@ export const RUN_EVENT_KINDS = [
   'slept',
   'awaiting_signal',
   'signalled',
+  'held',
 ] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
 

@@ -23,11 +23,15 @@ export const REASON_CODES = {
   POISONED: 'the run outlived its crash budget: every executor holding it died',
   STEP_FAILED: 'a step of the run ended without succeeding',
   UPSTREAM_FAILED: 'a step this step depends on did not succeed, so the step was skipped',
+  CONCURRENCY_KEY_UNRESOLVED: "the run's concurrency key names a payload field its payload does not have",
   // Run transitions that are not terminal.
   LEASE_EXPIRED: 'the executor stopped renewing its lease and the run was taken back',
   LEASE_LOST: 'the executor lost its lease; its verdict was refused',
   RETRY_SCHEDULED: 'the attempt failed and another attempt is scheduled',
   OVERLAP_BUFFERED: 'an earlier run of the schedule was still active; this run waits for it',
+  CONCURRENCY_LIMIT: 'as many runs holding its concurrency key as its limit allows are running; it starts when one ends',
+  QUEUE_LIMIT: "as many runs of its queue as the queue's maxRunning allows are running; it starts when one ends",
+  QUEUE_RATE_LIMIT: "its queue's rate limit is reached; it starts when the window allows",
   HANDLER_NOT_REGISTERED: 'the worker that received the run has no handler of that name; it handed the run back for a worker that has',
   // Ticks.
   TRIGGERED: 'the slot fired and created a run',
@@ -37,6 +41,11 @@ export const REASON_CODES = {
   CATCHUP_WINDOW_MISSED: 'the slot is older than the catch-up window',
   CATCHUP_LIMIT_EXCEEDED: 'more slots were missed than the catch-up limit allows; the newest were kept',
   INVALID_DEFINITION: 'the stored definition could not be evaluated',
+  // Sensor evaluations.
+  SENSOR_CURSOR_MOVED: "the sensor's cursor was moved while the evaluation ran; nothing it asked for was committed",
+  SENSOR_RESULT_INVALID: 'the evaluation answered something other than { runs: [{ runKey, payload }], cursor }; nothing was committed',
+  SENSOR_EVALUATION_FAILED: 'the evaluation run did not succeed; the cursor stays where it was',
+  SENSOR_EVALUATION_ABANDONED: 'the evaluation did not end within its timeout; it was cancelled and the next one starts from the same cursor',
   // Outages.
   SCHEDULER_CRASHED: 'the leading scheduler stopped heartbeating without releasing its lease',
   SCHEDULER_STOPPED: 'no scheduler was running after the last one stopped cleanly',

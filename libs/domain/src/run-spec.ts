@@ -1,5 +1,6 @@
 /** An ad-hoc run as POST /v1/runs declares it: a target executed once now (or at availableAt), with retries. */
 import type { JsonValue } from './closed-sets.js';
+import type { ConcurrencySpec } from './concurrency.js';
 import type { RetryPolicy, Target } from './run-policy.js';
 
 export interface RunCreateRequest {
@@ -7,6 +8,7 @@ export interface RunCreateRequest {
   payload: JsonValue | null;
   retry: RetryPolicy;
   timeoutMs: number;
+  concurrency: ConcurrencySpec | null;
   /** When the run becomes due; never earlier than now. */
   availableAtMs: number;
   idempotencyKey: string | null;

@@ -3,6 +3,7 @@
  * timing, bounds, a future fire) the wire's schedule body checks it with at the edge: once read,
  * the definition is valid and has a future fire (or is paused, which still requires one to exist).
  */
+import type { ConcurrencySpec } from './concurrency.js';
 import { createHash } from 'node:crypto';
 import { ValidationError } from './errors.js';
 import { present, readString, type JsonObject } from './json-readers.js';
@@ -31,6 +32,8 @@ export interface ScheduleSpec {
   payload: JsonValue | null;
   retry: RetryPolicy;
   timeoutMs: number;
+  /** At most `limit` runs holding the key (resolved from the payload) run at once. */
+  concurrency: ConcurrencySpec | null;
   startAtMs: number | null;
   endAtMs: number | null;
   maxRuns: number | null;
@@ -163,7 +166,8 @@ export function firstFireAt(spec: ScheduleSpec, nowMs: number): number | null {
  * Keys are sorted recursively; the payload is hashed as given.
  */
 export function specHash(spec: ScheduleSpec): string {
-  return createHash('sha256').update(canonicalJson(spec)).digest('hex');
+  // Without a concurrency key a spec hashes as it did before keys existed.
+  return createHash('sha256').update(canonicalJson({ ...spec, concurrency: spec.concurrency ?? undefined })).digest('hex');
 }
 
 /** JSON with object keys sorted, so equal values serialize equally whatever order their keys came in. */

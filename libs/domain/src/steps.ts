@@ -4,6 +4,7 @@
  * frozen into each run when it is created. Each step executes as a run of its own, a step run,
  * whose state the step's view derives its state from.
  */
+import type { ConcurrencySpec } from './concurrency.js';
 import { ValidationError } from './errors.js';
 import type { RunState } from './closed-sets.js';
 import type { CallTarget, RetryPolicy, Target } from './run-policy.js';
@@ -33,6 +34,8 @@ export interface StepSpec {
   retry: RetryPolicy | null;
   /** Null: the run's (the schedule's) timeout. */
   timeoutMs: number | null;
+  /** Absent: none. Its key resolves over the graph's payload. */
+  concurrency?: ConcurrencySpec;
 }
 
 /** A graph of steps, carried where a run's target would be. */

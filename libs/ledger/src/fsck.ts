@@ -73,8 +73,20 @@ const CHECKS: Check[] = [
   {
     name: 'stuck-undispatched',
     sql: `SELECT 'run ' || id AS subject, 'queued and due since ' || available_at || ' but never handed to Redis' AS detail
-          FROM runs WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < now() - interval '5 minutes'
+          FROM runs WHERE state = 'queued' AND enqueued_at IS NULL AND held_at IS NULL AND available_at < now() - interval '5 minutes'
             AND target->>'type' <> 'steps'`,
+  },
+  {
+    name: 'concurrency-limit-exceeded',
+    sql: `SELECT 'key ' || concurrency_key AS subject, count(*) || ' runs holding it are running; its limit is ' || min(concurrency_limit) AS detail
+          FROM runs WHERE state = 'running' AND concurrency_key IS NOT NULL
+          GROUP BY namespace_id, concurrency_key HAVING count(*) > min(concurrency_limit)`,
+  },
+  {
+    name: 'held-with-a-free-place',
+    sql: `SELECT 'run ' || h.id AS subject, 'held (' || h.defer_reason || ') since ' || h.held_at || ' though no run holding its key is running' AS detail
+          FROM runs h WHERE h.held_at < now() - interval '5 minutes' AND h.defer_reason = 'CONCURRENCY_LIMIT'
+            AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.namespace_id = h.namespace_id AND a.concurrency_key = h.concurrency_key AND a.state = 'running')`,
   },
   {
     name: 'step-active-under-ended-run',

@@ -117,14 +117,14 @@ export class RunDispatcher {
    * it, and removed its job, since the list was read.
    */
   async redeliver(items: readonly DispatchItem[], markEnqueued: (runIds: readonly string[]) => Promise<string[]>): Promise<string[]> {
-    const jobs = await Promise.all(items.map((item) => this.queues.get(item.queue).getJob(item.id)));
+    const jobs = await Promise.all(items.map((item) => this.queues.get(item.queue).getJob(item.jobId ?? item.id)));
     const suspects = items.flatMap((item, i) => (jobs[i] && !jobs[i].finishedOn ? [] : [{ item, finishedJob: jobs[i] !== undefined }]));
     const stillQueued = new Set(await markEnqueued(suspects.map((s) => s.item.id)));
     const repaired: string[] = [];
     for (const { item, finishedJob } of suspects) {
       if (!stillQueued.has(item.id)) continue;
       const queue = this.queues.get(item.queue);
-      if (finishedJob) await queue.remove(item.id);
+      if (finishedJob) await queue.remove(item.jobId ?? item.id);
       await queue.add('run', { runId: item.id }, this.job(item).opts);
       repaired.push(item.id);
     }
@@ -160,7 +160,7 @@ export class RunDispatcher {
     return {
       name: 'run' as const,
       data: traceparent === null ? { runId: item.id } : { runId: item.id, traceparent },
-      opts: { ...RUN_JOB_DEFAULTS, jobId: item.id, delay: this.delays.until(item.queue, item.availableAt.getTime()) },
+      opts: { ...RUN_JOB_DEFAULTS, jobId: item.jobId ?? item.id, delay: this.delays.until(item.queue, item.availableAt.getTime()) },
     };
   }
 }

@@ -18,6 +18,12 @@ export class BackoffType {
   @Field(() => Float) jitter!: number;
 }
 
+@ObjectType('Concurrency', { description: 'A concurrency key and its limit: at most `limit` runs holding the key run at once in the namespace.' })
+export class ConcurrencyType {
+  @Field(() => String, { description: 'On a run, resolved from its payload; on a schedule or step, the template as declared.' }) key!: string;
+  @Field(() => Int) limit!: number;
+}
+
 @ObjectType('RetryPolicy')
 export class RetryPolicyType {
   @Field(() => Int) maxAttempts!: number;
@@ -101,6 +107,9 @@ export class RunType implements RunView {
   steps!: RunStepType[] | null;
   @Field(() => ID, { nullable: true, description: "For a step's own run: the multi-step run it belongs to." }) parentRunId!: string | null;
   @Field(() => String, { nullable: true, description: "For a step's own run: its step's name." }) stepName!: string | null;
+  @Field(() => ConcurrencyType, { nullable: true, description: 'The concurrency key the run holds while running, and its limit.' }) concurrency!: ConcurrencyType | null;
+  @Field(() => ID, { nullable: true, description: 'For a run of a sensor: the sensor.' }) sensorId!: string | null;
+  @Field(() => String, { nullable: true, description: 'For a run a sensor asked for: its run key.' }) runKey!: string | null;
   @Field(() => [CheckpointType], { description: "The checkpoints of the run's durable function, in the order they began." }) checkpoints!: CheckpointType[];
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;

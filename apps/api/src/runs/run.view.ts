@@ -28,6 +28,9 @@ export function runView(row: RunRow, steps: readonly RunRow[] = [], checkpoints:
     steps: isStepsTarget(row.target) ? runStepViews(row.target, steps) : null,
     parentRunId: row.parentRunId,
     stepName: row.stepName,
+    concurrency: row.concurrency,
+    sensorId: row.sensorId,
+    runKey: row.runKey,
     checkpoints: checkpoints.map((c) => ({
       name: c.name,
       kind: c.kind,

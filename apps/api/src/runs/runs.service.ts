@@ -1,8 +1,8 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { ACTIVE_RUN_STATES, AddressPolicy, assertSameRequest, attemptsOf, checkStorableText, requestHash, ConflictError, isStepsTarget, isTerminalRunState, newId, NotFoundError, readPayload, ValidationError, type DispatchItem, type RunState } from '@kairos/domain';
+import { ACTIVE_RUN_STATES, AddressPolicy, concurrencyFor, assertSameRequest, attemptsOf, checkStorableText, requestHash, ConflictError, isStepsTarget, isTerminalRunState, newId, NotFoundError, readPayload, ValidationError, type RunState } from '@kairos/domain';
 import { readBatchItems, readRunCreate } from '@kairos/domain/wire';
-import { RunRepository, dispatchItemOf, inTransaction, retryTransient, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
+import { RunRepository, inTransaction, retryTransient, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
 import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
@@ -63,6 +63,7 @@ export class RunsService implements BeforeApplicationShutdown {
           payload: request.payload,
           retry: request.retry,
           timeoutMs: request.timeoutMs,
+          concurrency: concurrencyFor(request.concurrency, request.payload, 'concurrency'),
           idempotencyKey: request.idempotencyKey,
           actor: caller.actor,
         });
@@ -70,15 +71,12 @@ export class RunsService implements BeforeApplicationShutdown {
       });
       if (refused) answers[index] = { ok: false, refusal: refused };
     }
-    const { created, readySteps } = await this.runs.createMany(this.db, accepted.map((a) => a.run));
-    const dispatch: DispatchItem[] = [...readySteps];
+    const { created, dispatch } = await this.runs.createMany(this.db, accepted.map((a) => a.run));
     const views = await this.views(created.map((c) => c.row));
     for (const [i, { deduped, requestHash: storedHash }] of created.entries()) {
       const { index, run } = accepted[i]!;
       const refused = deduped ? await refusalOf(async () => assertSameRequest(storedHash, run.requestHash!, run.idempotencyKey!)) : null;
       answers[index] = refused ? { ok: false, refusal: refused } : { ok: true, value: { ...views[i]!, deduped } };
-      const item = deduped ? null : dispatchItemOf(run);
-      if (item) dispatch.push(item);
     }
     await this.dispatcher.dispatch(dispatch);
     return answers;
@@ -199,9 +197,8 @@ export class RunsService implements BeforeApplicationShutdown {
       throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}; only ${retryable.join(', ')} runs can be run again`);
     }
     const fresh = freshRunOf(source, origin, caller.actor, this.clock.date());
-    const { readySteps } = await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [fresh]));
-    const item = dispatchItemOf(fresh);
-    await this.dispatcher.dispatch(item ? [item, ...readySteps] : readySteps);
+    const { dispatch } = await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [fresh]));
+    await this.dispatcher.dispatch(dispatch);
     return this.view(await this.require(caller, fresh.id));
   }
 
@@ -228,6 +225,9 @@ function freshRunOf(source: RunRow, origin: 'retry' | 'republish', actor: string
     payload: source.payload,
     retry: source.retry,
     timeoutMs: source.timeoutMs,
+    concurrency: source.concurrency,
+    sensorId: source.sensorId,
+    runKey: null,
     idempotencyKey: null,
     actor,
     reasonCode: null,

@@ -22,7 +22,7 @@ import {
   TickOriginEnum,
   TickOutcomeEnum,
 } from '../graphql/wire.enums.js';
-import { RetryPolicyType, RunType } from '../runs/run.types.js';
+import { ConcurrencyType, RetryPolicyType, RunType } from '../runs/run.types.js';
 
 @ObjectType('ResolvedDstPolicy', { description: 'The DST policy fire instants are computed with: `auto` decided for the cron expression.' })
 export class ResolvedDstPolicyType implements ResolvedDstPolicy {
@@ -55,6 +55,7 @@ export class StepType implements StepDefinitionView {
   @Field(() => JsonScalar) target!: TargetView;
   @Field(() => RetryPolicyType, { nullable: true, description: "Null: the run's (the schedule's)." }) retry!: RetryPolicyType | null;
   @Field(() => String, { nullable: true, description: "Null: the run's (the schedule's)." }) timeout!: string | null;
+  @Field(() => ConcurrencyType, { nullable: true, description: 'Null: none.' }) concurrency!: ConcurrencyType | null;
 }
 
 @ObjectType('Schedule', { description: 'A schedule: its definition with defaults filled in, and its cursor (GET /v1/schedules/:id).' })
@@ -73,6 +74,7 @@ export class ScheduleType implements ScheduleView {
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => String) timeout!: string;
+  @Field(() => ConcurrencyType, { nullable: true, description: "Each run's concurrency key (a template over the payload) and limit." }) concurrency!: ConcurrencyType | null;
   @Field(() => String, { nullable: true }) startAt!: string | null;
   @Field(() => String, { nullable: true }) endAt!: string | null;
   @Field(() => Int, { nullable: true }) maxRuns!: number | null;

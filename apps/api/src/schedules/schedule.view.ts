@@ -27,6 +27,7 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     payload: row.payload,
     retry: retryView(row.retry),
     timeout: formatDuration(row.timeoutMs),
+    concurrency: row.concurrency,
     startAt: iso(row.startAt),
     endAt: iso(row.endAt),
     maxRuns: row.maxRuns,
@@ -67,6 +68,8 @@ export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
     payload: spec.payload,
     retry: retryView(spec.retry),
     timeout: formatDuration(spec.timeoutMs),
+    // Shown only when set, so a definition made before keys existed compares unchanged.
+    ...(spec.concurrency === null ? {} : { concurrency: spec.concurrency }),
     startAt: formatOptionalInstant(spec.startAtMs === null ? null : new Date(spec.startAtMs)),
     endAt: formatOptionalInstant(spec.endAtMs === null ? null : new Date(spec.endAtMs)),
     maxRuns: spec.maxRuns,

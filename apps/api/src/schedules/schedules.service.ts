@@ -3,7 +3,7 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, definitionChanges, type JsonObject, type ScheduleCreateRequest, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
+import { AddressPolicy, checkKeysResolve, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, definitionChanges, type JsonObject, type JsonValue, type ScheduleCreateRequest, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
   OutboxRepository,
   RunRepository,
@@ -262,6 +262,8 @@ export class SchedulesService {
     const nowMs = this.clock.now();
     const { runs, dispatch } = await inTransaction(this.db, async (tx) => {
       const row = await this.require(tx, caller, id, true);
+      // A payload given for this run must resolve the schedule's concurrency keys as the stored one does.
+      if (payload !== undefined) checkKeysResolve({ concurrency: row.concurrency, target: row.target, payload: payload as JsonValue | null });
       const made = await this.materialize(tx, row, [{ slotMs: nowMs, fire: true, availableAtMs: nowMs, catchup: false }], {
         tickOrigin: null,
         runOrigin: 'manual',

@@ -34,6 +34,7 @@ export function stepsView(graph: StepsTarget): StepDefinitionView[] {
     target: targetView(step.target),
     retry: step.retry === null ? null : retryView(step.retry),
     timeout: step.timeoutMs === null ? null : formatDuration(step.timeoutMs),
+    concurrency: step.concurrency ?? null,
   }));
 }
 

@@ -3,18 +3,22 @@
  * worker dispatch their own runs right after committing, and the dispatcher clears the enqueued
  * mark of what the transport refused (Redis away for a moment); this pass hands those over again.
  * A crash between commit and enqueue is not the relay's: the runs were marked enqueued at insert,
- * so the reconciler finds them overdue without a job and re-creates it.
+ * so the reconciler finds them overdue without a job and re-creates it. It also hands over the runs
+ * a concurrency key or queue limit released, woken by the release's notification.
  */
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { RunRecoveryRepository, type Db } from '@kairos/ledger';
-import { DATABASE, KAIROS_CONFIG, RunDispatcher } from '@kairos/process';
+import { RELEASED_CHANNEL, RunRecoveryRepository, listenTo, type Db, type Listener } from '@kairos/ledger';
+import { DATABASE, KAIROS_CONFIG, RunDispatcher, type GatedTask } from '@kairos/process';
 import { LeadershipService } from '../leadership/leadership.service.js';
 
 const RELAY_BATCH = 500;
 
 @Injectable()
-export class RelayService implements OnModuleInit {
+export class RelayService implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private task: GatedTask | null = null;
+  private listener: Listener | null = null;
+
   constructor(
     @Inject(DATABASE) private readonly db: Db,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
@@ -25,7 +29,16 @@ export class RelayService implements OnModuleInit {
 
   onModuleInit(): void {
     const interval = this.config.scheduler.relayIntervalMs;
-    this.leadership.whileLeading('Relay', interval, async () => ((await this.relayOnce()) === RELAY_BATCH ? 0 : interval));
+    this.task = this.leadership.whileLeading('Relay', interval, async () => ((await this.relayOnce()) === RELAY_BATCH ? 0 : interval));
+  }
+
+  /** A limit that released held runs wakes the relay at once: a freed place is taken within milliseconds. */
+  onApplicationBootstrap(): void {
+    this.listener = listenTo(this.config.databaseUrl, RELEASED_CHANNEL, () => this.task?.wake());
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.listener?.close();
   }
 
   /** Dispatches one batch of undispatched runs; returns how many were handed over. */

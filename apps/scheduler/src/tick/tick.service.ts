@@ -9,7 +9,6 @@
  * batch is handed over, the next one is written.
  */
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
-import pg from 'pg';
 import type { KairosConfig } from '@kairos/config';
 import { planWithLookahead, type DispatchItem } from '@kairos/domain';
 import {
@@ -17,6 +16,8 @@ import {
   PartitionLeaseRepository,
   RunRepository,
   SCHEDULES_CHANNEL,
+  listenTo,
+  type Listener,
   ScheduleRepository,
   SlotWriter,
   inTransaction,
@@ -43,7 +44,7 @@ export interface TickResult {
 export class TickService implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Tick');
   private task: GatedTask | null = null;
-  private listener: pg.Client | null = null;
+  private listener: Listener | null = null;
   private stopping = false;
   /** The hand-over of the last batch written, which the next batch's writing overlaps. */
   private handingOver: Promise<void> = Promise.resolve();
@@ -66,12 +67,13 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
   }
 
   onApplicationBootstrap(): void {
-    void this.listen();
+    // A schedule created or changed is due at once: its notification wakes the pass.
+    this.listener = listenTo(this.config.databaseUrl, SCHEDULES_CHANNEL, () => this.task?.wake());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.close();
     // The last batch's hand-over, before the transport closes.
     await this.handingOver;
   }
@@ -191,29 +193,5 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
     });
     this.metrics.slotsFired(written);
     return { result, dispatch };
-  }
-
-  /** LISTEN for schedule changes on a dedicated connection; reconnects after errors. */
-  private async listen(): Promise<void> {
-    while (!this.stopping) {
-      const client = new pg.Client({ connectionString: this.config.databaseUrl });
-      try {
-        await client.connect();
-        await client.query(`LISTEN ${SCHEDULES_CHANNEL}`);
-        client.on('notification', () => this.task?.wake());
-        this.listener = client;
-        if (!this.stopping) {
-          await new Promise<void>((resolve) => {
-            client.once('error', () => resolve());
-            client.once('end', () => resolve());
-          });
-        }
-      } catch {
-        // Postgres is away; the loop still polls every tickMaxIdle, so waking is only an optimisation.
-      }
-      this.listener = null;
-      await client.end().catch(() => undefined);
-      if (!this.stopping) await new Promise((r) => setTimeout(r, 1_000));
-    }
   }
 }

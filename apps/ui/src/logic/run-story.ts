@@ -26,7 +26,8 @@ export interface RunEvent {
     | 'skipped'
     | 'slept'
     | 'awaiting_signal'
-    | 'signalled';
+    | 'signalled'
+    | 'held';
   fromState: RunState | null;
   toState: RunState | null;
   leaseEpoch: number | null;

@@ -26,8 +26,10 @@ import { DEFAULT_DST_POLICY, formatDuration } from '../time/index.js';
 import { isObject, parseInstant, readPayload, readStringMap } from '../json-readers.js';
 import { checkedBy, closedObject, integer, present, readWire, required, screenedBy, text, worded } from './read.js';
 import { component, defaulted } from './registry.js';
-import { CatchupPolicyInput, DstPolicyInput, durationMs, InstantInput, instantMs, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, StepsInput, TargetInput } from './shared.js';
+import { CatchupPolicyInput, ConcurrencyInput, DstPolicyInput, durationMs, InstantInput, instantMs, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, StepsInput, TargetInput } from './shared.js';
 import { checkOneExecutable } from '../steps.js';
+import { checkKeysResolve } from '../concurrency.js';
+import { SensorCreate } from './sensors.js';
 
 /** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
 
@@ -61,6 +63,7 @@ const definition = {
   payload,
   retry: RetryPolicyInput.nullable(),
   timeout,
+  concurrency: ConcurrencyInput.nullable().describe('A concurrency key over the payload and its limit, given to every run of the schedule. Default: none.'),
   startAt: instantMs(InstantInput.describe('No slot before this instant.')).nullable(),
   endAt: instantMs(InstantInput.describe('No slot after this instant; must be later than startAt.')).nullable(),
   maxRuns: integer(1, Number.MAX_SAFE_INTEGER).nullable().describe('The schedule completes after this many fires.'),
@@ -157,7 +160,7 @@ const scheduleBody = screenedBy(
 );
 
 /** The order the readers report a schedule body's faults in; '' is the bounds check. */
-const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', '', 'paused', 'idempotencyKey'];
+const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'concurrency', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', '', 'paused', 'idempotencyKey'];
 
 /** A POST /v1/schedules (or PUT by-name) body. `nowMs` resolves `in` and checks for a future fire. */
 export function readScheduleCreate(body: unknown, nowMs: number): ScheduleCreateRequest {
@@ -190,12 +193,14 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
     payload: read.payload ?? null,
     retry: read.retry ?? DEFAULT_RETRY_POLICY,
     timeoutMs: read.timeout ?? DEFAULT_RUN_TIMEOUT_MS,
+    concurrency: read.concurrency ?? null,
     startAtMs: read.startAt ?? null,
     endAtMs: read.endAt ?? null,
     maxRuns: read.maxRuns ?? null,
     jitterMs: read.jitter ?? 0,
     labels: read.labels ?? {},
   };
+  checkKeysResolve(spec);
   checkFutureFire(spec, nowMs, TIMING_FIELDS.find((key) => read[key] != null)!);
   return spec;
 }
@@ -295,6 +300,7 @@ const runCreateFields = {
   payload: payload.optional(),
   retry: RetryPolicyInput.nullable().optional(),
   timeout,
+  concurrency: ConcurrencyInput.nullable().optional().describe('A concurrency key over the payload and its limit. Default: none.'),
   availableAt: InstantInput.nullable()
     .optional()
     .describe('When the run becomes due; an instant in the past means now. Default: now.')
@@ -320,12 +326,13 @@ const runBody = screenedBy(
     if (isObject(value) && Object.keys(value).every((key) => key in runCreateFields)) checkOneExecutable(value);
   },
   closedObject({ ...runCreateFields, target: TargetInput.optional(), steps: StepsInput.optional(), retry: retryPolicy() }).transform(
-    ({ target, steps, payload, retry, timeout, availableAt, idempotencyKey }) => ({
+    ({ target, steps, payload, retry, timeout, concurrency, availableAt, idempotencyKey }) => ({
       // The body was checked to give exactly one of them.
       target: (target ?? steps)!,
       payload: payload ?? null,
       retry,
       timeoutMs: timeout ?? DEFAULT_RUN_TIMEOUT_MS,
+      concurrency: concurrency ?? null,
       availableAtMs: availableAt,
       idempotencyKey: idempotencyKey ?? null,
     }),
@@ -335,6 +342,7 @@ const runBody = screenedBy(
 /** A POST /v1/runs body; an availableAt before `nowMs` (or none) means now. */
 export function readRunCreate(body: unknown, nowMs: number): RunCreateRequest {
   const run = readWire(runBody, body);
+  checkKeysResolve(run);
   return { ...run, availableAtMs: Math.max(nowMs, run.availableAtMs ?? nowMs) };
 }
 
@@ -410,11 +418,11 @@ export const ApplyRequest = component(
       .optional()
       .describe('The schedules, each a body of POST /v1/schedules with its name (no idempotencyKey, no paused), found by its name. Absent: none (with prune, every schedule of the source is deleted).'),
     sensors: z
-      .array(z.unknown())
-      .max(0, worded((field) => `${field}: this server has no sensors yet; declare schedules only`))
+      .array(SensorCreate, worded((field) => `${field} must be an array of sensor bodies`))
+      .max(MAX_APPLY_SCHEDULES, worded((field) => `${field} holds at most ${MAX_APPLY_SCHEDULES} sensors; split the source`))
       .nullable()
       .optional()
-      .describe('Reserved for sensors; must be absent or empty.'),
+      .describe('The sensors, each a body of POST /v1/sensors (no paused), found by its name. Absent: none (with prune, every sensor of the source is deleted).'),
     prune: defaulted(z.boolean().nullable(), false, "Delete the source's schedules the declaration no longer names."),
     dryRun: defaulted(z.boolean().nullable(), false, 'Plan only; change nothing.'),
   }),
@@ -428,13 +436,17 @@ const applyEnvelope = closedObject({
     .max(MAX_APPLY_SCHEDULES, worded((field) => `${field} holds at most ${MAX_APPLY_SCHEDULES} schedules; split the source`))
     .nullable()
     .optional(),
-  sensors: ApplyRequest.shape.sensors,
+  sensors: z
+    .array(z.unknown(), worded((field) => `${field} must be an array of sensor bodies`))
+    .max(MAX_APPLY_SCHEDULES, worded((field) => `${field} holds at most ${MAX_APPLY_SCHEDULES} sensors; split the source`))
+    .nullable()
+    .optional(),
   prune: z.boolean().nullable().optional(),
   dryRun: z.boolean().nullable().optional(),
 });
 
 /** A POST /v1/apply body; each schedule is still to be read (as the body of POST /v1/schedules) by the caller, which says where a fault lies. */
-export function readApplyRequest(body: unknown): { source: string; schedules: unknown[]; prune: boolean; dryRun: boolean } {
+export function readApplyRequest(body: unknown): { source: string; schedules: unknown[]; sensors: unknown[]; prune: boolean; dryRun: boolean } {
   const read = readWire(applyEnvelope, body);
-  return { source: read.source, schedules: read.schedules ?? [], prune: read.prune ?? false, dryRun: read.dryRun ?? false };
+  return { source: read.source, schedules: read.schedules ?? [], sensors: read.sensors ?? [], prune: read.prune ?? false, dryRun: read.dryRun ?? false };
 }

@@ -7,6 +7,7 @@ import { component, page } from './registry.js';
 import {
   AttemptOutcome,
   CatchupPolicy,
+  Concurrency,
   DstPolicy,
   Duration,
   ErrorCode,
@@ -62,6 +63,7 @@ export const Schedule = component(
     payload: JsonValue,
     retry: RetryPolicy,
     timeout: Duration,
+    concurrency: Concurrency.nullable().describe("Each run's concurrency key (a template over the payload) and limit; null: none."),
     startAt: Instant.nullable(),
     endAt: Instant.nullable(),
     maxRuns: z.int().min(1).nullable(),
@@ -143,7 +145,10 @@ const runFields = z.strictObject({
   sourceRunId: z.uuid().nullable().describe('The run a retry or republish re-runs.'),
   scheduledFor: Instant.describe('The slot (for an ad-hoc run: when it was due).'),
   availableAt: Instant.nullable().describe('When the run may start; null while it waits behind an earlier run of its schedule.'),
-  deferReason: z.string().nullable().describe('Why availableAt is later than the slot.'),
+  deferReason: z
+    .string()
+    .nullable()
+    .describe('Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT; otherwise why availableAt is later than the slot.'),
   state: RunState,
   attempt: count().describe('Attempts started so far.'),
   maxAttempts: z.int().min(1),
@@ -151,6 +156,9 @@ const runFields = z.strictObject({
   steps: z.array(RunStep).nullable().describe('The steps of a multi-step run, in declaration order; null for a single-target run.'),
   parentRunId: z.uuid().nullable().describe("For a step's own run: the multi-step run it belongs to."),
   stepName: z.string().nullable().describe("For a step's own run: its step's name."),
+  concurrency: Concurrency.nullable().describe('The concurrency key the run holds while running (resolved from its payload) and its limit; null: none.'),
+  sensorId: z.uuid().nullable().describe('For a run of a sensor (origin sensor): the sensor; also set on the runs that evaluate it.'),
+  runKey: z.string().nullable().describe('For a run a sensor asked for: its run key, unique per sensor.'),
   checkpoints: z.array(Checkpoint).describe("The checkpoints of the run's durable function (ctx.step, ctx.sleep, ctx.waitForSignal), in the order they began."),
   retry: RetryPolicy,
   payload: JsonValue,

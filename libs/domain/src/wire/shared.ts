@@ -35,6 +35,7 @@ import {
   type CallTarget as DomainCallTarget,
   type RetryPolicy as DomainRetryPolicy,
 } from '../run-policy.js';
+import { keyTemplatePaths, MAX_CONCURRENCY_KEY_LENGTH, MAX_CONCURRENCY_LIMIT, type ConcurrencySpec } from '../concurrency.js';
 import { checkStepGraph, MAX_STEPS, STEP_NAME_HINT, STEP_NAME_PATTERN, STEP_STATES, STEP_WHENS, type StepSpec, type StepsTarget } from '../steps.js';
 import { DEFAULT_CATCHUP, MAX_CATCHUP_LIMIT, type CatchupPolicy as DomainCatchupPolicy } from '../schedule-spec.js';
 import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, formatDuration, type DstPolicy as DomainDstPolicy } from '../time/index.js';
@@ -267,6 +268,29 @@ export const RetryPolicyInput = component(
 /** A retry policy field: absent or null is the default policy. */
 export const retryPolicy = () => RetryPolicyInput.nullable().optional().transform((retry) => retry ?? DEFAULT_RETRY_POLICY);
 
+// ---- Concurrency ----
+
+export const Concurrency = component(
+  'Concurrency',
+  z.strictObject({ key: z.string(), limit: z.int().min(1) }),
+  'At most `limit` runs holding the same key run at once in the namespace. On a schedule, sensor or step the key is the template as declared; on a run it is resolved from the payload.',
+);
+export const ConcurrencyInput = component(
+  'ConcurrencyInput',
+  closedObject({
+    key: present(
+      text(MAX_CONCURRENCY_KEY_LENGTH)
+        .min(1, worded((field) => `${field} must not be empty`))
+        .check(checkedBy((value, field) => keyTemplatePaths(value as string, field))),
+      (field) => `${field} is required: the key runs share, e.g. "customer-{{payload.customerId}}"`,
+    )
+      .meta({ examples: ['customer-{{payload.customerId}}'] })
+      .describe('Literal text and {{payload}} or {{payload.<field>.<field>}} placeholders, resolved from each run\'s payload when the run is created.'),
+    limit: defaulted(integer(1, MAX_CONCURRENCY_LIMIT).nullable(), 1, 'How many runs holding one key may run at once.'),
+  }).transform(({ key, limit }): ConcurrencySpec => ({ key, limit: limit ?? 1 })),
+  'A concurrency key and its limit. A run held back by it stays queued with deferReason CONCURRENCY_LIMIT and starts, oldest first, as soon as a place frees.',
+);
+
 // ---- Steps ----
 
 export const StepWhen = component('StepWhen', z.enum(STEP_WHENS), 'on_success: the step runs once every upstream step succeeded, and is skipped (UPSTREAM_FAILED) otherwise. always: it runs once every upstream step ended, whatever the outcome (cleanup, notify).');
@@ -295,6 +319,7 @@ export const StepInput = component(
     target: TargetInput,
     retry: RetryPolicyInput.nullable().optional().describe("This step's retry policy. Default: the run's (the schedule's)."),
     timeout: stepTimeout.nullable().optional().describe("Of each attempt of this step; at most 24h. Default: the run's (the schedule's)."),
+    concurrency: ConcurrencyInput.nullable().optional().describe("This step's concurrency key over the run's payload. Default: none."),
   }).transform(
     (step): StepSpec => ({
       name: step.name,
@@ -303,6 +328,7 @@ export const StepInput = component(
       target: step.target,
       retry: step.retry ?? null,
       timeoutMs: step.timeout ?? null,
+      ...(step.concurrency ? { concurrency: step.concurrency } : {}),
     }),
   ),
   'One step of a multi-step run.',
@@ -328,6 +354,7 @@ export const Step = component(
     target: Target,
     retry: RetryPolicy.nullable().describe("Null: the run's (the schedule's)."),
     timeout: Duration.nullable().describe("Null: the run's (the schedule's)."),
+    concurrency: Concurrency.nullable().describe('Null: none.'),
   }),
   'One step of a multi-step definition, with its defaults filled in.',
 );

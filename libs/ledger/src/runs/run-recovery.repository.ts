@@ -9,15 +9,20 @@ import type { Queryable } from '../database.js';
 import { targetQueueSql } from './target-queue.js';
 import { deadLetterCte, noActiveExclusiveRun } from './run-sql.js';
 
+/** The job id of a run a limit held and released (DispatchItem.jobId); null (the run id) for the rest. */
+const HELD_JOB_ID = `CASE WHEN hold_count > 0 THEN id || '-h' || hold_count END`;
+
 export class RunRecoveryRepository {
   /**
-   * Queued runs not marked enqueued (the transport refused them, or a step became ready and no
-   * worker took it), oldest due first. Parked runs wait for release; a graph's own run is never handed over.
+   * Active runs not marked enqueued (the transport refused them, a step became ready and no worker
+   * took it, or a limit released a run it held), oldest due first. Parked and held runs wait for
+   * their release; a graph's own run is never handed over.
    */
   async listUndispatched(db: Queryable, limit: number): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue FROM runs
-       WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < 'infinity' AND target->>'type' <> 'steps'
+      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue, ${HELD_JOB_ID} AS "jobId" FROM runs
+       WHERE state IN ('queued', 'sleeping', 'waiting') AND enqueued_at IS NULL AND held_at IS NULL AND available_at < 'infinity'
+         AND target->>'type' <> 'steps'
        ORDER BY available_at LIMIT $1`,
       [limit],
     );
@@ -46,7 +51,7 @@ export class RunRecoveryRepository {
    */
   async listOverdueEnqueued(db: Queryable, graceMs: number, limit: number, after: DispatchItem | null = null): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue FROM runs
+      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue, ${HELD_JOB_ID} AS "jobId" FROM runs
        WHERE state IN ('queued', 'sleeping', 'waiting') AND enqueued_at IS NOT NULL
          AND available_at < now() - $1 * interval '1 millisecond'
          AND enqueued_at < now() - $1 * interval '1 millisecond'

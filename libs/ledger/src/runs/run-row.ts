@@ -1,5 +1,5 @@
 /** The runs table's rows as SQL returns them, and the shapes runs enter and leave the ledger in. */
-import { isStepsTarget, newId, queueOf, type DispatchItem, type JsonValue, type ReasonCode, type RetryPolicy, type RunEventKind, type RunOrigin, type RunState, type Target } from '@kairos/domain';
+import { isStepsTarget, newId, queueOf, resolveConcurrencyKey, type RunConcurrency, type ConcurrencySpec, type DispatchItem, type JsonValue, type ReasonCode, type RetryPolicy, type RunEventKind, type RunOrigin, type RunState, type Target } from '@kairos/domain';
 
 export interface RunRow {
   id: string;
@@ -39,6 +39,13 @@ export interface RunRow {
   /** For a step run: the run of its graph, and its step's name. */
   parentRunId: string | null;
   stepName: string | null;
+  /** The concurrency key it holds while running, resolved from its payload, and its limit. */
+  concurrency: RunConcurrency | null;
+  /** Since when a limit holds it back (deferReason says which); null otherwise. */
+  heldAt: Date | null;
+  /** For a sensor's runs: the sensor; and for a run it asked for, its run key. */
+  sensorId: string | null;
+  runKey: string | null;
 }
 
 export const RUN_COLUMNS = `
@@ -50,7 +57,9 @@ export const RUN_COLUMNS = `
   r.cancel_requested_at AS "cancelRequestedAt", r.cancel_requested_by AS "cancelRequestedBy",
   r.enqueued_at AS "enqueuedAt", r.result, r.error, r.reason_code AS "reasonCode", r.reason_text AS "reasonText",
   r.idempotency_key AS "idempotencyKey", r.created_at AS "createdAt", r.started_at AS "startedAt",
-  r.finished_at AS "finishedAt", r.updated_at AS "updatedAt", r.parent_run_id AS "parentRunId", r.step_name AS "stepName"`;
+  r.finished_at AS "finishedAt", r.updated_at AS "updatedAt", r.parent_run_id AS "parentRunId", r.step_name AS "stepName",
+  CASE WHEN r.concurrency_key IS NULL THEN NULL ELSE json_build_object('key', r.concurrency_key, 'limit', r.concurrency_limit) END AS concurrency,
+  r.held_at AS "heldAt", r.sensor_id AS "sensorId", r.run_key AS "runKey"`;
 
 export interface RunEventRow {
   id: number;
@@ -94,6 +103,10 @@ export interface NewRun
   /** For a step run: the run of its graph, and its step's name. */
   parentRunId?: string | null;
   stepName?: string | null;
+  /** Resolved already (concurrencyFor, resolveConcurrencyKey). */
+  concurrency?: RunConcurrency | null;
+  sensorId?: string | null;
+  runKey?: string | null;
 }
 
 /**
@@ -126,8 +139,22 @@ export function stepRunsOf(graph: NewRun): NewRun[] {
       detail: {},
       parentRunId: graph.id,
       stepName: step.name,
+      // A step holds its own key, else its run's: a graph's own run never runs, its steps do.
+      concurrency: step.concurrency ? declaredConcurrency(step.concurrency, graph.payload) : (graph.concurrency ?? null),
+      sensorId: graph.sensorId ?? null,
     };
   });
+}
+
+/**
+ * A declaration's concurrency over a run's payload. Declarations are checked to resolve over the
+ * payloads they are given (checkKeysResolve); a sensor's runs are checked before they are made.
+ */
+export function declaredConcurrency(spec: ConcurrencySpec | null, payload: JsonValue | null): RunConcurrency | null {
+  if (spec === null) return null;
+  const resolution = resolveConcurrencyKey(spec.key, payload);
+  if (resolution.kind === 'unresolved') throw new Error(resolution.reason);
+  return { key: resolution.key, limit: spec.limit };
 }
 
 /**
@@ -141,7 +168,7 @@ export function dispatchItemOf(run: Pick<NewRun, 'id' | 'availableAt' | 'target'
 
 /** An ad-hoc run, as `POST /v1/runs` creates it: no schedule, due at `availableAt`, attempts as its retry policy allows. */
 export function manualRun(
-  fields: Pick<NewRun, 'id' | 'namespaceId' | 'target' | 'payload' | 'retry' | 'timeoutMs' | 'idempotencyKey' | 'actor'> & { availableAt: Date },
+  fields: Pick<NewRun, 'id' | 'namespaceId' | 'target' | 'payload' | 'retry' | 'timeoutMs' | 'idempotencyKey' | 'actor' | 'concurrency'> & { availableAt: Date },
 ): NewRun {
   return {
     ...fields,

@@ -7,7 +7,7 @@ import { ACTIVE_RUN_STATES, formatInstant, isStepsTarget, isUuid, keptSteps, sto
 import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { inTransaction, jsonText, jsonbText, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
-import { RUN_COLUMNS, stepRunsOf, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
+import { RUN_COLUMNS, dispatchItemOf, stepRunsOf, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
 import { NEXT_EVENT_ID, runStorySql } from './run-sql.js';
 import { targetQueueSql } from './target-queue.js';
 
@@ -195,15 +195,28 @@ export class RunRepository {
    * for the caller to hand over with the rest. The graph's own run never goes to the transport.
    */
   async insertRuns(tx: Queryable, runs: readonly NewRun[]): Promise<InsertedRuns> {
-    if (runs.length === 0) return { inserted: new Set(), readySteps: [] };
+    if (runs.length === 0) return { inserted: new Set(), readySteps: [], dispatch: [] };
     const inserted = await this.insertRows(tx, runs);
+    const held = await this.holdWithoutPlace(tx, runs.filter((r) => inserted.has(r.id) && r.concurrency));
+    const handedOver = runs.flatMap((r) => (inserted.has(r.id) && !held.has(r.id) && dispatchItemOf(r)) || []);
     const graphs = runs.filter((r) => inserted.has(r.id) && isStepsTarget(r.target));
-    if (graphs.length === 0) return { inserted, readySteps: [] };
+    if (graphs.length === 0) return { inserted, readySteps: [], dispatch: handedOver };
     await this.insertRows(tx, graphs.flatMap(stepRunsOf));
     await this.keepSucceededSteps(tx, graphs.filter((g) => g.sourceRunId !== null && (g.origin === 'retry' || g.origin === 'republish')));
     const graphIds = graphs.map((g) => g.id);
     await tx.query(`SELECT kairos_advance_graph(id) FROM unnest($1::uuid[]) AS g(id)`, [graphIds]);
-    return { inserted, readySteps: await this.takeReadySteps(tx, graphIds) };
+    const readySteps = await this.takeReadySteps(tx, graphIds);
+    return { inserted, readySteps, dispatch: [...handedOver, ...readySteps] };
+  }
+
+  /**
+   * Runs just written whose concurrency key has no place for them, held at once (kairos_hold_new)
+   * rather than handed to the transport, whose claims would only be refused; a freed place releases them.
+   */
+  private async holdWithoutPlace(tx: Queryable, runs: readonly NewRun[]): Promise<Set<string>> {
+    if (runs.length === 0) return new Set();
+    const { rows } = await tx.query<{ id: string }>(`SELECT id FROM kairos_hold_new($1::uuid[])`, [runs.map((r) => r.id)]);
+    return new Set(rows.map((r) => r.id));
   }
 
   /**
@@ -251,13 +264,14 @@ export class RunRepository {
       text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
                          defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
                          idempotency_key, request_hash, enqueued_at, trace_parent, trace_state, created_event_id, created_by,
-                         parent_run_id, step_name)
+                         parent_run_id, step_name, concurrency_key, concurrency_limit, sensor_id, run_key)
        SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey, rh,
               CASE WHEN avail < 'infinity' AND tgt::jsonb->>'type' <> 'steps' THEN now() END, $2::text, $3::text,
-              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor, par, step
+              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor, par, step, ckey, clim, sensor, rkey
        FROM json_to_recordset($1::json)
          AS t(id uuid, ns uuid, sched uuid, origin text, src uuid, slot timestamptz, avail timestamptz, defer text, excl boolean,
-              maxa int, tgt text, pl text, rt text, tmo bigint, ikey text, rh text, actor text, par uuid, step text)
+              maxa int, tgt text, pl text, rt text, tmo bigint, ikey text, rh text, actor text, par uuid, step text,
+              ckey text, clim int, sensor uuid, rkey text)
        ON CONFLICT (namespace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING id`,
       values: [
@@ -282,6 +296,10 @@ export class RunRepository {
             actor: createdOnRow(r) ? storableText(r.actor) : null,
             par: r.parentRunId ?? null,
             step: r.stepName ?? null,
+            ckey: r.concurrency ? storableText(r.concurrency.key) : null,
+            clim: r.concurrency?.limit ?? null,
+            sensor: r.sensorId ?? null,
+            rkey: r.runKey ?? null,
           })),
         ),
         trace.traceParent,
@@ -317,10 +335,10 @@ export class RunRepository {
    * first used the key, with `deduped: true` and the hash of that first request (the unique index
    * decides, not a read), so the caller can tell a replay from a conflicting reuse.
    */
-  async createMany(db: Db, runs: readonly NewRun[]): Promise<{ created: CreatedRun[]; readySteps: DispatchItem[] }> {
-    if (runs.length === 0) return { created: [], readySteps: [] };
+  async createMany(db: Db, runs: readonly NewRun[]): Promise<{ created: CreatedRun[]; dispatch: DispatchItem[] }> {
+    if (runs.length === 0) return { created: [], dispatch: [] };
     return inTransaction(db, async (tx) => {
-      const { inserted, readySteps } = await this.insertRuns(tx, runs);
+      const { inserted, dispatch } = await this.insertRuns(tx, runs);
       const rows = await this.getMany(tx, runs.filter((r) => inserted.has(r.id)).map((r) => r.id));
       const created = new Map(rows.map((r) => [r.id, r]));
       const repeated = runs.filter((r) => !inserted.has(r.id)).map((r) => r.idempotencyKey!);
@@ -331,7 +349,7 @@ export class RunRepository {
         const { requestHash, ...first } = firsts.get(run.idempotencyKey!)!;
         return { row: first, deduped: true, requestHash };
       });
-      return { created: answers, readySteps };
+      return { created: answers, dispatch };
     });
   }
 
@@ -414,6 +432,8 @@ export type SignalSent = { kind: 'sent'; woken: DispatchItem | null } | { kind: 
 export interface InsertedRuns {
   inserted: Set<string>;
   readySteps: DispatchItem[];
+  /** What to hand the transport once the transaction commits: the due runs no limit held, and the ready steps. */
+  dispatch: DispatchItem[];
 }
 
 /** A run as createMany answers for it: created, or the run that first used its idempotency key. */

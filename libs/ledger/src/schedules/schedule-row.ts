@@ -1,5 +1,5 @@
 /** The schedules table's columns as SQL returns them, and their translation to and from a ScheduleSpec. */
-import type { CatchupMode, DstGapPolicy, DstOverlapPolicy, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
+import type { ConcurrencySpec, CatchupMode, DstGapPolicy, DstOverlapPolicy, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
 
 /** Every column of schedules, camelCased by the SELECT list below. */
 export interface ScheduleRow {
@@ -21,6 +21,7 @@ export interface ScheduleRow {
   payload: JsonValue | null;
   retry: RetryPolicy;
   timeoutMs: number;
+  concurrency: ConcurrencySpec | null;
   startAt: Date | null;
   endAt: Date | null;
   maxRuns: number | null;
@@ -46,7 +47,7 @@ export const SCHEDULE_COLUMNS = `
   s.id, s.namespace_id AS "namespaceId", s.name, s.kind, s.cron, s.every_ms AS "everyMs", s.at, s.timezone,
   s.dst_gap AS "dstGap", s.dst_overlap AS "dstOverlap", s.catchup_mode AS "catchupMode",
   s.catchup_window_ms AS "catchupWindowMs", s.catchup_limit AS "catchupLimit", s.overlap, s.target, s.payload,
-  s.retry, s.timeout_ms AS "timeoutMs", s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
+  s.retry, s.timeout_ms AS "timeoutMs", s.concurrency, s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
   s.jitter_ms AS "jitterMs", s.labels, s.idempotency_key AS "idempotencyKey", s.spec_hash AS "specHash", s.source, s.status,
   s.next_fire_at AS "nextFireAt", s.last_fire_at AS "lastFireAt", s.fire_count AS "fireCount",
   s.paused_at AS "pausedAt", s.resumed_at AS "resumedAt", s.completed_at AS "completedAt",
@@ -69,6 +70,7 @@ export function specOf(row: ScheduleRow): ScheduleSpec {
     payload: row.payload,
     retry: row.retry,
     timeoutMs: row.timeoutMs,
+    concurrency: row.concurrency,
     startAtMs: row.startAt?.getTime() ?? null,
     endAtMs: row.endAt?.getTime() ?? null,
     maxRuns: row.maxRuns,
@@ -95,6 +97,7 @@ export function specRecord(spec: ScheduleSpec): Record<SpecColumn, unknown> {
     payload: spec.payload,
     retry: spec.retry,
     timeout_ms: spec.timeoutMs,
+    concurrency: spec.concurrency,
     start_at: spec.startAtMs === null ? null : new Date(spec.startAtMs),
     end_at: spec.endAtMs === null ? null : new Date(spec.endAtMs),
     max_runs: spec.maxRuns,
@@ -131,6 +134,7 @@ export const SPEC_COLUMN_TYPES = [
   'integer',
   'bigint',
   'jsonb',
+  'jsonb',
 ] as const;
 
 export const SPEC_COLUMN_NAMES = [
@@ -154,6 +158,7 @@ export const SPEC_COLUMN_NAMES = [
   'max_runs',
   'jitter_ms',
   'labels',
+  'concurrency',
 ] as const;
 
 export type SpecColumn = (typeof SPEC_COLUMN_NAMES)[number];

@@ -24,6 +24,7 @@ const ROW: ScheduleRow = {
   payload: { report: 'daily' },
   retry: { maxAttempts: 4, backoff: { type: 'fixed', baseMs: 1_000, maxMs: 1_000, jitter: 0 } },
   timeoutMs: 90_000,
+  concurrency: null,
   startAt: null,
   endAt: null,
   maxRuns: null,

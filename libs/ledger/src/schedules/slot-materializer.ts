@@ -5,7 +5,7 @@
  * the transaction that will write the result.
  */
 import { decideOverlap, newId, type ActiveRun, type OverlapPolicy, type SlotDecision, type TickOrigin, type RunOrigin } from '@kairos/domain';
-import type { NewRun } from '../runs/run-row.js';
+import { declaredConcurrency, type NewRun } from '../runs/run-row.js';
 import type { ScheduleRow } from './schedule-row.js';
 import type { TickRecord } from './schedule.repository.js';
 
@@ -90,6 +90,7 @@ export function materializeSlots(opts: MaterializeOptions): Materialized {
       payload: row.payload,
       retry: row.retry,
       timeoutMs: row.timeoutMs,
+      concurrency: declaredConcurrency(row.concurrency, row.payload),
       idempotencyKey: null,
       actor: opts.actor,
       reasonCode: buffered ? 'OVERLAP_BUFFERED' : null,

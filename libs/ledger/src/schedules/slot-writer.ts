@@ -9,7 +9,7 @@
 import type { DispatchItem, ReasonCode } from '@kairos/domain';
 import type { Tx } from '../database.js';
 import type { RunRepository } from '../runs/run.repository.js';
-import { dispatchItemOf, type NewRun } from '../runs/run-row.js';
+import type { NewRun } from '../runs/run-row.js';
 import type { ScheduleRepository, TickRecord } from './schedule.repository.js';
 import type { Materialized } from './slot-materializer.js';
 
@@ -34,7 +34,7 @@ export class SlotWriter {
     const written = new Set(await this.schedules.insertTicks(tx, ticks));
     const lost = new Set(ticks.filter((t) => t.runId !== null && !written.has(t)).map((t) => t.runId));
     const runs = made.flatMap((m) => m.runs).filter((r) => !lost.has(r.id));
-    const { readySteps } = await this.runs.insertRuns(tx, runs);
+    const { dispatch } = await this.runs.insertRuns(tx, runs);
     for (const { reasonText, ids } of cancellations(made)) {
       await this.runs.requestCancel(tx, ids, 'overlap', 'REPLACED_BY_OVERLAP', reasonText);
     }
@@ -42,7 +42,7 @@ export class SlotWriter {
       ticks: ticks.filter((t) => written.has(t)),
       runs,
       alreadyTicked: ticks.length - written.size,
-      dispatch: [...runs.flatMap((r) => dispatchItemOf(r) ?? []), ...readySteps],
+      dispatch,
     };
   }
 

@@ -33,6 +33,8 @@ export class ExecutionLedger {
   private readonly claims: MicroBatcher<string, ClaimResult>;
   private readonly finishes: MicroBatcher<{ runId: string; epoch: number; verdict: FinalVerdict }, boolean>;
   private readonly requeues: MicroBatcher<{ runId: string; epoch: number; retry: RetryVerdict }, Date | null>;
+  /** Hands over the runs that places freed by this worker's verdicts released (see handOverReleasedWith). */
+  private handOverReleased: (items: DispatchItem[]) => Promise<unknown> = async () => undefined;
 
   constructor(
     /** The worker's own pool, for the statements that are not batched. */
@@ -54,7 +56,9 @@ export class ExecutionLedger {
     // verdicts (their runs would be executed again once their leases expired).
     this.claims = new MicroBatcher((ids) => retryTransient(() => this.protocol.claimMany(this.batchDb, ids, this.owner, this.leaseTtlMs)), BATCHING);
     this.finishes = new MicroBatcher(async (items) => {
-      const written = await retryTransient(() => this.protocol.finishMany(this.batchDb, this.owner, items));
+      const { written, released } = await retryTransient(() => this.protocol.finishMany(this.batchDb, this.owner, items));
+      // A hand-over that fails is the relay's (the dispatcher marks the runs undispatched) or the reconciler's.
+      if (released.length > 0) this.track(this.handOverReleased(released).catch(() => undefined));
       return items.map((i) => written.has(i.runId));
     }, BATCHING);
     this.requeues = new MicroBatcher(async (items) => {
@@ -159,6 +163,11 @@ export class ExecutionLedger {
   }
 
   /** What dispatching a retried or released run needs of the ledger. */
+  /** How released runs reach the transport: the worker's dispatcher, made after this ledger. */
+  handOverReleasedWith(dispatch: (items: DispatchItem[]) => Promise<unknown>): void {
+    this.handOverReleased = dispatch;
+  }
+
   readonly dispatchLedger = {
     consumerClockOffsets: (): Promise<Map<string, number>> => this.protocol.consumerClockOffsets(this.db),
     markUndispatched: (runIds: readonly string[]): Promise<void> => this.protocol.markUndispatched(this.db, runIds),

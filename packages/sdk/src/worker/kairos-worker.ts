@@ -148,6 +148,7 @@ export class KairosWorker {
     const leases = new LeaseKeeper(ledger, s.leaseTtlMs, s.logger);
     const queues = new RunsQueues(transport);
     const dispatcher = new RunDispatcher(queues, ledger.dispatchLedger, new JobDelays(clock, ledger.dispatchLedger));
+    ledger.handOverReleasedWith((items) => dispatcher.dispatch(items));
     clock.onReading((reading, previous) => {
       if (previous && Math.abs(reading.offsetMs - previous.offsetMs) > CLOCK_STEP_MS) this.afterClockStep(reading.offsetMs - previous.offsetMs);
     });

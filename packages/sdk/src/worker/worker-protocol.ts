@@ -16,8 +16,10 @@ import { jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryab
  * run's graph, step name and inputs (claim_runs_v2), and a worker that ended steps takes the steps
  * that became ready (take_ready_steps); and durable functions: a run's checkpoints
  * (run_checkpoints, save_step), and parking it asleep (sleep_run) or for a signal (await_signal).
+ * Version 3 added limits: final verdicts answer the runs the places they freed released
+ * (finish_runs_v3), for the worker to hand over at once.
  */
-export const WORKER_PROTOCOL_VERSION = 2;
+export const WORKER_PROTOCOL_VERSION = 3;
 
 /** What a worker needs to execute the run it just claimed. */
 export interface ClaimedRun {
@@ -234,13 +236,14 @@ export class WorkerProtocol {
 
   /**
    * Writes final verdicts, each fenced by the epoch it was claimed at, in one call. Returns the ids
-   * written; a run missing from the answer had lost its lease and nothing changed.
+   * written (a run missing from the answer had lost its lease and nothing changed), and the runs
+   * the places they freed released, already marked handed over: the caller hands them over.
    */
-  async finishMany(db: Queryable, owner: string, verdicts: readonly FinishedRun[]): Promise<Set<string>> {
-    if (verdicts.length === 0) return new Set();
-    const { rows } = await db.query<{ id: string }>({
+  async finishMany(db: Queryable, owner: string, verdicts: readonly FinishedRun[]): Promise<{ written: Set<string>; released: DispatchItem[] }> {
+    if (verdicts.length === 0) return { written: new Set(), released: [] };
+    const { rows } = await db.query<{ id: string; released: boolean; availableAt: Date | null; queue: string | null; jobId: string | null }>({
       name: 'kairos.worker.finish',
-      text: `SELECT id FROM kairos_worker.finish_runs($1, $2::json)`,
+      text: `SELECT * FROM kairos_worker.finish_runs_v3($1, $2::json)`,
       values: [
         owner,
         JSON.stringify(
@@ -257,7 +260,10 @@ export class WorkerProtocol {
         ),
       ],
     });
-    return new Set(rows.map((r) => r.id));
+    return {
+      written: new Set(rows.filter((r) => !r.released).map((r) => r.id)),
+      released: rows.filter((r) => r.released).map((r) => ({ id: r.id, availableAt: r.availableAt!, queue: r.queue!, jobId: r.jobId })),
+    };
   }
 
   /**

@@ -1,0 +1,49 @@
+/**
+ * Runs that concurrency keys and queue limits hold back, as the scheduler's limits loop sees them.
+ * A place that frees releases held runs in the same transaction (the trigger of migration 0018);
+ * this loop releases what no such change will: the places a rate window gives back as it slides,
+ * and any release missed (a limit raised by hand in SQL, a key whose runs all ended before a hold).
+ */
+import type { Queryable } from '../database.js';
+
+export interface HeldScope {
+  namespaceId: string;
+  /** A concurrency key's runs, or (null) a queue's. */
+  key: string | null;
+  queue: string | null;
+}
+
+export class HeldRunsRepository {
+  /** Keys and queues that hold runs back, at most `limit` of each. */
+  async heldScopes(db: Queryable, limit: number): Promise<HeldScope[]> {
+    const { rows } = await db.query<HeldScope>(
+      `(SELECT DISTINCT namespace_id AS "namespaceId", concurrency_key AS key, NULL AS queue FROM runs
+        WHERE held_at IS NOT NULL AND defer_reason = 'CONCURRENCY_LIMIT' LIMIT $1)
+       UNION ALL
+       (SELECT DISTINCT namespace_id, NULL, coalesce(target->>'queue', 'default') FROM runs
+        WHERE held_at IS NOT NULL AND defer_reason IN ('QUEUE_LIMIT', 'QUEUE_RATE_LIMIT') LIMIT $1)`,
+      [limit],
+    );
+    return rows;
+  }
+
+  /** Releases as many held runs of one key or queue as there are places free; how many. Its own statement: it takes one lock. */
+  async release(db: Queryable, scope: HeldScope, actor: string): Promise<number> {
+    const { rows } = await db.query<{ released: number }>(`SELECT kairos_release_held($1, $2, $3, $4) AS released`, [scope.namespaceId, scope.key, scope.queue, actor]);
+    return rows[0]!.released;
+  }
+
+  /** Milliseconds until the rate window of a queue holding runs back next gives a place back; null when none waits on a window. */
+  async msUntilWindowFrees(db: Queryable): Promise<number | null> {
+    const { rows } = await db.query<{ ms: number | null }>(
+      `SELECT (extract(epoch FROM min(s.started_at + l.rate_per_ms * interval '1 millisecond') - now()) * 1000)::float8 AS ms
+       FROM queue_limits l
+       JOIN queue_starts s ON s.namespace_id = l.namespace_id AND s.queue = l.queue
+         AND s.started_at > now() - l.rate_per_ms * interval '1 millisecond'
+       WHERE l.rate_max IS NOT NULL
+         AND EXISTS (SELECT 1 FROM runs h WHERE h.namespace_id = l.namespace_id AND coalesce(h.target->>'queue', 'default') = l.queue
+                     AND h.held_at IS NOT NULL AND h.defer_reason = 'QUEUE_RATE_LIMIT')`,
+    );
+    return rows[0]?.ms ?? null;
+  }
+}
