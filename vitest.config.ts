@@ -24,6 +24,7 @@ const POSTGRES_TRANSPORT_FILES = [
   'test/sdk/user-worker.spec.ts',
   'test/sdk/steps.spec.ts',
   'test/sdk/durable.spec.ts',
+  'test/sdk/sensors.spec.ts',
   'test/worker/worker-credentials.spec.ts',
   'test/worker/protocol-fixture.spec.ts',
 ];
@@ -45,6 +46,7 @@ const SERIAL_FILES = [
   'test/e2e/host-clock.spec.ts',
   'test/e2e/zero-setup.spec.ts',
   'test/worker/retries.spec.ts',
+  'test/worker/concurrency-limits.spec.ts',
   'test/api/rate-limit.spec.ts',
   'test/ledger/retention.spec.ts',
   'test/ui/dashboard.spec.ts',

@@ -2,12 +2,14 @@
 import { Module } from '@nestjs/common';
 import { PartitionLeaseRepository } from '@kairos/ledger';
 import { LeadershipService } from './leadership/leadership.service.js';
+import { LimitsService } from './limits/limits.service.js';
 import { PartitionService } from './partitions/partition.service.js';
 import { ReaperService } from './reaper/reaper.service.js';
 import { ReconcilerService } from './recovery/reconciler.service.js';
 import { OutboxPublisher } from './relay/outbox-publisher.service.js';
 import { RelayService } from './relay/relay.service.js';
 import { RetentionService } from './retention/retention.service.js';
+import { SensorService } from './sensors/sensor.service.js';
 import { TickService } from './tick/tick.service.js';
 
 @Module({
@@ -21,6 +23,8 @@ import { TickService } from './tick/tick.service.js';
     ReconcilerService,
     OutboxPublisher,
     RetentionService,
+    LimitsService,
+    SensorService,
   ],
   exports: [LeadershipService, PartitionService, TickService],
 })

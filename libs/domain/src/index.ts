@@ -8,6 +8,8 @@ export * from './overlap.js';
 export * from './reason-codes.js';
 export * from './run-policy.js';
 export * from './steps.js';
+export * from './concurrency.js';
+export * from './sensors.js';
 export * from './schedule-spec.js';
 export * from './slot-planner.js';
 export * from './slot-range.js';

@@ -21,6 +21,10 @@ export interface HandlerContext<P = JsonValue | null> extends DurableContext {
   stepName: string | null;
   /** For a step of a multi-step run: the results of its upstream steps, by step name ({} otherwise). */
   inputs: Record<string, JsonValue | null>;
+  /** For a sensor's evaluation: the sensor (null for any other run). */
+  sensor: { id: string; name: string } | null;
+  /** For a sensor's evaluation: the cursor the last committed evaluation left (null at first, and for any other run). */
+  cursor: JsonValue | null;
   /** Aborted on cancellation, timeout, a lost lease or a shutdown past its grace; long handlers must honour it. */
   signal: AbortSignal;
   /**
@@ -31,6 +35,17 @@ export interface HandlerContext<P = JsonValue | null> extends DurableContext {
   traceparent: string | null;
   /** The W3C `tracestate` that goes with `traceparent`, null when there is none. */
   tracestate: string | null;
+}
+
+/**
+ * What a sensor's evaluation handler returns: the runs the world asks for, each under a run key
+ * unique for the sensor (a key seen before asks for nothing: replays are safe), and the cursor the
+ * next evaluation starts from (absent: unchanged). Committed in one transaction, only if nobody
+ * moved the cursor while the evaluation ran.
+ */
+export interface SensorResult {
+  runs: { runKey: string; payload?: JsonValue | null }[];
+  cursor?: JsonValue | null;
 }
 
 /**

@@ -56,6 +56,8 @@ export class TargetRunner {
       payload: run.payload,
       stepName: run.stepName,
       inputs: run.inputs ?? {},
+      sensor: target.evaluation?.sensor ?? null,
+      cursor: target.evaluation?.cursor ?? null,
       signal,
       traceparent: trace.traceParent,
       tracestate: trace.traceState,
