@@ -141,7 +141,7 @@ describe('POST /v1/apply', () => {
       [{ source: 'x', schedules: [{ name: 'a', every: '1m', target, idempotencyKey: 'k' }] }, 'schedules[0].idempotencyKey'],
       [{ source: 'x', schedules: [{ name: 'a', in: '10m', target }] }, 'schedules[0].in'],
       [{ source: 'x', schedules: [{ name: 'a', every: '1m', target: { type: 'handler', name: 'nobody-has-it' } }] }, 'schedules[0].target.name'],
-      [{ source: 'x', schedules: [], sensors: [{ name: 's' }] }, 'sensors'],
+      [{ source: 'x', schedules: [], sensors: [{ name: 's' }] }, 'sensors[0].every'],
       [{ source: 'x', schedules: [], plan: true }, null],
     ] as const) {
       const answer = await client.post('/v1/apply', body);

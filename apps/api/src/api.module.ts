@@ -11,11 +11,13 @@ import { DeadLettersModule } from './dead-letters/dead-letters.module.js';
 import { ApiErrorFilter } from './errors/api-error.filter.js';
 import { GraphqlServerModule } from './graphql/graphql-server.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { QueuesModule } from './queues/queues.module.js';
 import { RateLimitMiddleware } from './requests/rate-limit.middleware.js';
 import { RequestShapeMiddleware } from './requests/request-shape.middleware.js';
 import { SecurityHeadersMiddleware } from './requests/security-headers.middleware.js';
 import { RunsModule } from './runs/runs.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
+import { SensorsModule } from './sensors/sensors.module.js';
 import { SigningSecretModule } from './signing-secret/signing-secret.module.js';
 import { UiAssetsController } from './ui/ui-assets.controller.js';
 import { WorkersModule } from './workers/workers.module.js';
@@ -27,9 +29,11 @@ import { WorkersModule } from './workers/workers.module.js';
     GraphqlServerModule,
     OpenApiModule.serving(OPENAPI_DOCUMENT),
     SchedulesModule,
+    SensorsModule,
     RunsModule,
     DeadLettersModule,
     WorkersModule,
+    QueuesModule,
     CronModule,
     SigningSecretModule,
   ],

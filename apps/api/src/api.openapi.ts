@@ -8,8 +8,10 @@ import { DEAD_LETTER_PATHS } from './dead-letters/dead-letters.openapi.js';
 import { PARAMETERS, RESPONSES } from './openapi/openapi.operations.js';
 import { SCHEMAS } from './openapi/openapi.schemas.js';
 import type { OpenApiDocument } from './openapi/openapi.types.js';
+import { QUEUE_PATHS } from './queues/queues.openapi.js';
 import { RUN_PATHS } from './runs/runs.openapi.js';
 import { SCHEDULE_PATHS } from './schedules/schedules.openapi.js';
+import { SENSOR_PATHS } from './sensors/sensors.openapi.js';
 import { SIGNING_SECRET_PATHS } from './signing-secret/signing-secret.openapi.js';
 import { WORKER_PATHS } from './workers/workers.openapi.js';
 
@@ -26,16 +28,18 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
   },
   tags: [
     { name: 'schedules', description: 'Declare, change and inspect schedules; trigger, backfill and preview them.' },
+    { name: 'sensors', description: 'Handlers evaluated on a schedule with a cursor, which ask for runs by run key: declare, pause, inspect, move or reset them.' },
     { name: 'runs', description: 'Executions of a target: ad-hoc runs, their history, cancellation and retry.' },
     { name: 'dead-letters', description: 'Runs that ended dead, and republishing them.' },
     { name: 'workers', description: 'The workers of the cluster, their queues and handlers.' },
+    { name: 'queues', description: "The namespace's queues: their limits, and what runs, waits and is held on them." },
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
     { name: 'cluster', description: 'Who the caller is, and the state of the cluster, for the dashboard.' },
     { name: 'signing-secret', description: 'The secret webhook deliveries are signed with, and its rotation.' },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: { ...SCHEDULE_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...CLUSTER_PATHS },
+  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...CLUSTER_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

@@ -20,7 +20,7 @@ import {
   StepState,
   StepWhen,
   TickOrigin,
-  TickOutcome, CheckpointKind, CheckpointState } from '@kairos/domain/wire';
+  TickOutcome, CheckpointKind, CheckpointState, SensorTickState } from '@kairos/domain/wire';
 import { z } from 'zod';
 
 function wireEnum<T extends string>(name: string, shape: z.ZodEnum<{ [K in T]: K }>): Record<T, T> {
@@ -47,3 +47,4 @@ export const StepWhenEnum = wireEnum('StepWhen', StepWhen);
 export const StepStateEnum = wireEnum('StepState', StepState);
 export const CheckpointKindEnum = wireEnum('CheckpointKind', CheckpointKind);
 export const CheckpointStateEnum = wireEnum('CheckpointState', CheckpointState);
+export const SensorTickStateEnum = wireEnum('SensorTickState', SensorTickState);

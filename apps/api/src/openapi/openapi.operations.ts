@@ -37,6 +37,13 @@ export const PARAMETERS: Record<string, ParameterObject> = {
     description: "The worker credential's role, as granting it answered.",
     schema: { type: 'string' },
   },
+  SensorId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The sensor id. An id that is not a UUID is answered with 404 like any unknown one.',
+    schema: { type: 'string', format: 'uuid' },
+  },
 };
 
 function errorResponse(description: string, example: { code: string; message: string; field: string | null }): ResponseObject {

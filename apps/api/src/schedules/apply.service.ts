@@ -27,9 +27,10 @@ import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
 import { specDefinition } from './schedule.view.js';
 import { SchedulesService } from './schedules.service.js';
+import { SensorApply } from '../sensors/sensor-apply.js';
 
 export interface PlanItem {
-  kind: 'schedule';
+  kind: 'schedule' | 'sensor';
   name: string;
   action: 'create' | 'update' | 'unchanged' | 'delete';
   changes: FieldChange[];
@@ -75,12 +76,14 @@ export class ApplyService {
     private readonly service: SchedulesService,
     private readonly workers: WorkersService,
     private readonly addresses: AddressPolicy,
+    private readonly sensorApply: SensorApply,
   ) {}
 
   async apply(caller: CallerContext, body: unknown): Promise<ApplyResult> {
     const request = readApplyRequest(body);
     const nowMs = this.clock.now();
     const declared = await this.read(request.schedules, nowMs);
+    const declaredSensors = await this.sensorApply.read(request.sensors);
     return inTransaction(this.db, async (tx) => {
       // One apply of a source at a time; the second waits for the first to commit, then plans against what it wrote.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [caller.namespaceId, request.source]);
@@ -112,6 +115,8 @@ export class ApplyService {
       }
       const deletes = request.prune ? rows.filter((r) => r.source === request.source && !names.has(r.name)) : [];
       for (const row of deletes) plan.push({ kind: 'schedule', name: row.name, action: 'delete', changes: [] });
+      const sensors = await this.sensorApply.plan(tx, caller, request.source, declaredSensors, request.prune);
+      plan.push(...sensors.plan);
       if (request.dryRun) return { plan, applied: false };
 
       const fresh = creates.map((d) => this.service.newSchedule(caller, { spec: d.spec, paused: false, idempotencyKey: null }, null, nowMs, request.source));
@@ -121,6 +126,7 @@ export class ApplyService {
       }
       for (const u of updates) await this.service.writeDefinition(tx, caller, u.row, u.declared.spec, nowMs, request.source);
       for (const row of deletes) await this.service.deleteLocked(tx, caller, row);
+      await sensors.apply();
       return { plan, applied: true };
     });
   }

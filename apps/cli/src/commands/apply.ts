@@ -1,9 +1,9 @@
 /**
  * `kairos apply -f FILE... [--dry-run] [--prune] [--output json]`: a client of POST /v1/apply. It
  * reads YAML or JSON files (or every .yaml, .yml and .json file of a folder), which must all
- * declare one `source`, sends their schedules as one declaration to the Kairos at KAIROS_URL with
- * KAIROS_API_KEY, and prints the plan. Exit 0: nothing to change, or applied; 2: a dry run found
- * changes; 1: an error, which names the file, the schedule and the field.
+ * declare one `source`, sends their schedules and sensors as one declaration to the Kairos at
+ * KAIROS_URL with KAIROS_API_KEY, and prints the plan. Exit 0: nothing to change, or applied; 2:
+ * a dry run found changes; 1: an error, which names the file, the schedule (or sensor) and the field.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
@@ -25,6 +25,7 @@ interface Declaration {
   file: string;
   source: string;
   schedules: unknown[];
+  sensors: unknown[];
 }
 
 /** A refusal the CLI words itself (a file it cannot read, a server it cannot reach). */
@@ -59,21 +60,29 @@ function readDeclaration(file: string): Declaration {
   } catch (error) {
     throw new ApplyError(`${file}: not valid ${extname(file) === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new ApplyError(`${file}: must hold an object with "source" and "schedules"`);
-  const { source, schedules, ...rest } = doc as Record<string, unknown>;
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new ApplyError(`${file}: must hold an object with "source" and "schedules" or "sensors"`);
+  const { source, schedules, sensors, ...rest } = doc as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw new ApplyError(`${file}: unknown field "${unknown[0]}"; a declaration holds source and schedules`);
+  if (unknown.length > 0) throw new ApplyError(`${file}: unknown field "${unknown[0]}"; a declaration holds source, schedules and sensors`);
   if (typeof source !== 'string' || source === '') throw new ApplyError(`${file}: source is required: who owns these schedules (a service or team name)`);
   if (schedules !== undefined && !Array.isArray(schedules)) throw new ApplyError(`${file}: schedules must be a list`);
-  return { file, source, schedules: (schedules as unknown[] | undefined) ?? [] };
+  if (sensors !== undefined && !Array.isArray(sensors)) throw new ApplyError(`${file}: sensors must be a list`);
+  return { file, source, schedules: (schedules as unknown[] | undefined) ?? [], sensors: (sensors as unknown[] | undefined) ?? [] };
 }
 
-/** `schedules[N]...` of the sent declaration, said of the file and the index it came from. */
-function locate(text: string, origins: readonly { file: string; index: number }[]): string {
-  const match = /schedules\[(\d+)\]/.exec(text);
-  const origin = match ? origins[Number(match[1])] : undefined;
+/** Where each item of the sent declaration's lists came from: its file and its index there. */
+interface Origins {
+  schedules: readonly { file: string; index: number }[];
+  sensors: readonly { file: string; index: number }[];
+}
+
+/** `schedules[N]...` (or `sensors[N]...`) of the sent declaration, said of the file and the index it came from. */
+function locate(text: string, origins: Origins): string {
+  const match = /(schedules|sensors)\[(\d+)\]/.exec(text);
+  const list = match?.[1] as keyof Origins | undefined;
+  const origin = match ? origins[list!][Number(match[2])] : undefined;
   if (!origin) return text;
-  return `${origin.file}: ${text.replace(/schedules\[\d+\]/g, `schedules[${origin.index}]`)}`;
+  return `${origin.file}: ${text.replace(new RegExp(`${list}\\[\\d+\\]`, 'g'), `${list}[${origin.index}]`)}`;
 }
 
 const show = (value: unknown): string => (value === null || value === undefined ? '(none)' : JSON.stringify(value));
@@ -103,10 +112,14 @@ export async function applyCommand(
   const source = declarations[0]!.source;
   const other = declarations.find((d) => d.source !== source);
   if (other) throw new ApplyError(`${other.file} declares source "${other.source}" but ${declarations[0]!.file} declares "${source}": apply one source at a time`);
-  const origins = declarations.flatMap((d) => d.schedules.map((_, index) => ({ file: d.file, index })));
+  const origins: Origins = {
+    schedules: declarations.flatMap((d) => d.schedules.map((_, index) => ({ file: d.file, index }))),
+    sensors: declarations.flatMap((d) => d.sensors.map((_, index) => ({ file: d.file, index }))),
+  };
   const answer = await apiRequest<{ plan?: PlanItem[]; applied?: boolean }>(env, 'POST', '/v1/apply', {
     source,
     schedules: declarations.flatMap((d) => d.schedules),
+    sensors: declarations.flatMap((d) => d.sensors),
     prune: opts.prune,
     dryRun: opts.dryRun,
   });

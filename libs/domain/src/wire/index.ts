@@ -12,6 +12,8 @@ export * from './shared.js';
 export * from './requests.js';
 export * from './responses.js';
 export * from './queries.js';
+export * from './queues.js';
+export * from './sensors.js';
 
 /** A JSON Schema 2020-12 object, OpenAPI 3.1's own dialect. */
 export type JsonSchema = Record<string, unknown>;
@@ -85,7 +87,7 @@ export function applyFileJsonSchema(): JsonSchema {
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'Kairos apply file',
-    description: "A source's declaration of schedules, for `kairos apply -f FILE` (YAML or JSON).",
+    description: "A source's declaration of schedules and sensors, for `kairos apply -f FILE` (YAML or JSON).",
     type: 'object',
     properties: {
       source: request.properties.source,
@@ -93,6 +95,11 @@ export function applyFileJsonSchema(): JsonSchema {
         type: 'array',
         description: 'Each a body of POST /v1/schedules with its name.',
         items: { allOf: [{ $ref: '#/$defs/ScheduleCreate' }, { required: ['name'] }] },
+      },
+      sensors: {
+        type: 'array',
+        description: 'Each a body of POST /v1/sensors (no paused).',
+        items: { $ref: '#/$defs/SensorCreate' },
       },
     },
     required: ['source'],
