@@ -491,6 +491,48 @@ describe('the OpenAPI document', () => {
       expect((await call('get', '/v1/schedules/{id}/versions', { params: { id: unknownId } })).status).toBe(404);
     });
 
+    it('matches what the sensor routes answer', async () => {
+      const declared = { name: 'contract-sensor', every: '1m', target: echo, run: { target: echo, concurrency: { key: 'c-{{payload.n}}' } }, payload: { n: 1 }, labels: { team: 'contract' } };
+      const created = await call('post', '/v1/sensors', { body: declared });
+      expect(created.status).toBe(201);
+      const id = created.body.id;
+      const every = await call('post', '/v1/sensors', { body: examplesOf('/v1/sensors', 'post').all });
+      expect(every.body.run.steps).toHaveLength(2);
+      expect((await call('post', '/v1/sensors', { body: declared })).body).toMatchObject({ code: 'CONFLICT', field: 'name' });
+      expect((await call('post', '/v1/sensors', { body: { ...declared, target: { type: 'http', url: 'https://example.com' } } })).body).toMatchObject({ code: 'INVALID_TARGET', field: 'target' });
+
+      const first = await call('get', '/v1/sensors', { query: 'limit=1' });
+      expect((await call('get', '/v1/sensors', { query: `limit=1&cursor=${first.body.nextCursor}` })).body.items).toHaveLength(1);
+      expect((await call('get', '/v1/sensors', { query: 'limit=0' })).body.field).toBe('limit');
+      expect((await call('get', '/v1/sensors/{id}', { params: { id } })).body.name).toBe('contract-sensor');
+      expect((await call('get', '/v1/sensors/{id}', { params: { id: unknownId } })).status).toBe(404);
+
+      expect((await call('patch', '/v1/sensors/{id}', { params: { id }, body: { every: '2m', run: { retry: { maxAttempts: 2 } } } })).body.every).toBe('2m');
+      expect((await call('patch', '/v1/sensors/{id}', { params: { id }, body: { every: '1ms' } })).body.field).toBe('every');
+      expect((await call('patch', '/v1/sensors/{id}', { params: { id }, body: { name: 'partner-drops' } })).status).toBe(409);
+      expect((await call('patch', '/v1/sensors/{id}', { params: { id: unknownId }, body: { every: '1m' } })).status).toBe(404);
+
+      expect((await call('post', '/v1/sensors/{id}/pause', { params: { id } })).body.paused).toBe(true);
+      expect((await call('post', '/v1/sensors/{id}/resume', { params: { id } })).body.paused).toBe(false);
+      expect((await call('post', '/v1/sensors/{id}/pause', { params: { id: unknownId } })).status).toBe(404);
+      expect((await call('post', '/v1/sensors/{id}/resume', { params: { id: unknownId } })).status).toBe(404);
+
+      expect((await call('get', '/v1/sensors/{id}/ticks', { params: { id }, query: 'limit=5' })).status).toBe(200);
+      expect((await call('get', '/v1/sensors/{id}/ticks', { params: { id }, query: 'limit=0' })).status).toBe(400);
+      expect((await call('get', '/v1/sensors/{id}/ticks', { params: { id: unknownId } })).status).toBe(404);
+
+      const moved = await call('post', '/v1/sensors/{id}/cursor', { params: { id }, body: examplesOf('/v1/sensors/{id}/cursor', 'post').move });
+      expect(moved.body).toMatchObject({ cursor: { after: 'invoices/2026-01-31.csv' }, cursorVersion: created.body.cursorVersion + 1 });
+      expect((await call('post', '/v1/sensors/{id}/cursor', { params: { id }, body: {} })).body).toMatchObject({ code: 'MISSING_FIELD', field: 'cursor' });
+      expect((await call('post', '/v1/sensors/{id}/cursor', { params: { id: unknownId }, body: { cursor: 1 } })).status).toBe(404);
+      expect((await call('post', '/v1/sensors/{id}/reset', { params: { id }, body: { forgetRunKeys: true } })).body.cursor).toBeNull();
+      expect((await call('post', '/v1/sensors/{id}/reset', { params: { id }, body: { forgetRunKeys: 'yes' } })).body.field).toBe('forgetRunKeys');
+      expect((await call('post', '/v1/sensors/{id}/reset', { params: { id: unknownId }, body: {} })).status).toBe(404);
+
+      expect((await call('delete', '/v1/sensors/{id}', { params: { id } })).status).toBe(204);
+      expect((await call('delete', '/v1/sensors/{id}', { params: { id } })).status).toBe(404);
+    });
+
     it('matches what the worker-credential routes answer', async () => {
       const granted = await call('post', '/v1/worker-credentials', { body: { queues: ['media'] } });
       expect(granted.status).toBe(201);
@@ -507,6 +549,16 @@ describe('the OpenAPI document', () => {
       expect(rotated.status).toBe(200);
       expect(rotated.body.secret).not.toBe(shown.body.secret);
       expect((await call('get', '/v1/signing-secret')).body.secret).toBe(rotated.body.secret);
+    });
+
+    it('matches what the queue routes answer', async () => {
+      const set = await call('put', '/v1/queues/{name}', { params: { name: 'media' }, body: examplesOf('/v1/queues/{name}', 'put').limits });
+      expect(set.body).toMatchObject({ name: 'media', maxRunning: 10, rate: { max: 100, per: '1m' } });
+      expect((await call('put', '/v1/queues/{name}', { params: { name: 'media' }, body: { maxRunning: 0 } })).body.field).toBe('maxRunning');
+      expect((await call('get', '/v1/queues')).body.items).toContainEqual(set.body);
+      expect((await call('get', '/v1/queues/{name}', { params: { name: 'media' } })).body).toEqual(set.body);
+      expect((await call('get', '/v1/queues/{name}', { params: { name: 'no such queue' } })).body.field).toBe('name');
+      expect((await call('put', '/v1/queues/{name}', { params: { name: 'media' }, body: examplesOf('/v1/queues/{name}', 'put').clear })).body.maxRunning).toBeNull();
     });
 
     it('matches what the dashboard read routes answer', async () => {

@@ -8,6 +8,8 @@ import { ConfigError, loadConfig } from '@kairos/config';
 import { DEFAULT_NAMESPACE, LedgerUnavailableError, assertReachable, createPool, defaultMigrationsDir, ensureDatabase, migrate, readMigrations, type Db } from '@kairos/ledger';
 import { explain } from './commands/explain.js';
 import { signalCommand } from './commands/signal.js';
+import { queuesCommand } from './commands/queues.js';
+import { sensorsCommand } from './commands/sensors.js';
 import { keysCommand } from './commands/keys.js';
 import { fsckCommand } from './commands/fsck.js';
 import { listRuns, listSchedules } from './commands/listings.js';
@@ -22,13 +24,27 @@ const USAGE = `usage: kairos <command> [options]
 
 commands:
   apply -f FILE|FOLDER... [--dry-run] [--prune] [--output json]
-                                  plan and apply a source's declared schedules (YAML or
-                                  JSON) through the API at KAIROS_URL with KAIROS_API_KEY;
+                                  plan and apply a source's declared schedules and sensors
+                                  (YAML or JSON) through the API at KAIROS_URL with KAIROS_API_KEY;
                                   exit 0 nothing to change or applied, 2 a dry run found
                                   changes, 1 an error
   schema                          print the JSON Schema of an apply file
   signal <run id> <name> [json]   send a signal to a run waiting in ctx.waitForSignal(name),
                                   through the API at KAIROS_URL with KAIROS_API_KEY
+  queues [--output json]          the namespace's queues: running/max, queued, held, rate
+                                  limit, live workers (through the API, as signal)
+  queues set <name> [--max-running N|none] [--rate 100/1m|none]
+                                  change a queue's limits (the ones not given stay; none
+                                  lifts one); held runs the new limits leave room for start
+  sensors [--limit N]             list sensors (newest first): state, next evaluation,
+                                  cursor, last tick (through the API, as signal)
+  sensors get|ticks|pause|resume <id>
+                                  one sensor; its evaluations (newest first); pause it;
+                                  resume it (it is evaluated at once)
+  sensors cursor <id> <json>      move its cursor (an evaluation under way commits nothing)
+  sensors reset <id> [--cursor <json>] [--forget-run-keys]
+                                  restart it from a cursor (default null); with
+                                  --forget-run-keys, asking for old run keys makes new runs
   status                          leader, sessions, outages and counts
   schedules [--status S]          list schedules (newest first)
   runs [--schedule ID] [--state S] list runs (newest first)
@@ -56,8 +72,8 @@ options:
   --limit N      rows to list (default 20)
   --json         print JSON instead of text
 
-DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos); apply
-and signal talk to the API instead: KAIROS_URL (default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
+DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos); apply,
+signal, queues and sensors talk to the API instead: KAIROS_URL (default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
 
 export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -75,6 +91,10 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       'dry-run': { type: 'boolean', default: false },
       prune: { type: 'boolean', default: false },
       output: { type: 'string', default: 'text' },
+      'max-running': { type: 'string' },
+      rate: { type: 'string' },
+      cursor: { type: 'string' },
+      'forget-run-keys': { type: 'boolean', default: false },
       limit: { type: 'string', default: '20' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -88,6 +108,12 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
   // Commands that are clients of the API, or need nothing at all, never open the ledger.
   if (command === 'apply') return applyCommand(out, { files: values.file, dryRun: values['dry-run'], prune: values.prune, output: values.output }, env);
   if (command === 'signal') return signalCommand(out, rest, env, values.json);
+  if (command === 'sensors') {
+    const limit = Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ConfigError('--limit must be an integer from 1 to 500');
+    return sensorsCommand(out, rest, env, { limit, json: values.json || values.output === 'json', cursor: values.cursor, forgetRunKeys: values['forget-run-keys'] });
+  }
+  if (command === 'queues') return queuesCommand(out, rest, { maxRunning: values['max-running'], rate: values.rate, json: values.json || values.output === 'json' }, env);
   if (command === 'schema') {
     out.line(JSON.stringify(applyFileJsonSchema(), null, 2));
     return 0;

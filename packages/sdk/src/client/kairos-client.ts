@@ -28,6 +28,13 @@ import type {
   Tick,
   TriggerInput,
   Worker,
+  Queue,
+  QueueLimitsInput,
+  Sensor,
+  SensorInput,
+  SensorPatch,
+  SensorTick,
+  JsonValue,
   ApplyInput,
   ApplyResult,
   ScheduleVersion,
@@ -122,6 +129,40 @@ export class KairosClient {
 
   readonly workers = {
     list: (options: { limit?: number } = {}) => this.pages<Worker>('/v1/workers', options),
+  };
+
+  /**
+   * Sensors: a handler evaluated every `every` with the sensor's cursor, answering the runs to ask
+   * for (by run key, each once) and the new cursor. Their runs have origin "sensor".
+   */
+  readonly sensors = {
+    create: (input: SensorInput) => this.request<Sensor>('POST', '/v1/sensors', { body: input }),
+    /** Every sensor, newest first, fetched a page at a time. */
+    list: (options: { limit?: number } = {}) => this.pages<Sensor>('/v1/sensors', options),
+    get: (id: string) => this.request<Sensor>('GET', `/v1/sensors/${enc(id)}`),
+    /** PATCH: the given fields replace the stored ones; the cursor stays. */
+    update: (id: string, patch: SensorPatch) => this.request<Sensor>('PATCH', `/v1/sensors/${enc(id)}`, { body: patch }),
+    /** Deletes the sensor, its ticks and run keys; the runs it made stay. */
+    delete: (id: string) => this.request<void>('DELETE', `/v1/sensors/${enc(id)}`),
+    pause: (id: string) => this.request<Sensor>('POST', `/v1/sensors/${enc(id)}/pause`),
+    /** Resumes a paused sensor; it is evaluated at once. */
+    resume: (id: string) => this.request<Sensor>('POST', `/v1/sensors/${enc(id)}/resume`),
+    /** Its evaluations, newest first. */
+    ticks: (id: string, options: { limit?: number } = {}) => this.pages<SensorTick>(`/v1/sensors/${enc(id)}/ticks`, options),
+    /** Sets the cursor (any JSON, null included) and raises its version: an evaluation under way commits nothing. */
+    setCursor: (id: string, cursor: JsonValue) => this.request<Sensor>('POST', `/v1/sensors/${enc(id)}/cursor`, { body: { cursor } }),
+    /** Restarts from `cursor` (default null); `forgetRunKeys` also forgets the run keys it asked for, so asking again makes new runs. */
+    reset: (id: string, options: { cursor?: JsonValue; forgetRunKeys?: boolean } = {}) =>
+      this.request<Sensor>('POST', `/v1/sensors/${enc(id)}/reset`, { body: options }),
+  };
+
+  /** The namespace's queues and their limits: at most maxRunning runs at once, at most rate.max starts per rate.per. */
+  readonly queues = {
+    /** Every queue with limits, active runs or live workers, by name. */
+    list: () => this.pages<Queue>('/v1/queues', {}),
+    get: (name: string) => this.request<Queue>('GET', `/v1/queues/${enc(name)}`),
+    /** Replaces the queue's limits (a field absent or null lifts its limit); held runs the new limits leave room for start at once. */
+    set: (name: string, limits: QueueLimitsInput) => this.request<Queue>('PUT', `/v1/queues/${enc(name)}`, { body: limits }),
   };
 
   /** Logins for your own workers that may do nothing but serve their queues (admin scope). */

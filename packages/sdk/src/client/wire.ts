@@ -13,7 +13,7 @@ export type Instant = string;
 export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one' | 'buffer_all' | 'replace';
 /** queued, running, sleeping and waiting (a durable function parked by ctx.sleep or ctx.waitForSignal) are active; the rest are terminal. */
 export type RunState = 'queued' | 'running' | 'sleeping' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
-export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish';
+export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish' | 'sensor';
 /** on_success: a step runs once every step it depends on succeeded (else it is skipped); always: once they all ended. */
 export type StepWhen = 'on_success' | 'always';
 /** waiting: a step it depends on has not ended; failed: an attempt failed and another will follow; skipped: it never became runnable. */
@@ -46,6 +46,12 @@ export interface RetryPolicy {
   backoff: { type: 'fixed' | 'exponential'; base: string; max: string; jitter: number };
 }
 
+/** At most `limit` runs holding the key run at once; on a run the key is resolved from its payload. */
+export interface Concurrency {
+  key: string;
+  limit: number;
+}
+
 /** One step of a multi-step run. */
 export interface StepInput {
   /** Unique in the run: 1 to 64 of a-z, 0-9, "_" and "-". */
@@ -70,6 +76,7 @@ export interface Step {
   retry: RetryPolicy | null;
   /** Null: the run's (the schedule's). */
   timeout: string | null;
+  concurrency: Concurrency | null;
 }
 
 /**
@@ -121,6 +128,7 @@ export interface Schedule {
   payload: JsonValue | null;
   retry: RetryPolicy;
   timeout: string;
+  concurrency: Concurrency | null;
   startAt: Instant | null;
   endAt: Instant | null;
   maxRuns: number | null;
@@ -257,6 +265,9 @@ export interface Run {
   parentRunId: string | null;
   /** For a step's own run: its step's name. */
   stepName: string | null;
+  concurrency: Concurrency | null;
+  sensorId: string | null;
+  runKey: string | null;
   /** The checkpoints of the run's durable function (ctx.step, ctx.sleep, ctx.waitForSignal), in the order they began. */
   checkpoints: Checkpoint[];
   retry: RetryPolicy;
@@ -320,12 +331,131 @@ export interface Worker {
   lastSeenAt: Instant;
 }
 
+/** A queue's limits (PUT /v1/queues/:name): an absent or null field lifts its limit; neither clears the queue's limits. */
+export interface QueueLimitsInput {
+  /** At most this many runs of the queue run at once in the namespace (1 to 100,000). */
+  maxRunning?: number | null;
+  /** At most `max` (1 to 1,000,000) runs of the queue start in any window of `per` (100ms to 1d). */
+  rate?: { max: number; per: DurationInput } | null;
+}
+/** A queue of the namespace: its limits, its runs running, queued (due, not held) and held back by a limit, and its live workers. */
+export interface Queue {
+  name: string;
+  /** Null: no limit. */
+  maxRunning: number | null;
+  /** Null: no rate limit. */
+  rate: { max: number; per: string } | null;
+  running: number;
+  queued: number;
+  held: number;
+  /** Workers of the queue seen in the last minute. */
+  workers: number;
+  /** When its limits were last set; null without limits. */
+  updatedAt: Instant | null;
+}
+
+/** How each run a sensor asks for runs (what it executes is `target` or `steps`, see SensorRunInput). */
+export interface SensorRunFields {
+  retry?: RetryPolicyInput;
+  /** Of each attempt; at most 24h. Default 5m. */
+  timeout?: DurationInput;
+  /** A concurrency key over each run's payload (e.g. "customer-{{payload.customerId}}") and its limit (default 1). */
+  concurrency?: { key: string; limit?: number } | null;
+}
+/** What each run a sensor asks for executes: exactly one of target or steps. Its payload is what the evaluation asked with. */
+export type SensorRunInput = SensorRunFields & Executable;
+
+/** A sensor's fields but what its runs execute (see SensorInput). */
+export interface SensorFields {
+  /** Unique per namespace. */
+  name: string;
+  /** How often the sensor is evaluated; at least 1s. */
+  every: DurationInput;
+  /** The handler that evaluates it: it gets the cursor and payload and answers { runs: [{ runKey, payload }], cursor }. */
+  target: HandlerTarget;
+  /** Of one evaluation; at most 1h. Default 1m. */
+  timeout?: DurationInput;
+  /** Passed to each evaluation. */
+  payload?: JsonValue;
+  /** Default false. */
+  paused?: boolean;
+  labels?: Record<string, string>;
+}
+/** POST /v1/sensors. */
+export type SensorInput = SensorFields & { run: SensorRunInput };
+/** PATCH: the given fields replace the stored ones (`run` field by field; a new target replaces stored steps and vice versa). The cursor stays. */
+export type SensorPatch = Partial<SensorFields> & { run?: SensorRunFields & { target?: TargetInput | null; steps?: StepInput[] | null } };
+
+/** What each run a sensor asks for executes, with its defaults filled in. */
+export interface SensorRun {
+  /** Null when it runs steps. */
+  target: Target | null;
+  /** Null when it runs one target. */
+  steps: Step[] | null;
+  retry: RetryPolicy;
+  timeout: string;
+  concurrency: Concurrency | null;
+}
+
+export type SensorTickState = 'evaluating' | 'succeeded' | 'failed' | 'skipped';
+
+/** One evaluation of a sensor and what came of it. */
+export interface SensorTick {
+  id: string;
+  sensorId: string;
+  /** The evaluation run. */
+  runId: string;
+  state: SensorTickState;
+  /** Runs the evaluation asked for, runs created for it, and runs asked for by a run key asked for before. */
+  requested: number;
+  created: number;
+  deduplicated: number;
+  /** The runs created. */
+  runIds: string[];
+  cursorBefore: JsonValue | null;
+  cursorAfter: JsonValue | null;
+  reasonCode: string | null;
+  reason: string | null;
+  startedAt: Instant;
+  finishedAt: Instant | null;
+  /** Null while evaluating. */
+  durationMs: number | null;
+}
+
+/** A sensor: its definition with defaults filled in, its cursor and its newest evaluation. */
+export interface Sensor {
+  id: string;
+  name: string;
+  every: string;
+  target: Required<HandlerTarget>;
+  /** Of one evaluation. */
+  timeout: string;
+  run: SensorRun;
+  payload: JsonValue | null;
+  paused: boolean;
+  labels: Record<string, string>;
+  cursor: JsonValue | null;
+  /** Rises with every commit, cursor move and reset. */
+  cursorVersion: number;
+  /** Null while paused. */
+  nextEvaluationAt: Instant | null;
+  /** True while an evaluation is under way. */
+  evaluating: boolean;
+  lastTick: SensorTick | null;
+  /** The apply source that declares it; null when made through the API. */
+  source: string | null;
+  createdAt: Instant;
+  updatedAt: Instant;
+}
+
 /** A source's declaration of schedules for POST /v1/apply. */
 export interface ApplyInput {
   /** Who declares these schedules; a prune deletes only this source's schedules. */
   source: string;
   /** Each a schedule body with its name (no idempotencyKey, no paused). */
   schedules?: ScheduleInput[];
+  /** Each a sensor body (no paused), found by its name; a prune deletes only this source's sensors. */
+  sensors?: SensorInput[];
   prune?: boolean;
   dryRun?: boolean;
 }
