@@ -33,6 +33,9 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<Fits<Sent<typeof wire.Tick>, ui.Tick>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.ScheduleVersion>, ui.ScheduleVersion>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Worker>, ui.Worker>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.QueuePage>, ui.Page<ui.Queue>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SensorPage>, ui.Page<ui.Sensor>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SensorTickPage>, ui.Page<ui.SensorTick>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.WhoAmI>, ui.WhoAmI>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<SentCluster, ui.Cluster>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.RunPage>, ui.Page<ui.Run>>>().toEqualTypeOf<true>();
@@ -48,6 +51,9 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<NoWider<Coded<ui.ScheduleVersion>, Sent<typeof wire.ScheduleVersion>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.RunEvent>, Sent<typeof wire.RunEvent>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Worker, Sent<typeof wire.Worker>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.Queue, Sent<typeof wire.QueueView>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<Omit<ui.Sensor, 'run' | 'lastTick'>, Sent<typeof wire.SensorView>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<Coded<ui.SensorTick>, Sent<typeof wire.SensorTick>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.WhoAmI, Sent<typeof wire.WhoAmI>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Omit<ui.Cluster, 'outages' | 'schedulers'>, SentCluster>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['outages'][number], SentCluster['outages'][number]>>().toEqualTypeOf<true>();

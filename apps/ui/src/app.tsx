@@ -11,6 +11,8 @@ import { LoginPage } from './pages/login-page.js';
 import { RunPage } from './pages/run-page.js';
 import { SchedulePage } from './pages/schedule-page.js';
 import { SchedulesPage } from './pages/schedules-page.js';
+import { SensorPage } from './pages/sensor-page.js';
+import { SensorsPage } from './pages/sensors-page.js';
 import { SessionContext } from './session.js';
 
 export function App() {
@@ -31,6 +33,7 @@ export function App() {
 
 const NAV = [
   { page: 'schedules', label: 'Schedules', href: pathOf({ page: 'schedules' }) },
+  { page: 'sensors', label: 'Sensors', href: pathOf({ page: 'sensors' }) },
   { page: 'dead-letters', label: 'Dead letters', href: pathOf({ page: 'dead-letters' }) },
   { page: 'cluster', label: 'Cluster', href: pathOf({ page: 'cluster' }) },
 ] as const;
@@ -38,7 +41,7 @@ const NAV = [
 function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor: string; onLoggedOut: () => void }) {
   const route = useRoute();
   const [loggingOut, setLoggingOut] = useState(false);
-  const section = route.page === 'schedule' ? 'schedules' : route.page;
+  const section = route.page === 'schedule' ? 'schedules' : route.page === 'sensor' ? 'sensors' : route.page;
   return (
     <>
       <a class="skip" href="#main">
@@ -80,6 +83,8 @@ function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor
         {route.page === 'run' && <RunPage id={route.id} />}
         {route.page === 'dead-letters' && <DeadLettersPage />}
         {route.page === 'cluster' && <ClusterPage />}
+        {route.page === 'sensors' && <SensorsPage />}
+        {route.page === 'sensor' && <SensorPage id={route.id} />}
         {route.page === 'not-found' && (
           <>
             <h1>Not found</h1>

@@ -4,7 +4,7 @@
  * and the GraphQL subscription for live runs.
  */
 import { createClient, type Client } from 'graphql-ws';
-import type { Cluster, JsonValue, Page, Run, RunEvent, RunWithAttempts, Schedule, ScheduleVersion, SignalResult, Tick, WhoAmI, Worker } from './wire.js';
+import type { Cluster, JsonValue, Page, Queue, Run, RunEvent, RunWithAttempts, Schedule, ScheduleVersion, Sensor, SensorTick, SignalResult, Tick, WhoAmI, Worker } from './wire.js';
 
 export class ApiError extends Error {
   constructor(
@@ -106,6 +106,23 @@ export const kairosApi = {
       throw error;
     }
   },
+  /** The namespace's queues with their limits and counts, or null where this API has no /v1/queues route yet. */
+  queues: async (): Promise<Queue[] | null> => {
+    try {
+      return (await call<Page<Queue>>('GET', '/v1/queues')).items;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }
+  },
+  queue: (name: string) => call<Queue>('GET', `/v1/queues/${encodeURIComponent(name)}`),
+
+  sensors: (q: { limit: number; cursor?: string }) => call<Page<Sensor>>('GET', `/v1/sensors${query({ ...q })}`),
+  sensor: (id: string) => call<Sensor>('GET', `/v1/sensors/${encodeURIComponent(id)}`),
+  /** The sensor's newest evaluations, newest first. */
+  sensorTicks: (id: string, limit: number) => call<Page<SensorTick>>('GET', `/v1/sensors/${encodeURIComponent(id)}/ticks${query({ limit })}`),
+  pauseSensor: (id: string) => call<Sensor>('POST', `/v1/sensors/${encodeURIComponent(id)}/pause`),
+  resumeSensor: (id: string) => call<Sensor>('POST', `/v1/sensors/${encodeURIComponent(id)}/resume`),
 };
 
 let live: Client | null = null;

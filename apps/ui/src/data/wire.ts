@@ -9,7 +9,7 @@ import type { RunEvent } from '../logic/run-story.js';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 /** queued, running, sleeping and waiting (a durable function parked by ctx.sleep or ctx.waitForSignal) are active; the rest are terminal. */
 export type RunState = 'queued' | 'running' | 'sleeping' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
-export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish';
+export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish' | 'sensor';
 /** Deleted schedules are never sent. */
 export type ScheduleStatus = 'active' | 'paused' | 'completed';
 export type TickOutcome = 'triggered' | 'skipped' | 'missed' | 'error';
@@ -50,10 +50,14 @@ export type ReasonCode =
   | 'POISONED'
   | 'STEP_FAILED'
   | 'UPSTREAM_FAILED'
+  | 'CONCURRENCY_KEY_UNRESOLVED'
   | 'LEASE_EXPIRED'
   | 'LEASE_LOST'
   | 'RETRY_SCHEDULED'
   | 'OVERLAP_BUFFERED'
+  | 'CONCURRENCY_LIMIT'
+  | 'QUEUE_LIMIT'
+  | 'QUEUE_RATE_LIMIT'
   | 'HANDLER_NOT_REGISTERED'
   | 'TRIGGERED'
   | 'OVERLAP_SKIPPED'
@@ -62,6 +66,10 @@ export type ReasonCode =
   | 'CATCHUP_WINDOW_MISSED'
   | 'CATCHUP_LIMIT_EXCEEDED'
   | 'INVALID_DEFINITION'
+  | 'SENSOR_CURSOR_MOVED'
+  | 'SENSOR_RESULT_INVALID'
+  | 'SENSOR_EVALUATION_FAILED'
+  | 'SENSOR_EVALUATION_ABANDONED'
   | 'SCHEDULER_CRASHED'
   | 'SCHEDULER_STOPPED';
 
@@ -95,6 +103,7 @@ export interface Schedule {
   payload: JsonValue;
   retry: RetryPolicy;
   timeout: string;
+  concurrency: Concurrency | null;
   startAt: string | null;
   endAt: string | null;
   maxRuns: number | null;
@@ -108,6 +117,12 @@ export interface Schedule {
   updatedAt: string;
 }
 
+/** At most `limit` runs holding the key run at once; on a run the key is resolved from its payload. */
+export interface Concurrency {
+  key: string;
+  limit: number;
+}
+
 /** One step of a multi-step definition, with its defaults filled in. */
 export interface Step {
   name: string;
@@ -118,6 +133,7 @@ export interface Step {
   retry: RetryPolicy | null;
   /** Null: the run's (the schedule's). */
   timeout: string | null;
+  concurrency: Concurrency | null;
 }
 
 export interface Tick {
@@ -141,6 +157,8 @@ export interface Run {
   scheduleId: string | null;
   origin: RunOrigin;
   scheduledFor: string;
+  /** Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT. */
+  deferReason: string | null;
   state: RunState;
   attempt: number;
   maxAttempts: number;
@@ -152,6 +170,9 @@ export interface Run {
   parentRunId: string | null;
   /** For a step's own run: its step's name. */
   stepName: string | null;
+  concurrency: Concurrency | null;
+  sensorId: string | null;
+  runKey: string | null;
   /** The checkpoints of the run's durable function, in the order they began (empty for any other run). */
   checkpoints: Checkpoint[];
   payload: JsonValue;
@@ -237,4 +258,65 @@ export interface Worker {
   startedAt: string;
   lastSeenAt: string;
   clockOffsetMs: number | null;
+}
+
+/** A queue of the namespace: its limits (null: none), its runs running, queued (due, not held) and held, and its live workers. */
+export interface Queue {
+  name: string;
+  maxRunning: number | null;
+  rate: { max: number; per: string } | null;
+  running: number;
+  queued: number;
+  held: number;
+  workers: number;
+  updatedAt: string | null;
+}
+
+/** evaluating: the evaluation run has not ended; succeeded: what it asked for was committed; failed: nothing was; skipped: it was not started. */
+export type SensorTickState = 'evaluating' | 'succeeded' | 'failed' | 'skipped';
+
+/** One evaluation of a sensor and what came of it. */
+export interface SensorTick {
+  id: string;
+  sensorId: string;
+  /** The evaluation run. */
+  runId: string;
+  state: SensorTickState;
+  requested: number;
+  created: number;
+  deduplicated: number;
+  /** The runs created. */
+  runIds: string[];
+  cursorBefore: JsonValue;
+  cursorAfter: JsonValue;
+  reasonCode: string | null;
+  reason: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+}
+
+/** A sensor: its definition with defaults filled in, its cursor, and its newest evaluation. */
+export interface Sensor {
+  id: string;
+  name: string;
+  every: string;
+  /** The handler that evaluates it. */
+  target: Extract<Target, { type: 'handler' }>;
+  /** Of one evaluation. */
+  timeout: string;
+  /** What each run it asks for executes. */
+  run: { target: Target | null; steps: Step[] | null; retry: RetryPolicy; timeout: string; concurrency: Concurrency | null };
+  payload: JsonValue;
+  paused: boolean;
+  labels: Record<string, string>;
+  cursor: JsonValue;
+  cursorVersion: number;
+  /** Null while paused. */
+  nextEvaluationAt: string | null;
+  evaluating: boolean;
+  lastTick: SensorTick | null;
+  source: string | null;
+  createdAt: string;
+  updatedAt: string;
 }

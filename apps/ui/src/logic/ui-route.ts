@@ -5,6 +5,8 @@ export type UiRoute =
   | { page: 'run'; id: string }
   | { page: 'dead-letters' }
   | { page: 'cluster' }
+  | { page: 'sensors' }
+  | { page: 'sensor'; id: string }
   | { page: 'not-found'; path: string };
 
 export const UI_BASE = '/ui';
@@ -20,6 +22,7 @@ export function routeOf(pathname: string): UiRoute {
   if (first === 'runs' && id) return { page: 'run', id: decodeURIComponent(id) };
   if (first === 'dead-letters' && id === undefined) return { page: 'dead-letters' };
   if (first === 'cluster' && id === undefined) return { page: 'cluster' };
+  if (first === 'sensors') return id ? { page: 'sensor', id: decodeURIComponent(id) } : { page: 'sensors' };
   return { page: 'not-found', path: pathname };
 }
 
@@ -35,5 +38,9 @@ export function pathOf(route: Exclude<UiRoute, { page: 'not-found' }>): string {
       return `${UI_BASE}/dead-letters`;
     case 'cluster':
       return `${UI_BASE}/cluster`;
+    case 'sensors':
+      return `${UI_BASE}/sensors`;
+    case 'sensor':
+      return `${UI_BASE}/sensors/${encodeURIComponent(route.id)}`;
   }
 }

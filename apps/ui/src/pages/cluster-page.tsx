@@ -1,10 +1,13 @@
 /**
  * The cluster as the ledger sees it: leader lease, scheduler sessions, each process's host clock
- * against the database's, workers (where the API lists them), run and queue counts, outages.
+ * against the database's, the namespace's queues and their limits, workers (where the API lists
+ * them), run and queue counts, outages.
  */
 import { Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
+import type { Queue } from '../data/wire.js';
+import { queueLoad, rateInWords } from '../logic/limits.js';
 
 /** Past this, a host's clock is worth an operator's look (Kairos itself keeps time by the database). */
 const CLOCK_WARNING_MS = 1_000;
@@ -15,6 +18,74 @@ function ClockOffset({ offsetMs }: { offsetMs: number | null }) {
   const seconds = (Math.abs(offsetMs) / 1_000).toFixed(Math.abs(offsetMs) < 1_000 ? 3 : 1);
   const text = `clock ${seconds} s ${offsetMs > 0 ? 'behind' : 'ahead of'} the database`;
   return Math.abs(offsetMs) > CLOCK_WARNING_MS ? <strong class="error" title="fix this host's time sync (NTP)">{text}</strong> : <span>{text}</span>;
+}
+
+/** The width of a queue's load bar, in pixels. */
+const LOAD_BAR_WIDTH = 96;
+
+/** Running against the limit as a small bar (full: the queue's places are taken), or only the count when the queue has no limit. */
+function QueueLoad({ queue }: { queue: Queue }) {
+  const load = queueLoad(queue);
+  if (load.fraction === null) return <span>{queue.running}</span>;
+  return (
+    <span class="queue-load">
+      <svg class={load.fraction >= 1 ? 'load-bar full' : 'load-bar'} width={LOAD_BAR_WIDTH} height={10} viewBox={`0 0 ${LOAD_BAR_WIDTH} 10`} role="img" aria-label={load.words}>
+        <rect class="load-track" width={LOAD_BAR_WIDTH} height={10} rx={3} />
+        <rect class="load-fill" width={LOAD_BAR_WIDTH * load.fraction} height={10} rx={3} />
+      </svg>{' '}
+      {queue.running}/{queue.maxRunning}
+    </span>
+  );
+}
+
+function Queues() {
+  const [queues] = useLoad(() => kairosApi.queues(), []);
+  return (
+    <section aria-labelledby="queues">
+      <h2 id="queues">Queues</h2>
+      <Show loaded={queues}>
+        {(list) =>
+          list === null ? (
+            <p>This API does not list queues.</p>
+          ) : list.length === 0 ? (
+            <p>No queues with limits, active runs or live workers.</p>
+          ) : (
+            <div class="scroll">
+              <table data-testid="queues">
+                <caption class="sr-only">Queues of the namespace, by name: running against the limit, queued, held back by a limit, rate limit, live workers</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Queue</th>
+                    <th scope="col">Running / limit</th>
+                    <th scope="col">Queued</th>
+                    <th scope="col">Held</th>
+                    <th scope="col">Rate limit</th>
+                    <th scope="col">Workers</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((q) => (
+                    <tr key={q.name} data-testid={`queue-${q.name}`}>
+                      <td>
+                        <code>{q.name}</code>
+                      </td>
+                      <td>
+                        <QueueLoad queue={q} />
+                      </td>
+                      <td>{q.queued}</td>
+                      <td>{q.held > 0 ? <strong title="held back by a limit until a place frees">{q.held}</strong> : 0}</td>
+                      <td>{rateInWords(q.rate)}</td>
+                      <td>{q.workers}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+    </section>
+  );
 }
 
 export function ClusterPage() {
@@ -95,6 +166,7 @@ export function ClusterPage() {
           </>
         )}
       </Show>
+      <Queues />
       <section aria-labelledby="workers">
         <h2 id="workers">Workers</h2>
         <Show loaded={workers}>

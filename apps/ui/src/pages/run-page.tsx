@@ -16,6 +16,7 @@ import { StateBadge, When } from '../components/when.js';
 import { followRunEvents, kairosApi } from '../data/kairos-api.js';
 import type { RunEvent, RunWithAttempts } from '../data/wire.js';
 import { isActiveRunState, readsAgain } from '../logic/checkpoints.js';
+import { holdInWords, holdOf, queueOf, type HoldReason } from '../logic/limits.js';
 import { durationBetween } from '../logic/run-story.js';
 import type { RunStep } from '../logic/step-graph.js';
 import { pathOf } from '../logic/ui-route.js';
@@ -64,7 +65,23 @@ export function RunPage({ id }: { id: string }) {
                   · step <code>{parent.stepName}</code> of <Link href={pathOf({ page: 'run', id: parent.runId })}>its multi-step run</Link>
                 </>
               )}
+              {r.sensorId && (
+                <>
+                  {' '}
+                  ·{' '}
+                  {r.runKey === null ? (
+                    <>
+                      an evaluation of <Link href={pathOf({ page: 'sensor', id: r.sensorId })}>its sensor</Link>
+                    </>
+                  ) : (
+                    <>
+                      asked for by <Link href={pathOf({ page: 'sensor', id: r.sensorId })}>its sensor</Link> as run key <code data-testid="run-key">{r.runKey}</code>
+                    </>
+                  )}
+                </>
+              )}
             </p>
+            {holdOf(r) !== null && <HeldNote key={r.id} run={r} reason={holdOf(r)!} />}
             <RunActions run={r} onChanged={reload} />
             <SignalPanel key={r.id} run={r} onSent={reload} />
             <dl class="pairs">
@@ -88,6 +105,14 @@ export function RunPage({ id }: { id: string }) {
                 <dt>Duration</dt>
                 <dd>{durationBetween(r.startedAt, r.finishedAt) || '—'}</dd>
               </div>
+              {r.concurrency !== null && (
+                <div>
+                  <dt>Concurrency key</dt>
+                  <dd>
+                    <code>{r.concurrency.key}</code> (at most {r.concurrency.limit} at once)
+                  </dd>
+                </div>
+              )}
               {steps === null ? (
                 <div>
                   <dt>Target</dt>
@@ -115,6 +140,24 @@ export function RunPage({ id }: { id: string }) {
         );
       }}
     </Show>
+  );
+}
+
+/** Why a held run has not started: the limit holding it back (with its queue's numbers, read once), its concurrency key, and when it starts. */
+function HeldNote({ run, reason }: { run: RunWithAttempts; reason: HoldReason }) {
+  const queueLimited = reason !== 'CONCURRENCY_LIMIT';
+  const [queue] = useLoad(() => (queueLimited ? kairosApi.queue(queueOf(run.target)).catch(() => null) : Promise.resolve(null)), [run.id, reason]);
+  return (
+    <p role="note" class="held-note" data-testid="held-note">
+      <strong>Held back · {reason}</strong> {holdInWords(reason, run, queue.state === 'ready' ? queue.value : null)}
+      {queueLimited && run.concurrency !== null && (
+        <>
+          {' '}
+          Its concurrency key: <code>{run.concurrency.key}</code> (limit {run.concurrency.limit}).
+        </>
+      )}{' '}
+      {queueLimited && <Link href={pathOf({ page: 'cluster' })}>See the queues</Link>}
+    </p>
   );
 }
 

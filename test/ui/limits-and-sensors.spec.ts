@@ -1,0 +1,171 @@
+/**
+ * The dashboard's queue limits and sensors in a real headless Chromium, against the API alone (no
+ * scheduler, so nothing moves but what the test does): the cluster page lists a queue with its
+ * limit after PUT /v1/queues/q1; a held run tells which limit holds it; the sensors page lists a
+ * sensor made through REST, and its page draws one bar per evaluation (ticks written with SQL, so
+ * the picture is known), lists the ticks with their runs, and pauses and resumes it; a run a
+ * sensor asked for links back to it. Each page is saved as a screenshot under test-results/ui/.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { useKairos } from '../support/kairos.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SCREENSHOTS = `${ROOT}test-results/ui`;
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+describe('queue limits and sensors in the dashboard', () => {
+  let browser: Browser;
+  let page: Page;
+
+  const shot = (name: string) => page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+
+  beforeAll(async () => {
+    if (!existsSync(`${ROOT}dist/ui/index.html`)) await build({ configFile: `${ROOT}apps/ui/vite.config.ts`, logLevel: 'warn' });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  }, 120_000);
+
+  const { t, kairos, client } = useKairos({ roles: ['api'] });
+
+  beforeAll(async () => {
+    // Workers of q1 (a live one makes its handler acceptable) and of the sensor's evaluation handler.
+    await t.db.query(
+      `INSERT INTO workers (id, queue, handlers, version, started_at, last_seen_at) VALUES
+         ('host:1:q1', 'q1', '{work}', '1.0.0', now(), now()),
+         ('host:2:sensing', 'sensing', '{find-invoices,import-invoice}', '1.0.0', now(), now())`,
+    );
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  const createRun = async (): Promise<string> => {
+    const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'work', queue: 'q1' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return created.body.id as string;
+  };
+
+  it('lists a queue with its limit, running against it, and a held run tells which limit holds it', async () => {
+    expect((await client.put('/v1/queues/q1', { maxRunning: 2, rate: { max: 100, per: '1m' } })).status).toBe(200);
+    const [running, held] = [await createRun(), await createRun()];
+    await t.db.query(`UPDATE runs SET state = 'running', lease_owner = 'ui-test', lease_expires_at = now() + interval '1 hour', started_at = now() WHERE id = $1`, [running]);
+    await t.db.query(`UPDATE runs SET held_at = now(), defer_reason = 'QUEUE_LIMIT', enqueued_at = NULL WHERE id = $1`, [held]);
+
+    await page.goto(`${kairos.url}/ui/cluster`);
+    const row = page.getByTestId('queue-q1');
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    // One running, none queued (the other is held), one held.
+    expect(cells.map((c) => c.trim())).toEqual(['q1', '1/2', '0', '1', '100 per 1m', '1']);
+    expect(await row.getByRole('img').getAttribute('aria-label')).toBe('1 of at most 2 running');
+    expect(await page.getByTestId('queues').locator('tbody tr').count()).toBeGreaterThanOrEqual(1);
+    await shot('queues');
+
+    await page.goto(`${kairos.url}/ui/runs/${held}`);
+    const note = page.getByTestId('held-note');
+    await note.waitFor();
+    await expect.poll(() => note.textContent()).toContain('at most 2 of its runs run at once (1 running now, 1 held)');
+    expect(await note.textContent()).toMatch(/^Held back · QUEUE_LIMIT Held back by the limit of queue "q1"/);
+    await shot('held-run');
+  });
+
+  it('lists a sensor made through REST, and draws one bar per evaluation on its page', async () => {
+    const created = await client.post('/v1/sensors', {
+      name: 'new-invoices',
+      every: '30s',
+      target: { type: 'handler', name: 'find-invoices', queue: 'sensing' },
+      run: { target: { type: 'handler', name: 'import-invoice', queue: 'sensing' }, concurrency: { key: 'customer-{{payload.customer}}', limit: 1 } },
+      paused: true,
+      labels: { team: 'billing' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const sensor = created.body as { id: string };
+    await t.db.query(`UPDATE sensors SET cursor = '{"after": "inv-0042"}', cursor_version = 4 WHERE id = $1`, [sensor.id]);
+
+    // Five evaluations a minute apart, oldest first: what each asked for, created and deduplicated, and how it ended.
+    const runIds = [await createRun(), await createRun()];
+    const ticks = [
+      { state: 'succeeded', requested: 3, created: 2, deduplicated: 1, runIds, reason: null },
+      { state: 'succeeded', requested: 0, created: 0, deduplicated: 0, runIds: [], reason: null },
+      { state: 'failed', requested: 2, created: 0, deduplicated: 0, runIds: [], reason: 'SENSOR_CURSOR_MOVED' },
+      { state: 'skipped', requested: 0, created: 0, deduplicated: 0, runIds: [], reason: null },
+      { state: 'evaluating', requested: 0, created: 0, deduplicated: 0, runIds: [], reason: null },
+    ].map((tick, i) => ({ ...tick, id: randomUUID(), evaluationRunId: randomUUID(), minutesAgo: 5 - i }));
+    for (const tick of ticks) {
+      await t.db.query(
+        `INSERT INTO sensor_ticks (id, sensor_id, evaluation_run_id, state, cursor_version, requested, created, deduplicated, run_ids, reason_code, reason_text, started_at, finished_at)
+         VALUES ($1, $2, $3, $4, 3, $5, $6, $7, $8::uuid[], $9, $10, now() - make_interval(mins => $11), CASE WHEN $4 = 'evaluating' THEN NULL ELSE now() - make_interval(mins => $11) + interval '250 milliseconds' END)`,
+        [tick.id, sensor.id, tick.evaluationRunId, tick.state, tick.requested, tick.created, tick.deduplicated, tick.runIds, tick.reason, tick.reason && 'the cursor moved under the evaluation', tick.minutesAgo],
+      );
+    }
+
+    await page.goto(`${kairos.url}/ui`);
+    await page.getByRole('link', { name: 'Sensors' }).click();
+    const row = page.getByTestId('sensor-row-new-invoices');
+    await row.waitFor();
+    const text = await row.textContent();
+    expect(text).toContain('every 30 seconds');
+    expect(text).toContain('find-invoices');
+    expect(text).toContain('paused');
+    expect(text).toContain('evaluating');
+    await shot('sensors');
+
+    await row.getByRole('link', { name: 'new-invoices' }).click();
+    await page.getByRole('heading', { name: 'new-invoices' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/ui/sensors/${sensor.id}`);
+    const chart = page.getByTestId('sensor-evaluations');
+    await chart.waitFor();
+    const bars = chart.locator('[data-testid^="sensor-tick-"]');
+    expect(await bars.count()).toBe(5);
+    // One bar per tick, oldest left.
+    const xs: number[] = [];
+    for (const tick of ticks) {
+      const bar = page.getByTestId(`sensor-tick-${tick.id}`);
+      expect(await bar.getAttribute('data-state')).toBe(tick.state);
+      xs.push((await bar.boundingBox())!.x);
+    }
+    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    expect(new Set(xs).size).toBe(5);
+    // The tallest bar asked for three: two created, one deduplicated; the failed one committed nothing.
+    const first = page.getByTestId(`sensor-tick-${ticks[0]!.id}`);
+    expect(await first.locator('title').textContent()).toMatch(/succeeded .* 3 runs asked for: 2 created, 1 deduplicated · took 250 ms$/);
+    const height = async (id: string, segment: string) => Number((await page.getByTestId(`sensor-tick-${id}`).locator(`rect.${segment}`).getAttribute('height')) ?? 0);
+    expect(await height(ticks[0]!.id, 'tick-created')).toBeCloseTo(2 * (await height(ticks[0]!.id, 'tick-deduplicated')));
+    expect(await height(ticks[2]!.id, 'tick-uncommitted')).toBeGreaterThan(0);
+    expect(await page.getByTestId(`sensor-tick-${ticks[2]!.id}`).locator('title').textContent()).toContain('SENSOR_CURSOR_MOVED: the cursor moved under the evaluation');
+    expect(await page.getByTestId(`sensor-tick-${ticks[4]!.id}`).locator('title').textContent()).toContain('still evaluating');
+
+    const table = page.getByTestId('sensor-ticks');
+    expect(await table.locator('tbody tr').count()).toBe(5);
+    // Newest first in the table; the first tick's row links its evaluation run and the runs it created.
+    const oldest = table.locator(`tr[data-tick-id="${ticks[0]!.id}"]`);
+    expect(await oldest.locator('a').evaluateAll((links) => links.map((a) => (a as unknown as { pathname: string }).pathname))).toEqual([
+      `/ui/runs/${ticks[0]!.evaluationRunId}`,
+      ...runIds.map((id) => `/ui/runs/${id}`),
+    ]);
+    expect(JSON.parse((await page.getByTestId('sensor-cursor').textContent())!)).toEqual({ after: 'inv-0042' });
+    expect(await page.locator('section[aria-labelledby=definition]').textContent()).toContain('key customer-{{payload.customer}}, at most 1 at once');
+    await shot('sensor');
+
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('.lead .badge-active').waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('.lead .badge-paused').waitFor();
+    expect((await client.get(`/v1/sensors/${sensor.id}`)).body.paused).toBe(true);
+
+    // A run the sensor asked for links back to it, with its run key.
+    await t.db.query(`UPDATE runs SET sensor_id = $1, run_key = 'invoice-0042', origin = 'sensor' WHERE id = $2`, [sensor.id, runIds[0]]);
+    await oldest.locator('a').nth(1).click();
+    await page.getByRole('heading', { name: /^Run / }).waitFor();
+    expect(await page.getByTestId('run-key').textContent()).toBe('invoice-0042');
+    await page.locator('.lead').getByRole('link', { name: 'its sensor' }).click();
+    await page.getByRole('heading', { name: 'new-invoices' }).waitFor();
+  });
+});
