@@ -25,6 +25,7 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<Sent<typeof wire.RunEvent>, sdk.RunEvent>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Tick>, sdk.Tick>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Worker>, sdk.Worker>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.QueuePage>, sdk.Page<sdk.Queue>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.IssuedWorkerCredential>, sdk.IssuedWorkerCredential>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.ApplyResult>, sdk.ApplyResult>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.ScheduleVersionPage>, sdk.Page<sdk.ScheduleVersion>>>().toEqualTypeOf<true>();
