@@ -67,7 +67,7 @@ describe('a verdict batch caught in a deadlock', () => {
 
       const second = await claimedPair();
       const retried = await collide(() => retryTransient(() => leases.finishMany(pool, 'worker-a', second.map((runId) => ({ runId, epoch: 1, verdict })))), second);
-      expect(retried).toEqual({ status: 'fulfilled', value: new Set(second) });
+      expect(retried).toEqual({ status: 'fulfilled', value: { written: new Set(second), released: [] } });
       const after = (await t.db.query(`SELECT state FROM runs WHERE id = ANY($1::uuid[])`, [second])).rows.map((r) => r.state);
       expect(after).toEqual(['succeeded', 'succeeded']);
     } finally {

@@ -32,6 +32,15 @@ describe('retention on a running cluster', () => {
       overlap: 'skip',
     });
     expect(skipping.status).toBe(201);
+    // A sensor evaluated every second (the built-in echo answers its payload): one run key, asked for every time.
+    const sensor = await client.post('/v1/sensors', {
+      name: 'echoing',
+      every: '1s',
+      target: { type: 'handler', name: 'echo' },
+      payload: { runs: [{ runKey: 'once', payload: null }], cursor: 'c' },
+      run: { target: { type: 'handler', name: 'noop' } },
+    });
+    expect(sensor.status).toBe(201);
     const deadRun = async (): Promise<string> => {
       const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'fail' }, payload: { retryable: false } });
       expect(created.status).toBe(201);
@@ -77,6 +86,10 @@ describe('retention on a running cluster', () => {
     expect(await old(`SELECT count(*)::int AS n FROM outbox WHERE published_at < ${cutoff}`)).toBe(0);
     expect(await old(`SELECT count(*)::int AS n FROM run_events e WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = e.run_id)`)).toBe(0);
     expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE id = $1 OR parent_run_id = $1`, [graph.body.id])).rows[0].n).toBe(0);
+    // A sensor's settled evaluations go; its run keys stay, so a key is never asked for twice.
+    expect(await old(`SELECT count(*)::int AS n FROM sensor_ticks WHERE finished_at < ${cutoff}`)).toBe(0);
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM sensor_ticks WHERE sensor_id = $1`, [sensor.body.id])).rows[0].n).toBeGreaterThan(0);
+    expect((await t.db.query(`SELECT run_key FROM sensor_run_keys WHERE sensor_id = $1`, [sensor.body.id])).rows).toEqual([{ run_key: 'once' }]);
 
     // Something was there to prune: the first slots of the schedule are gone, newer ones remain
     // (those made ahead for slots still to come are not counted).

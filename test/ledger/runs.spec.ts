@@ -133,7 +133,7 @@ describe('the run repositories', () => {
     const epoch = (claim as Extract<typeof claim, { kind: 'claimed' }>).run.leaseEpoch;
 
     const verdict = { state: 'failed' as const, result: { odd }, error: { message: odd }, reasonCode: 'HANDLER_ERROR' as const, reasonText: odd, response: { body: odd } };
-    expect(await leases.finishMany(t.db, 'worker-a', [{ runId: run.id, epoch, verdict }])).toEqual(new Set([run.id]));
+    expect((await leases.finishMany(t.db, 'worker-a', [{ runId: run.id, epoch, verdict }])).written).toEqual(new Set([run.id]));
     const row = (await t.db.query(`SELECT payload, result, error, reason_text FROM runs WHERE id = $1`, [run.id])).rows[0];
     expect(row).toEqual({ payload: { odd, list: [odd] }, result: { odd }, error: { message: replaced }, reason_text: replaced });
     const event = (await runs.events(t.db, run.id)).at(-1)!;

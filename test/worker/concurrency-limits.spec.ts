@@ -3,11 +3,12 @@
  * with a key of limit 1 never run two of one customer at once (checked from the ledger's start and
  * finish instants), all finish, and a freed place is taken at once; `maxRunning: 3` over three
  * workers of concurrency 8 never runs more than 3; a rate of 20 a second never starts more than 20
- * in any second; a run held back shows why, and a held run that is cancelled ends at once.
+ * in any second; a worker killed mid-run gives its place back when the reaper takes its run; a run
+ * held back shows why, and a held run that is cancelled ends at once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
-import { api, runInState, startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
+import { api, runInState, spawnKairos, startInProcess, useTestEnvironment, waitFor, type KairosChild } from '../support/kairos.js';
 
 interface Span {
   id: string;
@@ -25,8 +26,10 @@ const percentile = (values: number[], p: number): number => {
 describe('concurrency keys and queue limits', () => {
   const t = useTestEnvironment();
   const started: StartedKairos[] = [];
+  const children: KairosChild[] = [];
 
   afterEach(async () => {
+    for (const child of children.splice(0)) child.process.kill('SIGKILL');
     await Promise.all(started.splice(0).map((k) => k.app.close()));
   });
 
@@ -145,6 +148,34 @@ describe('concurrency keys and queue limits', () => {
     // 70 starts at 20 a second take at least three full windows.
     expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(3_000);
   }, 180_000);
+
+  it('a place held by a worker killed mid-run is given back when the reaper takes its run, and the held run starts', async () => {
+    const control = await start({ KAIROS_RUN_LEASE_TTL: '2s', KAIROS_REAPER_SKEW: '300ms' }, ['api', 'scheduler']);
+    const client = api(control.url);
+    const victim = spawnKairos('worker', t.env({ KAIROS_RUN_LEASE_TTL: '2s', KAIROS_WORKER_CONCURRENCY: '4' }));
+    children.push(victim);
+    await victim.ready;
+    const key = { key: 'tenant-{{payload.tenant}}', limit: 1 };
+    const [first] = await createRuns(client, [{ target: { type: 'handler', name: 'sleep' }, payload: { ms: 1_500, tenant: 't' }, concurrency: key, retry: { maxAttempts: 1 } }]);
+    await runInState(client, first!, 'running');
+    const [second] = await createRuns(client, [{ target: { type: 'handler', name: 'noop' }, payload: { tenant: 't' }, concurrency: key }]);
+    expect((await client.get(`/v1/runs/${second}`)).body.deferReason).toBe('CONCURRENCY_LIMIT');
+    victim.process.kill('SIGKILL');
+    await victim.exited;
+    await start({ KAIROS_RUN_LEASE_TTL: '2s' }, ['worker']);
+    // The reaper requeues the first run and frees its place: the second starts; the first runs again after it.
+    await allSucceeded([first!, second!], 30_000);
+    const [reaped, b] = await Promise.all([first, second].map(async (id) => (await t.db.query(`SELECT started_at, finished_at, crash_count FROM runs WHERE id = $1`, [id])).rows[0]));
+    expect(reaped.crash_count).toBe(1);
+    const events = (await t.db.query(`SELECT kind FROM run_events WHERE run_id = $1 ORDER BY id`, [second])).rows.map((e) => e.kind);
+    expect(events).toEqual(expect.arrayContaining(['held', 'released']));
+    // Never both running: the second ran while the first waited requeued, or after it.
+    const { rows: overlap } = await t.db.query(
+      `SELECT count(*)::int AS n FROM run_events e WHERE e.run_id = $1 AND e.kind = 'claimed' AND e.at < $2 AND e.at > $3`,
+      [first, b.finished_at, b.started_at],
+    );
+    expect(overlap[0].n).toBe(0);
+  }, 90_000);
 
   it('a held run shows why, is cancelled at once, and a key the payload cannot resolve is a 400 that changes nothing', async () => {
     const kairos = await start();

@@ -40,10 +40,10 @@ describe('lease fencing', () => {
     expect(second.leaseEpoch).toBe(3);
 
     const late = { state: 'succeeded' as const, result: { from: 'a' }, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null, response: null };
-    expect(await leases.finishMany(t.db, 'worker-a', [{ runId: id, epoch: first.leaseEpoch, verdict: late }])).toEqual(new Set());
+    expect((await leases.finishMany(t.db, 'worker-a', [{ runId: id, epoch: first.leaseEpoch, verdict: late }])).written).toEqual(new Set());
     expect((await t.db.query(`SELECT state, lease_owner FROM runs WHERE id = $1`, [id])).rows[0]).toEqual({ state: 'running', lease_owner: 'worker-b' });
 
-    expect(await leases.finishMany(t.db, 'worker-b', [{ runId: id, epoch: second.leaseEpoch, verdict: { ...late, result: { from: 'b' } } }])).toEqual(
+    expect((await leases.finishMany(t.db, 'worker-b', [{ runId: id, epoch: second.leaseEpoch, verdict: { ...late, result: { from: 'b' } } }])).written).toEqual(
       new Set([id]),
     );
     const final = (await t.db.query(`SELECT state, result, crash_count FROM runs WHERE id = $1`, [id])).rows[0];
@@ -64,7 +64,7 @@ describe('lease fencing', () => {
       { runId: fresh, epoch: 1, verdict },
       { runId: stale, epoch: 1, verdict },
     ]);
-    expect(written).toEqual(new Set([fresh]));
+    expect(written.written).toEqual(new Set([fresh]));
     const states = (await t.db.query(`SELECT id, state FROM runs WHERE id = ANY($1::uuid[])`, [[fresh, stale]])).rows;
     expect(Object.fromEntries(states.map((r) => [r.id, r.state]))).toEqual({ [fresh]: 'succeeded', [stale]: 'running' });
   });

@@ -50,9 +50,10 @@ export class RetentionService implements OnModuleInit {
     const startedAt = performance.now();
     const runs = await this.repository.pruneRuns(this.db, policy, this.cursor);
     const runlessTicks = await this.repository.pruneRunlessTicks(this.db, policy);
+    const sensorTicks = await this.repository.pruneSensorTicks(this.db, policy);
     const outbox = await this.repository.prunePublishedOutbox(this.db, policy);
     const sessions = await this.repository.pruneSessions(this.db, policy);
-    const batch: PassTotals = { runs: runs.runs, run_events: runs.events, ticks: runs.ticks + runlessTicks, outbox, scheduler_sessions: sessions };
+    const batch: PassTotals = { runs: runs.runs, run_events: runs.events, ticks: runs.ticks + runlessTicks + sensorTicks, outbox, scheduler_sessions: sessions };
     for (const [table, rows] of Object.entries(batch)) {
       this.totals[table as keyof PassTotals] += rows;
       this.metrics.pruned(table, rows);

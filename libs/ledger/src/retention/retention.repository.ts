@@ -7,9 +7,9 @@
  * What goes: a finished run once it is older than the retention, together with its events and its
  * tick in the same statement (so no tick ever points at a pruned run and no run of a schedule ever
  * lacks its tick: fsck stays meaningful); a dead letter only once it was republished or is older
- * than the dead-letter retention; ticks that created no run; published outbox rows; outages and
- * closed scheduler sessions. A retry or republish of a pruned run keeps its row, with its
- * source_run_id set null.
+ * than the dead-letter retention; ticks that created no run; sensors' settled evaluation ticks
+ * (never their run keys); published outbox rows; outages and closed scheduler sessions. A retry
+ * or republish of a pruned run keeps its row, with its source_run_id set null.
  */
 import { inTransaction, type Db, type Tx } from '../database.js';
 
@@ -99,6 +99,19 @@ export class RetentionRepository {
         `DELETE FROM ticks WHERE ctid = ANY(ARRAY(
            SELECT ctid FROM ticks WHERE run_id IS NULL AND created_at < now() - $1 * interval '1 millisecond'
            ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+        [policy.retentionMs, policy.batchSize],
+      );
+      return rowCount ?? 0;
+    });
+  }
+
+  /** One batch of sensors' settled evaluation ticks older than the cutoff; a sensor's run keys always stay (forgetting them is only ever explicit). */
+  async pruneSensorTicks(db: Db, policy: RetentionPolicy): Promise<number> {
+    return shortTransaction(db, async (tx) => {
+      const { rowCount } = await tx.query(
+        `DELETE FROM sensor_ticks WHERE id = ANY(ARRAY(
+           SELECT id FROM sensor_ticks WHERE state <> 'evaluating' AND finished_at < now() - $1 * interval '1 millisecond'
+           ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
         [policy.retentionMs, policy.batchSize],
       );
       return rowCount ?? 0;
