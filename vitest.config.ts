@@ -24,7 +24,6 @@ const POSTGRES_TRANSPORT_FILES = [
   'test/sdk/user-worker.spec.ts',
   'test/sdk/steps.spec.ts',
   'test/sdk/durable.spec.ts',
-  'test/sdk/sensors.spec.ts',
   'test/worker/worker-credentials.spec.ts',
   'test/worker/protocol-fixture.spec.ts',
 ];

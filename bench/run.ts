@@ -435,8 +435,8 @@ async function stepsScenario(): Promise<void> {
         const batch = Array.from({ length: Math.min(500, count - i) }, () =>
           manualRun({ id: newId(), namespaceId, availableAt: now, target, payload: null, retry: RETRY, timeoutMs: 60_000, idempotencyKey: null, actor: 'bench' }),
         );
-        const { readySteps } = await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
-        await dispatcher.dispatch([...batch.flatMap((r) => dispatchItemOf(r) ?? []), ...readySteps]);
+        const { dispatch } = await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
+        await dispatcher.dispatch(dispatch);
       }
       await until(async () => (await succeeded()) - before >= count * calls, 300_000, 'the runs to succeed');
       return ((count * calls) / (performance.now() - started)) * 1000;
@@ -455,6 +455,72 @@ async function stepsScenario(): Promise<void> {
   }
   process.stdout.write(`
 multi-step runs: three-step chains beside single runs, ${STEP_CALLS} calls a side and round
+`);
+  printTable(rows);
+}
+
+/** Runs a side and round of the limits scenario. */
+const LIMIT_RUNS = Number(process.env.KAIROS_BENCH_LIMIT_RUNS ?? 6_000);
+
+/**
+ * The cost of concurrency keys on the run path: noop runs without a key beside runs that each
+ * hold a key of their own (limit 1, never held back: the claim's locks and counts, and the release
+ * a verdict triggers, with nothing to wait for), and runs sharing 16 keys of limit 4 (held back and
+ * released all along), sides alternating from round to round, on each transport. Each rate is
+ * runs per second from the first insert to the last verdict.
+ */
+async function limitsScenario(): Promise<void> {
+  const rows: string[][] = [['', 'no key runs/s', 'own key runs/s', 'own / none', '16 keys of 4 runs/s', 'shared / none']];
+  for (const kind of TRANSPORTS) {
+    const box = await sandbox(`limits_${kind}`, undefined, kind);
+    const app = await kairos(kind, box);
+    const { RunDispatcher } = await import('@kairos/process');
+    const dispatcher = app.app.get(RunDispatcher);
+    const runs = new RunRepository();
+    const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
+    const verdicts = app.app.get(Registry).getSingleMetric('kairos_run_verdicts_total')!;
+    const succeeded = async () => (await verdicts.get()).values.find((v) => v.labels.state === 'succeeded')?.value ?? 0;
+    const noop = { type: 'handler' as const, name: 'noop', queue: 'default' };
+    const phase = async (keyOf: ((i: number) => { key: string; limit: number }) | null): Promise<number> => {
+      const before = await succeeded();
+      const started = performance.now();
+      for (let i = 0; i < LIMIT_RUNS; i += 500) {
+        const now = new Date();
+        const batch = Array.from({ length: Math.min(500, LIMIT_RUNS - i) }, (_, j) =>
+          manualRun({ id: newId(), namespaceId, availableAt: now, target: noop, payload: null, retry: RETRY, timeoutMs: 60_000, idempotencyKey: null, actor: 'bench', concurrency: keyOf?.(i + j) ?? null }),
+        );
+        const { dispatch } = await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
+        await dispatcher.dispatch(dispatch);
+      }
+      await until(async () => (await succeeded()) - before >= LIMIT_RUNS, 300_000, 'the runs to succeed');
+      return (LIMIT_RUNS / (performance.now() - started)) * 1000;
+    };
+    const none: number[] = [];
+    const own: number[] = [];
+    const shared: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const sides = [
+        () => phase(null).then((v) => none.push(v)),
+        () => phase((i) => ({ key: `own-${round}-${i}`, limit: 1 })).then((v) => own.push(v)),
+        () => phase((i) => ({ key: `shared-${i % 16}`, limit: 4 })).then((v) => shared.push(v)),
+      ];
+      for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
+    }
+    const over = (await box.db.query(`SELECT count(*)::int AS n FROM runs WHERE held_at IS NOT NULL OR state <> 'succeeded'`)).rows[0].n as number;
+    if (over !== 0) throw new Error(`bench: ${over} runs did not succeed`);
+    rows.push([
+      `${kind} transport, median of ${ROUNDS}`,
+      fmt(median(none)),
+      fmt(median(own)),
+      fmt(median(own.map((v, i) => v / none[i]!)), 2),
+      fmt(median(shared)),
+      fmt(median(shared.map((v, i) => v / none[i]!)), 2),
+    ]);
+    await app.app.close();
+    await box.drop();
+  }
+  process.stdout.write(`
+concurrency keys: ${LIMIT_RUNS} noop runs a side and round, without a key, each with its own, and sharing 16 keys of limit 4
 `);
   printTable(rows);
 }
@@ -514,7 +580,7 @@ async function wakeScenario(): Promise<void> {
   process.stdout.write('target: wake lateness p99 <= 150 ms; held worker slots would take ' + fmt((WAKE_RUNS * WAKE_SLEEP_MS) / 8 / 1000) + ' s\n');
 }
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -528,5 +594,6 @@ if (which.has('herd')) await herdScenario();
 if (which.has('protocol')) await protocolScenario();
 if (which.has('steps')) await stepsScenario();
 if (which.has('wake')) await wakeScenario();
+if (which.has('limits')) await limitsScenario();
 
 process.exit(0);

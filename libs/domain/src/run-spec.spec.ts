@@ -12,6 +12,7 @@ describe('readRunCreate', () => {
       payload: null,
       retry: { maxAttempts: 3, backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 } },
       timeoutMs: 300_000,
+      concurrency: null,
       availableAtMs: NOW,
       idempotencyKey: null,
     });
@@ -25,6 +26,7 @@ describe('readRunCreate', () => {
           payload: { order: 42, items: ['a', 'b'] },
           retry: { maxAttempts: 1 },
           timeout: '90s',
+          concurrency: { key: 'order-{{payload.order}}', limit: 2 },
           availableAt: '2026-06-01T13:00:00+01:00',
           idempotencyKey: 'order-42',
         },
@@ -35,6 +37,7 @@ describe('readRunCreate', () => {
       payload: { order: 42, items: ['a', 'b'] },
       retry: { maxAttempts: 1, backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 } },
       timeoutMs: 90_000,
+      concurrency: { key: 'order-{{payload.order}}', limit: 2 },
       availableAtMs: NOW,
       idempotencyKey: 'order-42',
     });

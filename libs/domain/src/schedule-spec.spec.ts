@@ -36,6 +36,7 @@ describe('readScheduleCreate: defaults', () => {
         payload: null,
         retry: { maxAttempts: 3, backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 } },
         timeoutMs: 300_000,
+        concurrency: null,
         startAtMs: null,
         endAtMs: null,
         maxRuns: null,

@@ -125,6 +125,7 @@ describe('materializeSlots: the rows of one slot', () => {
       payload: { report: 'daily' },
       retry: ROW.retry,
       timeoutMs: 90_000,
+      concurrency: null,
       idempotencyKey: null,
       actor: 'scheduler:s1',
       reasonCode: null,
