@@ -33,14 +33,14 @@ const POSTGRES_TRANSPORT_FILES = [
  * one rate-limit second, first paint, pruning within its slack, skewed host clocks). They run one at
  * a time, after the parallel files, so no other file's load moves their timings; their one worker
  * keeps its modules loaded from file to file too. Files that wait for instants but derive what they
- * expect from what they observe (catch-up, the herd at CI scale with its 45 s bound) run in parallel.
+ * expect from what they observe (catch-up, the herd at CI scale with its 45 s bound) or whose bounds are
+ * seconds wide (lookahead's runs made ahead, withdrawn before their instant) run in parallel.
  */
 const SERIAL_FILES = [
   'test/cluster/failover-timing.spec.ts',
   'test/cluster/leader-failover.spec.ts',
   'test/cluster/partitions.spec.ts',
   'test/cluster/shutdown.spec.ts',
-  'test/scheduler/lookahead.spec.ts',
   'test/e2e/every-second.spec.ts',
   'test/e2e/host-clock.spec.ts',
   'test/e2e/zero-setup.spec.ts',

@@ -63,7 +63,7 @@ describe('lookahead', () => {
   };
 
   // Each case has schedules of its own and mostly waits for their instants: side by side in the one
-  // Kairos, the waits overlap. Nothing else runs meanwhile (the file is in a serial project).
+  // Kairos, the waits overlap. Their bounds are seconds wide, so other files running meanwhile do not move them.
   describe.concurrent('schedules of their own, side by side', () => {
     it('makes the run of a slot due soon ahead of time, as a delayed job, and starts it at its instant', async () => {
       const at = Date.now() + 6_000;
