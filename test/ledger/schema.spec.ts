@@ -7,6 +7,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../../prisma/generated/client.js';
 import {
   CATCHUP_MODES,
+  DELIVERY_STATES,
   DOMAIN_EVENT_TOPICS,
   DST_GAP_POLICIES,
   DST_OVERLAP_POLICIES,
@@ -15,6 +16,8 @@ import {
   RUN_STATES,
   SCHEDULE_KINDS,
   SCHEDULE_STATUSES,
+  SUBSCRIPTION_FORMATS,
+  SUBSCRIPTION_STATES,
   TICK_ORIGINS,
   TICK_OUTCOMES,
 } from '@kairos/domain';
@@ -61,7 +64,7 @@ describe('the ledger schema', () => {
   });
 
   it('can be read through the Prisma client, model by model', async () => {
-    for (const model of ['namespace', 'apiKey', 'schedule', 'run', 'tick', 'runEvent', 'lease', 'schedulerSession', 'outage', 'outbox'] as const) {
+    for (const model of ['namespace', 'apiKey', 'schedule', 'run', 'tick', 'runEvent', 'lease', 'schedulerSession', 'outage', 'outbox', 'subscription', 'subscriptionDelivery', 'subscriptionAttempt'] as const) {
       // Prisma selects every column it knows by name: a missing or renamed column fails here.
       await (prisma[model] as unknown as { findFirst(): Promise<unknown> }).findFirst();
     }
@@ -80,6 +83,9 @@ describe('the ledger schema', () => {
     ['schedules', 'dst_gap', DST_GAP_POLICIES],
     ['schedules', 'dst_overlap', DST_OVERLAP_POLICIES],
     ['outbox', 'topic', DOMAIN_EVENT_TOPICS],
+    ['subscriptions', 'state', SUBSCRIPTION_STATES],
+    ['subscriptions', 'format', SUBSCRIPTION_FORMATS],
+    ['subscription_deliveries', 'state', DELIVERY_STATES],
   ] as const)('%s.%s CHECK lists exactly its enum', async (table, column, values) => {
     const { rows } = await t.db.query<{ def: string }>(
       `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c'`,

@@ -18,6 +18,7 @@ import { SecurityHeadersMiddleware } from './requests/security-headers.middlewar
 import { RunsModule } from './runs/runs.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { SensorsModule } from './sensors/sensors.module.js';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { SigningSecretModule } from './signing-secret/signing-secret.module.js';
 import { UiAssetsController } from './ui/ui-assets.controller.js';
 import { WorkersModule } from './workers/workers.module.js';
@@ -30,6 +31,7 @@ import { WorkersModule } from './workers/workers.module.js';
     OpenApiModule.serving(OPENAPI_DOCUMENT),
     SchedulesModule,
     SensorsModule,
+    SubscriptionsModule,
     RunsModule,
     DeadLettersModule,
     WorkersModule,

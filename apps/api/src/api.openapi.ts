@@ -13,6 +13,7 @@ import { RUN_PATHS } from './runs/runs.openapi.js';
 import { SCHEDULE_PATHS } from './schedules/schedules.openapi.js';
 import { SENSOR_PATHS } from './sensors/sensors.openapi.js';
 import { SIGNING_SECRET_PATHS } from './signing-secret/signing-secret.openapi.js';
+import { SUBSCRIPTION_PATHS } from './subscriptions/subscriptions.openapi.js';
 import { WORKER_PATHS } from './workers/workers.openapi.js';
 
 export const OPENAPI_DOCUMENT: OpenApiDocument = {
@@ -36,10 +37,11 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
     { name: 'cluster', description: 'Who the caller is, and the state of the cluster, for the dashboard.' },
     { name: 'signing-secret', description: 'The secret webhook deliveries are signed with, and its rotation.' },
+    { name: 'subscriptions', description: "Webhooks told of the namespace's events (a run dead, a schedule late, ...), signed and retried: declare, pause, test them and read their deliveries." },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...CLUSTER_PATHS },
+  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...SUBSCRIPTION_PATHS, ...CLUSTER_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

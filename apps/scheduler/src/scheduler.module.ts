@@ -1,6 +1,8 @@
 /** The scheduler role: leader election and the loops only the leader runs; partition ownership and the tick every scheduler runs. */
 import { Module } from '@nestjs/common';
 import { PartitionLeaseRepository } from '@kairos/ledger';
+import { DeadlineService } from './alerts/deadline.service.js';
+import { SubscriptionDeliveryService } from './alerts/subscription-delivery.service.js';
 import { LeadershipService } from './leadership/leadership.service.js';
 import { LimitsService } from './limits/limits.service.js';
 import { PartitionService } from './partitions/partition.service.js';
@@ -25,6 +27,8 @@ import { TickService } from './tick/tick.service.js';
     RetentionService,
     LimitsService,
     SensorService,
+    SubscriptionDeliveryService,
+    DeadlineService,
   ],
   exports: [LeadershipService, PartitionService, TickService],
 })

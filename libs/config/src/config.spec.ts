@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       },
       worker: { concurrency: 256, runLeaseTtlMs: 30_000, httpAllowList: [] },
       tracing: { tracesUrl: null, serviceName: null },
+      alerts: { publicUrl: null, retryWindowMs: 86_400_000, deliveryTimeoutMs: 10_000 },
       retention: { retentionMs: 30 * 86_400_000, deadLetterRetentionMs: 90 * 86_400_000, batchSize: 500, intervalMs: 60_000 },
     } satisfies KairosConfig);
   });
@@ -151,6 +152,9 @@ describe('loadConfig', () => {
     ['KAIROS_RETENTION_BATCH', '1', (c) => c.retention.batchSize, 1],
     ['KAIROS_RETENTION_BATCH', '10000', (c) => c.retention.batchSize, 10_000],
     ['KAIROS_RETENTION_INTERVAL', '200ms', (c) => c.retention.intervalMs, 200],
+    ['KAIROS_PUBLIC_URL', 'https://kairos.example.com', (c) => c.alerts.publicUrl, 'https://kairos.example.com'],
+    ['KAIROS_SUBSCRIPTION_RETRY_WINDOW', '2h', (c) => c.alerts.retryWindowMs, 7_200_000],
+    ['KAIROS_SUBSCRIPTION_TIMEOUT', '5s', (c) => c.alerts.deliveryTimeoutMs, 5_000],
     ['KAIROS_HTTP_ALLOWLIST', ' localhost , 10.0.0.0/8 ,,', (c) => c.worker.httpAllowList, ['localhost', '10.0.0.0/8']],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://collector:4318', (c) => c.tracing.tracesUrl, 'http://collector:4318/v1/traces'],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'https://otel.example/base/', (c) => c.tracing.tracesUrl, 'https://otel.example/base/v1/traces'],
@@ -208,6 +212,9 @@ describe('loadConfig', () => {
     ['KAIROS_DEAD_LETTER_RETENTION', '0', /^KAIROS_DEAD_LETTER_RETENTION="0" must be at least 1000 ms$/],
     ['KAIROS_RETENTION_BATCH', '0', /^KAIROS_RETENTION_BATCH="0" must be an integer from 1 to 10000$/],
     ['KAIROS_RETENTION_INTERVAL', '5ms', /^KAIROS_RETENTION_INTERVAL="5ms" must be at least 10 ms$/],
+    ['KAIROS_PUBLIC_URL', 'kairos.example.com', /^KAIROS_PUBLIC_URL is not a valid URL$/],
+    ['KAIROS_SUBSCRIPTION_RETRY_WINDOW', '10ms', /^KAIROS_SUBSCRIPTION_RETRY_WINDOW="10ms" must be at least 1000 ms$/],
+    ['KAIROS_SUBSCRIPTION_TIMEOUT', 'soon', /^KAIROS_SUBSCRIPTION_TIMEOUT="soon": /],
     ['KAIROS_REAPER_SKEW', '5s5s', /^KAIROS_REAPER_SKEW="5s5s": /],
     ['KAIROS_REAPER_BACKOFF', '1e3', /^KAIROS_REAPER_BACKOFF="1e3": /],
     ['KAIROS_CRASH_BUDGET', '0', /^KAIROS_CRASH_BUDGET="0" must be an integer from 1 to 100$/],

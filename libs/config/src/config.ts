@@ -409,6 +409,27 @@ export const CONFIGURATION = {
       meaning: 'executors that may die holding a run before it is `POISONED`',
     }),
   },
+  alerts: {
+    publicUrl: optionalUrl({
+      name: 'KAIROS_PUBLIC_URL',
+      default: null,
+      shown: 'unset',
+      protocols: ['http:', 'https:'],
+      meaning: "the dashboard's address as people reach it (e.g. `https://kairos.example.com`); subscription deliveries link to runs and schedules under it, and carry no link while it is unset",
+    }),
+    retryWindowMs: duration({
+      name: 'KAIROS_SUBSCRIPTION_RETRY_WINDOW',
+      default: '24h',
+      min: SECOND,
+      meaning: 'how long a subscription delivery is retried (with backoff) before the subscription is disabled and `subscription.disabled` goes to the namespace\'s other subscriptions',
+    }),
+    deliveryTimeoutMs: duration({
+      name: 'KAIROS_SUBSCRIPTION_TIMEOUT',
+      default: '10s',
+      min: 100,
+      meaning: 'how long one subscription delivery may take before it counts as failed and is retried',
+    }),
+  },
   retention: {
     retentionMs: duration({
       name: 'KAIROS_RETENTION',

@@ -85,17 +85,50 @@ export const RUN_EVENT_KINDS = [
 ] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
 
-/** The topics of domain events (the outbox), published to the `<prefix>:events` Redis stream. */
-export const DOMAIN_EVENT_TOPICS = [
-  'schedule.created',
-  'schedule.updated',
-  'schedule.paused',
-  'schedule.resumed',
-  'schedule.deleted',
-  'schedule.completed',
-  'run.dead',
-] as const;
-export type DomainEventTopic = (typeof DOMAIN_EVENT_TOPICS)[number];
+/**
+ * The events a subscription may listen to, each with what it means: the one list the API's
+ * validation, its documents and the README read. Those marked `listened` are written to the outbox
+ * only while an active subscription of the namespace listens to them (they would otherwise cost
+ * every run a row); the others always are.
+ */
+export const SUBSCRIPTION_EVENTS = {
+  'run.succeeded': { listened: true, meaning: 'a run (not a step of one) succeeded' },
+  'run.failed': { listened: true, meaning: "an attempt of a run failed: it is retried (`willRetry`) or the run is dead" },
+  'run.dead': { listened: false, meaning: 'a run ended dead: its attempts or crash budget are used up, or its failure is not retryable' },
+  'schedule.created': { listened: false, meaning: 'a schedule was created' },
+  'schedule.updated': { listened: false, meaning: "a schedule's definition changed" },
+  'schedule.paused': { listened: false, meaning: 'a schedule was paused' },
+  'schedule.resumed': { listened: false, meaning: 'a schedule was resumed' },
+  'schedule.deleted': { listened: false, meaning: 'a schedule was deleted' },
+  'schedule.completed': { listened: false, meaning: 'a schedule has no slot left (a one-shot fired, `endAt` or `maxRuns` reached)' },
+  'schedule.missed': { listened: true, meaning: 'a slot was missed (an outage or a pause swallowed it and catch-up did not fire it)' },
+  'schedule.late': { listened: false, meaning: "a slot's run had not succeeded within the schedule's `expect.succeededWithin` (once per slot)" },
+  'schedule.recovered': { listened: false, meaning: 'a late schedule had a slot succeed within its deadline again' },
+  'sensor.failed': { listened: true, meaning: "an evaluation of a sensor failed: nothing of it was committed" },
+  'outage.detected': { listened: true, meaning: 'no scheduler (or no owner of a partition) ran for a while; sent to every namespace that listens' },
+  'subscription.disabled': { listened: false, meaning: "another subscription of the namespace failed its deliveries for the whole retry window and was disabled" },
+} as const;
+export type SubscriptionEvent = keyof typeof SUBSCRIPTION_EVENTS;
+export const SUBSCRIPTION_EVENT_TYPES = Object.keys(SUBSCRIPTION_EVENTS) as SubscriptionEvent[];
+
+/**
+ * The topics of domain events (the outbox), published to the `<prefix>:events` Redis stream: the
+ * subscribable events, and `ping`, a subscription's test delivery.
+ */
+export const DOMAIN_EVENT_TOPICS = [...(Object.keys(SUBSCRIPTION_EVENTS) as SubscriptionEvent[]), 'ping'] as const;
+export type DomainEventTopic = SubscriptionEvent | 'ping';
+
+/** The states of a subscription; the subscriptions CHECK lists the same. */
+export const SUBSCRIPTION_STATES = ['active', 'paused', 'disabled'] as const;
+export type SubscriptionState = (typeof SUBSCRIPTION_STATES)[number];
+
+/** The formats of a subscription's deliveries: Kairos's JSON body, or a Slack incoming-webhook message. */
+export const SUBSCRIPTION_FORMATS = ['json', 'slack'] as const;
+export type SubscriptionFormat = (typeof SUBSCRIPTION_FORMATS)[number];
+
+/** The states of one delivery; the subscription_deliveries CHECK lists the same. */
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** Payloads and results travel as JSON values. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

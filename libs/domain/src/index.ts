@@ -27,3 +27,4 @@ export * from './traceparent.js';
 export * from './partitions.js';
 export * from './dispatch.js';
 export * from './definition-changes.js';
+export * from './subscriptions.js';

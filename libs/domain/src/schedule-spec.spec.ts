@@ -42,6 +42,7 @@ describe('readScheduleCreate: defaults', () => {
         maxRuns: null,
         jitterMs: 0,
         labels: {},
+        expect: null,
       },
       paused: false,
       idempotencyKey: null,

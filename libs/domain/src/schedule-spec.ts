@@ -39,6 +39,13 @@ export interface ScheduleSpec {
   maxRuns: number | null;
   jitterMs: number;
   labels: Record<string, string>;
+  /** A slot whose run has not succeeded this long after the slot is late (schedule.late). */
+  expect: ScheduleExpectation | null;
+}
+
+/** What a schedule promises of each slot's run. */
+export interface ScheduleExpectation {
+  succeededWithinMs: number;
 }
 
 /** What a create request carries beside the definition. */
@@ -166,8 +173,8 @@ export function firstFireAt(spec: ScheduleSpec, nowMs: number): number | null {
  * Keys are sorted recursively; the payload is hashed as given.
  */
 export function specHash(spec: ScheduleSpec): string {
-  // Without a concurrency key a spec hashes as it did before keys existed.
-  return createHash('sha256').update(canonicalJson({ ...spec, concurrency: spec.concurrency ?? undefined })).digest('hex');
+  // Without a concurrency key or an expectation a spec hashes as it did before they existed.
+  return createHash('sha256').update(canonicalJson({ ...spec, concurrency: spec.concurrency ?? undefined, expect: spec.expect ?? undefined })).digest('hex');
 }
 
 /** JSON with object keys sorted, so equal values serialize equally whatever order their keys came in. */

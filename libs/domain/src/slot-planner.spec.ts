@@ -26,6 +26,7 @@ function spec(overrides: Partial<ScheduleSpec> = {}): ScheduleSpec {
     maxRuns: null,
     jitterMs: 0,
     labels: {},
+    expect: null,
     ...overrides,
   };
 }

@@ -32,3 +32,5 @@ export * from './limits/held-runs.repository.js';
 export * from './sensors/sensor-row.js';
 export * from './sensors/sensor.repository.js';
 export * from './sensors/sensor-evaluation.repository.js';
+export * from './subscriptions/subscription.repository.js';
+export * from './schedules/deadline.repository.js';

@@ -14,3 +14,4 @@ export * from './loop.js';
 export * from './public-route.js';
 export * from './process-identity.js';
 export * from './run-dispatcher.js';
+export * from './signed-webhook.js';

@@ -44,6 +44,13 @@ export const PARAMETERS: Record<string, ParameterObject> = {
     description: 'The sensor id. An id that is not a UUID is answered with 404 like any unknown one.',
     schema: { type: 'string', format: 'uuid' },
   },
+  SubscriptionId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The subscription id. An id that is not a UUID is answered with 404 like any unknown one.',
+    schema: { type: 'string', format: 'uuid' },
+  },
 };
 
 function errorResponse(description: string, example: { code: string; message: string; field: string | null }): ResponseObject {

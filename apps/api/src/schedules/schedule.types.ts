@@ -58,6 +58,11 @@ export class StepType implements StepDefinitionView {
   @Field(() => ConcurrencyType, { nullable: true, description: 'Null: none.' }) concurrency!: ConcurrencyType | null;
 }
 
+@ObjectType('ScheduleExpectation', { description: "What each slot's run must do." })
+export class ScheduleExpectationType {
+  @Field(() => String, { description: 'Succeed within this long after the slot.' }) succeededWithin!: string;
+}
+
 @ObjectType('Schedule', { description: 'A schedule: its definition with defaults filled in, and its cursor (GET /v1/schedules/:id).' })
 export class ScheduleType implements ScheduleView {
   @Field(() => ID) id!: string;
@@ -78,6 +83,8 @@ export class ScheduleType implements ScheduleView {
   @Field(() => String, { nullable: true }) startAt!: string | null;
   @Field(() => String, { nullable: true }) endAt!: string | null;
   @Field(() => Int, { nullable: true }) maxRuns!: number | null;
+  @Field(() => ScheduleExpectationType, { nullable: true, description: 'Null: nothing is expected.' }) expect!: ScheduleExpectationType | null;
+  @Field(() => String, { nullable: true, description: 'The first late slot of a lateness under way; null while deadlines are kept.' }) lateSince!: string | null;
   @Field(() => String) jitter!: string;
   @Field(() => Boolean) paused!: boolean;
   @Field(() => String, { nullable: true }) idempotencyKey!: string | null;

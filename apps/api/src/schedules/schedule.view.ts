@@ -32,6 +32,8 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     endAt: iso(row.endAt),
     maxRuns: row.maxRuns,
     jitter: formatDuration(row.jitterMs),
+    expect: row.expectSucceededWithinMs === null ? null : { succeededWithin: formatDuration(row.expectSucceededWithinMs) },
+    lateSince: iso(row.lateSince),
     paused: row.status === 'paused',
     idempotencyKey: row.idempotencyKey,
     labels: row.labels,
@@ -75,6 +77,8 @@ export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
     maxRuns: spec.maxRuns,
     jitter: formatDuration(spec.jitterMs),
     labels: spec.labels,
+    // Shown only when set, so a definition made before deadlines existed compares unchanged.
+    ...(spec.expect === null ? {} : { expect: { succeededWithin: formatDuration(spec.expect.succeededWithinMs) } }),
   };
 }
 

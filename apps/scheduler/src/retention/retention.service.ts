@@ -18,6 +18,7 @@ interface PassTotals {
   run_events: number;
   ticks: number;
   outbox: number;
+  subscription_deliveries: number;
   scheduler_sessions: number;
 }
 
@@ -41,7 +42,7 @@ export class RetentionService implements OnModuleInit {
   }
 
   private static zero(): PassTotals {
-    return { runs: 0, run_events: 0, ticks: 0, outbox: 0, scheduler_sessions: 0 };
+    return { runs: 0, run_events: 0, ticks: 0, outbox: 0, subscription_deliveries: 0, scheduler_sessions: 0 };
   }
 
   /** One batch of each kind; returns the pause before the next batch, or the interval once done. */
@@ -52,14 +53,22 @@ export class RetentionService implements OnModuleInit {
     const runlessTicks = await this.repository.pruneRunlessTicks(this.db, policy);
     const sensorTicks = await this.repository.pruneSensorTicks(this.db, policy);
     const outbox = await this.repository.prunePublishedOutbox(this.db, policy);
+    const deliveries = await this.repository.pruneDeliveries(this.db, policy);
     const sessions = await this.repository.pruneSessions(this.db, policy);
-    const batch: PassTotals = { runs: runs.runs, run_events: runs.events, ticks: runs.ticks + runlessTicks + sensorTicks, outbox, scheduler_sessions: sessions };
+    const batch: PassTotals = {
+      runs: runs.runs,
+      run_events: runs.events,
+      ticks: runs.ticks + runlessTicks + sensorTicks,
+      outbox,
+      subscription_deliveries: deliveries,
+      scheduler_sessions: sessions,
+    };
     for (const [table, rows] of Object.entries(batch)) {
       this.totals[table as keyof PassTotals] += rows;
       this.metrics.pruned(table, rows);
     }
     this.cursor = runs.lastId;
-    const more = runs.runs === policy.batchSize || [runlessTicks, outbox, sessions].some((n) => n >= policy.batchSize);
+    const more = runs.runs === policy.batchSize || [runlessTicks, outbox, deliveries, sessions].some((n) => n >= policy.batchSize);
     if (more) return Math.max(MIN_BATCH_PAUSE_MS, performance.now() - startedAt);
     if (Object.values(this.totals).some((n) => n > 0)) {
       this.logger.log(`pruned ${Object.entries(this.totals).map(([table, n]) => `${n} ${table}`).join(', ')}`);

@@ -14,6 +14,7 @@ export * from './responses.js';
 export * from './queries.js';
 export * from './queues.js';
 export * from './sensors.js';
+export * from './subscriptions.js';
 
 /** A JSON Schema 2020-12 object, OpenAPI 3.1's own dialect. */
 export type JsonSchema = Record<string, unknown>;

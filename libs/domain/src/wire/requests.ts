@@ -38,6 +38,10 @@ const payload = JsonValue.check(checkedBy((value, field) => readPayload({ [field
 );
 const timeout = defaulted(durationMs({ minMs: 1, maxMs: MAX_RUN_TIMEOUT_MS }), formatDuration(DEFAULT_RUN_TIMEOUT_MS), 'Of each attempt; at most 24h.');
 
+/** The shortest and the longest deadline a schedule may expect of its runs. */
+export const MIN_EXPECT_MS = 1_000;
+export const MAX_EXPECT_MS = 30 * 86_400_000;
+
 /** The definition fields a schedule body may carry; POST, PUT by name and PATCH share them. */
 const definition = {
   name: text(200)
@@ -69,6 +73,16 @@ const definition = {
   maxRuns: integer(1, Number.MAX_SAFE_INTEGER).nullable().describe('The schedule completes after this many fires.'),
   jitter: defaulted(durationMs({ maxMs: MAX_JITTER_MS }), '0s', 'At most 24h; deterministic per slot (a hash of schedule id and slot).'),
   labels: screenedBy((value, field) => readStringMap({ [field]: value }, field, '', LABEL_LIMITS), Labels),
+  expect: closedObject({
+    succeededWithin: present(
+      durationMs({ minMs: MIN_EXPECT_MS, maxMs: MAX_EXPECT_MS }),
+      (field) => `${field} is required: how long after each slot its run must have succeeded, e.g. "15m"`,
+    ).describe('From 1s to 30d after the slot.'),
+  })
+    .nullable()
+    .describe(
+      "What each slot's run must do: a slot whose run has not succeeded within `succeededWithin` after the slot (still queued, running, retrying, dead, or never made) is late: `schedule.late` goes to the subscriptions once for it, and `schedule.recovered` once a later slot succeeds in time. Default: none.",
+    ),
 };
 
 type Fields = Record<string, z.ZodType>;
@@ -160,7 +174,7 @@ const scheduleBody = screenedBy(
 );
 
 /** The order the readers report a schedule body's faults in; '' is the bounds check. */
-const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'concurrency', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', '', 'paused', 'idempotencyKey'];
+const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'concurrency', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', 'expect', '', 'paused', 'idempotencyKey'];
 
 /** A POST /v1/schedules (or PUT by-name) body. `nowMs` resolves `in` and checks for a future fire. */
 export function readScheduleCreate(body: unknown, nowMs: number): ScheduleCreateRequest {
@@ -199,6 +213,7 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
     maxRuns: read.maxRuns ?? null,
     jitterMs: read.jitter ?? 0,
     labels: read.labels ?? {},
+    expect: read.expect ? { succeededWithinMs: read.expect.succeededWithin! } : null,
   };
   checkKeysResolve(spec);
   checkFutureFire(spec, nowMs, TIMING_FIELDS.find((key) => read[key] != null)!);

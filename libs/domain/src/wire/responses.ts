@@ -68,6 +68,11 @@ export const Schedule = component(
     endAt: Instant.nullable(),
     maxRuns: z.int().min(1).nullable(),
     jitter: Duration,
+    expect: z
+      .strictObject({ succeededWithin: Duration })
+      .nullable()
+      .describe("What each slot's run must do: succeed within `succeededWithin` after the slot; null: nothing is expected."),
+    lateSince: Instant.nullable().describe('The first late slot of a lateness under way (a slot whose run did not succeed in time); null while the schedule keeps its deadlines.'),
     paused: z.boolean().describe('Whether status is paused.'),
     idempotencyKey: z.string().nullable(),
     labels: Labels,

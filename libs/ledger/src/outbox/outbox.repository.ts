@@ -39,6 +39,17 @@ export class OutboxRepository {
     );
   }
 
+  /** Appends events and answers their ids (as decimal strings), in order. */
+  async appendReturningIds(tx: Queryable, events: readonly DomainEvent[]): Promise<string[]> {
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO outbox (namespace_id, topic, aggregate_id, payload)
+       SELECT ns, topic, aggregate, payload FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[]) WITH ORDINALITY AS t(ns, topic, aggregate, payload, ord)
+       ORDER BY ord RETURNING id::text`,
+      [events.map((e) => e.namespaceId), events.map((e) => e.topic), events.map((e) => e.aggregateId), events.map((e) => JSON.stringify(e.payload))],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async listUnpublished(db: Queryable, limit: number): Promise<OutboxRow[]> {
     const { rows } = await db.query<OutboxRow>(
       `SELECT id, namespace_id AS "namespaceId", topic, aggregate_id AS "aggregateId", payload, created_at AS "createdAt"

@@ -8,7 +8,7 @@
  * tick in the same statement (so no tick ever points at a pruned run and no run of a schedule ever
  * lacks its tick: fsck stays meaningful); a dead letter only once it was republished or is older
  * than the dead-letter retention; ticks that created no run; sensors' settled evaluation ticks
- * (never their run keys); published outbox rows; outages and closed scheduler sessions. A retry
+ * (never their run keys); published outbox rows; finished subscription deliveries; outages and closed scheduler sessions. A retry
  * or republish of a pruned run keeps its row, with its source_run_id set null.
  */
 import { inTransaction, type Db, type Tx } from '../database.js';
@@ -118,13 +118,26 @@ export class RetentionRepository {
     });
   }
 
-  /** One batch of outbox rows published before the retention cutoff; unpublished rows always stay. */
+  /** One batch of outbox rows published and fanned out before the retention cutoff; the others always stay. */
   async prunePublishedOutbox(db: Db, policy: RetentionPolicy): Promise<number> {
     return shortTransaction(db, async (tx) => {
       const { rowCount } = await tx.query(
         `DELETE FROM outbox WHERE id = ANY(ARRAY(
-           SELECT id FROM outbox WHERE published_at < now() - $1 * interval '1 millisecond'
+           SELECT id FROM outbox WHERE published_at < now() - $1 * interval '1 millisecond' AND fanned_out_at IS NOT NULL
            ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+        [policy.retentionMs, policy.batchSize],
+      );
+      return rowCount ?? 0;
+    });
+  }
+
+  /** One batch of subscription deliveries (with their attempts) that were delivered or given up before the cutoff; pending ones always stay. */
+  async pruneDeliveries(db: Db, policy: RetentionPolicy): Promise<number> {
+    return shortTransaction(db, async (tx) => {
+      const { rowCount } = await tx.query(
+        `DELETE FROM subscription_deliveries WHERE id = ANY(ARRAY(
+           SELECT id FROM subscription_deliveries WHERE state <> 'pending' AND finished_at < now() - $1 * interval '1 millisecond'
+           ORDER BY finished_at LIMIT $2))`,
         [policy.retentionMs, policy.batchSize],
       );
       return rowCount ?? 0;

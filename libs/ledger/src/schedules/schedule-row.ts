@@ -27,6 +27,9 @@ export interface ScheduleRow {
   maxRuns: number | null;
   jitterMs: number;
   labels: Record<string, string>;
+  expectSucceededWithinMs: number | null;
+  /** The first late slot of the lateness under way; null while the schedule keeps its deadlines. */
+  lateSince: Date | null;
   idempotencyKey: string | null;
   specHash: string;
   /** The apply source whose files declare it; null for a schedule made only through the API. */
@@ -48,7 +51,8 @@ export const SCHEDULE_COLUMNS = `
   s.dst_gap AS "dstGap", s.dst_overlap AS "dstOverlap", s.catchup_mode AS "catchupMode",
   s.catchup_window_ms AS "catchupWindowMs", s.catchup_limit AS "catchupLimit", s.overlap, s.target, s.payload,
   s.retry, s.timeout_ms AS "timeoutMs", s.concurrency, s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
-  s.jitter_ms AS "jitterMs", s.labels, s.idempotency_key AS "idempotencyKey", s.spec_hash AS "specHash", s.source, s.status,
+  s.jitter_ms AS "jitterMs", s.labels, s.expect_succeeded_within_ms AS "expectSucceededWithinMs", s.late_since AS "lateSince",
+  s.idempotency_key AS "idempotencyKey", s.spec_hash AS "specHash", s.source, s.status,
   s.next_fire_at AS "nextFireAt", s.last_fire_at AS "lastFireAt", s.fire_count AS "fireCount",
   s.paused_at AS "pausedAt", s.resumed_at AS "resumedAt", s.completed_at AS "completedAt",
   s.deleted_at AS "deletedAt", s.created_at AS "createdAt", s.updated_at AS "updatedAt"`;
@@ -76,6 +80,7 @@ export function specOf(row: ScheduleRow): ScheduleSpec {
     maxRuns: row.maxRuns,
     jitterMs: row.jitterMs,
     labels: row.labels,
+    expect: row.expectSucceededWithinMs === null ? null : { succeededWithinMs: row.expectSucceededWithinMs },
   };
 }
 
@@ -103,6 +108,7 @@ export function specRecord(spec: ScheduleSpec): Record<SpecColumn, unknown> {
     max_runs: spec.maxRuns,
     jitter_ms: spec.jitterMs,
     labels: spec.labels,
+    expect_succeeded_within_ms: spec.expect?.succeededWithinMs ?? null,
   };
 }
 
@@ -135,6 +141,7 @@ export const SPEC_COLUMN_TYPES = [
   'bigint',
   'jsonb',
   'jsonb',
+  'bigint',
 ] as const;
 
 export const SPEC_COLUMN_NAMES = [
@@ -159,6 +166,7 @@ export const SPEC_COLUMN_NAMES = [
   'jitter_ms',
   'labels',
   'concurrency',
+  'expect_succeeded_within_ms',
 ] as const;
 
 export type SpecColumn = (typeof SPEC_COLUMN_NAMES)[number];

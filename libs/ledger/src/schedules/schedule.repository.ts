@@ -81,6 +81,8 @@ function tickKey(t: TickRecord): string {
 }
 
 const SPEC_ASSIGNMENTS = SPEC_COLUMN_NAMES.map((c, i) => `${c} = $${i + 1}`).join(', ');
+/** The parameter of the new expect_succeeded_within_ms in replaceDefinition. */
+const EXPECT_PARAM = SPEC_COLUMN_NAMES.indexOf('expect_succeeded_within_ms') + 1;
 
 export class ScheduleRepository {
   /**
@@ -223,7 +225,10 @@ export class ScheduleRepository {
         `UPDATE schedules s SET ${SPEC_ASSIGNMENTS}, name = $${n + 2}, spec_hash = $${n + 3}, next_fire_at = $${n + 4}, source = $${n + 5},
                 status = CASE WHEN s.status = 'paused' THEN 'paused' WHEN $${n + 4}::timestamptz IS NULL THEN 'completed' ELSE 'active' END,
                 completed_at = CASE WHEN s.status <> 'paused' AND $${n + 4}::timestamptz IS NULL THEN now() END,
-                resumed_at = now(), updated_at = now()
+                resumed_at = now(), updated_at = now(),
+                -- A new deadline is judged from now on, and a lateness under the old one is over.
+                deadline_checked_through = CASE WHEN s.expect_succeeded_within_ms IS DISTINCT FROM $${EXPECT_PARAM}::bigint THEN now() ELSE s.deadline_checked_through END,
+                late_since = CASE WHEN s.expect_succeeded_within_ms IS DISTINCT FROM $${EXPECT_PARAM}::bigint THEN NULL ELSE s.late_since END
          WHERE s.id = $${n + 1}
          RETURNING ${SCHEDULE_COLUMNS}`,
         [...values, id, name, hash, nextFireAt, source],

@@ -30,6 +30,8 @@ const ROW: ScheduleRow = {
   maxRuns: null,
   jitterMs: 0,
   labels: {},
+  expectSucceededWithinMs: null,
+  lateSince: null,
   idempotencyKey: null,
   source: null,
   specHash: 'h',

@@ -26,6 +26,8 @@ export class KairosMetrics {
   private readonly runVerdictsTotal: Counter<'state' | 'reason_code'>;
   private readonly leaseLossesTotal: Counter;
   private readonly prunedRowsTotal: Counter<'table'>;
+  private readonly scheduleLateTotal: Counter;
+  private readonly deliveryAttemptsTotal: Counter<'outcome'>;
   private ledgerSizeRead: Promise<LedgerSize | null> | null = null;
 
   constructor(
@@ -63,6 +65,18 @@ export class KairosMetrics {
       labelNames: ['state', 'reason_code'],
       registers,
     });
+    this.scheduleLateTotal = new Counter({
+      name: 'kairos_schedule_late_total',
+      help: "Slots whose run had not succeeded within their schedule's expect.succeededWithin (each counted once, by the leader that found it late)",
+      registers,
+    });
+    this.deliveryAttemptsTotal = new Counter({
+      name: 'kairos_subscription_delivery_attempts_total',
+      help: 'Attempts to deliver an event to a subscription, by outcome (delivered, failed)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of ['delivered', 'failed']) this.deliveryAttemptsTotal.inc({ outcome }, 0);
     this.leaseLossesTotal = new Counter({
       name: 'kairos_lease_losses_total',
       help: 'Run leases this worker lost: its execution was stopped or its verdict refused',
@@ -129,6 +143,14 @@ export class KairosMetrics {
 
   leaseLost(): void {
     this.leaseLossesTotal.inc();
+  }
+
+  scheduleLate(slots: number): void {
+    this.scheduleLateTotal.inc(slots);
+  }
+
+  deliveryAttempt(outcome: 'delivered' | 'failed'): void {
+    this.deliveryAttemptsTotal.inc({ outcome });
   }
 
   pruned(table: string, rows: number): void {
