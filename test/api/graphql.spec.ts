@@ -18,7 +18,7 @@ const DST = 'dst { gap overlap resolved { gap overlap } description }';
 const STEP = `steps { name dependsOn when target retry { maxAttempts backoff { type base max jitter } } timeout concurrency { key limit } }`;
 const RUN_STEP = `steps { name dependsOn when state attempt maxAttempts result error reasonCode reasonText startedAt finishedAt runId }`;
 const SCHEDULE = `id name cron every at timezone ${DST} catchup { mode window limit } overlap target ${STEP} payload ${RETRY}
-  timeout concurrency { key limit } startAt endAt maxRuns jitter paused idempotencyKey labels status nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
+  timeout concurrency { key limit } startAt endAt maxRuns jitter expect { succeededWithin } lateSince paused idempotencyKey labels status nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
 const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RUN_STEP} parentRunId stepName
   concurrency { key limit } sensorId runKey checkpoints { name kind state result startedAt finishedAt wakeAt } ${RETRY} payload result
   error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch`;

@@ -533,6 +533,34 @@ describe('the OpenAPI document', () => {
       expect((await call('delete', '/v1/sensors/{id}', { params: { id } })).status).toBe(404);
     });
 
+    it('matches what the subscription routes answer', async () => {
+      const created = await call('post', '/v1/subscriptions', { body: examplesOf('/v1/subscriptions', 'post').slack });
+      expect(created.status).toBe(201);
+      const id = created.body.id;
+      expect((await call('post', '/v1/subscriptions', { body: examplesOf('/v1/subscriptions', 'post').json })).body.events).toEqual(['run.failed', 'run.dead', 'schedule.missed']);
+      expect((await call('post', '/v1/subscriptions', { body: { url: 'http://10.0.0.1/x', events: ['run.dead'] } })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'url' });
+      const first = await call('get', '/v1/subscriptions', { query: 'limit=1' });
+      expect((await call('get', '/v1/subscriptions', { query: `limit=1&cursor=${first.body.nextCursor}` })).body.items).toHaveLength(1);
+      expect((await call('get', '/v1/subscriptions', { query: 'limit=0' })).body.field).toBe('limit');
+      expect((await call('get', '/v1/subscriptions/{id}', { params: { id } })).body.format).toBe('slack');
+      expect((await call('get', '/v1/subscriptions/{id}', { params: { id: unknownId } })).status).toBe(404);
+      expect((await call('patch', '/v1/subscriptions/{id}', { params: { id }, body: { events: ['run.dead'] } })).body.events).toEqual(['run.dead']);
+      expect((await call('patch', '/v1/subscriptions/{id}', { params: { id }, body: { format: 'xml' } })).body.field).toBe('format');
+      expect((await call('patch', '/v1/subscriptions/{id}', { params: { id: unknownId }, body: {} })).status).toBe(404);
+      expect((await call('post', '/v1/subscriptions/{id}/pause', { params: { id } })).body.state).toBe('paused');
+      expect((await call('post', '/v1/subscriptions/{id}/test', { params: { id } })).body.code).toBe('INVALID_STATE');
+      expect((await call('post', '/v1/subscriptions/{id}/resume', { params: { id } })).body.state).toBe('active');
+      expect((await call('post', '/v1/subscriptions/{id}/test', { params: { id } })).status).toBe(202);
+      for (const verb of ['pause', 'resume', 'test'] as const) {
+        expect((await call('post', `/v1/subscriptions/{id}/${verb}`, { params: { id: unknownId } })).status).toBe(404);
+      }
+      expect((await call('get', '/v1/subscriptions/{id}/deliveries', { params: { id } })).status).toBe(200);
+      expect((await call('get', '/v1/subscriptions/{id}/deliveries', { params: { id }, query: 'limit=0' })).status).toBe(400);
+      expect((await call('get', '/v1/subscriptions/{id}/deliveries', { params: { id: unknownId } })).status).toBe(404);
+      expect((await call('delete', '/v1/subscriptions/{id}', { params: { id } })).status).toBe(204);
+      expect((await call('delete', '/v1/subscriptions/{id}', { params: { id } })).status).toBe(404);
+    });
+
     it('matches what the worker-credential routes answer', async () => {
       const granted = await call('post', '/v1/worker-credentials', { body: { queues: ['media'] } });
       expect(granted.status).toBe(201);
