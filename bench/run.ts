@@ -71,7 +71,7 @@ async function rawBullMQ<T>(kind: TransportKind, box: Sandbox, processor: (job: 
   return { transport, queue, worker };
 }
 
-function kairos(kind: TransportKind, box: Sandbox, roles: ('scheduler' | 'worker')[] = ['scheduler', 'worker']): Promise<StartedKairos> {
+function kairos(kind: TransportKind, box: Sandbox, roles: ('scheduler' | 'worker')[] = ['scheduler', 'worker'], env: Record<string, string> = {}): Promise<StartedKairos> {
   return startKairos(
     { name: 'bench', defaultRoles: roles, modules: { scheduler: SchedulerModule, worker: WorkerModule } },
     {
@@ -83,6 +83,7 @@ function kairos(kind: TransportKind, box: Sandbox, roles: ('scheduler' | 'worker
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      ...env,
     },
   );
 }
@@ -469,40 +470,42 @@ const LIMIT_RUNS = Number(process.env.KAIROS_BENCH_LIMIT_RUNS ?? 6_000);
  * released all along), sides alternating from round to round, on each transport. Each rate is
  * runs per second from the first insert to the last verdict.
  */
+/** Puts `count` noop runs through the built-in worker (each with the concurrency key `keyOf` gives) and answers the runs a second. */
+async function noopRunsPerSecond(box: Sandbox, app: StartedKairos, count: number, keyOf: ((i: number) => { key: string; limit: number }) | null = null): Promise<number> {
+  const { RunDispatcher } = await import('@kairos/process');
+  const dispatcher = app.app.get(RunDispatcher);
+  const runs = new RunRepository();
+  const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
+  const verdicts = app.app.get(Registry).getSingleMetric('kairos_run_verdicts_total')!;
+  const succeeded = async () => (await verdicts.get()).values.find((v) => v.labels.state === 'succeeded')?.value ?? 0;
+  const noop = { type: 'handler' as const, name: 'noop', queue: 'default' };
+  const before = await succeeded();
+  const started = performance.now();
+  for (let i = 0; i < count; i += 500) {
+    const now = new Date();
+    const batch = Array.from({ length: Math.min(500, count - i) }, (_, j) =>
+      manualRun({ id: newId(), namespaceId, availableAt: now, target: noop, payload: null, retry: RETRY, timeoutMs: 60_000, idempotencyKey: null, actor: 'bench', concurrency: keyOf?.(i + j) ?? null }),
+    );
+    const { dispatch } = await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
+    await dispatcher.dispatch(dispatch);
+  }
+  await until(async () => (await succeeded()) - before >= count, 300_000, 'the runs to succeed');
+  return (count / (performance.now() - started)) * 1000;
+}
+
 async function limitsScenario(): Promise<void> {
   const rows: string[][] = [['', 'no key runs/s', 'own key runs/s', 'own / none', '16 keys of 4 runs/s', 'shared / none']];
   for (const kind of TRANSPORTS) {
     const box = await sandbox(`limits_${kind}`, undefined, kind);
     const app = await kairos(kind, box);
-    const { RunDispatcher } = await import('@kairos/process');
-    const dispatcher = app.app.get(RunDispatcher);
-    const runs = new RunRepository();
-    const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
-    const verdicts = app.app.get(Registry).getSingleMetric('kairos_run_verdicts_total')!;
-    const succeeded = async () => (await verdicts.get()).values.find((v) => v.labels.state === 'succeeded')?.value ?? 0;
-    const noop = { type: 'handler' as const, name: 'noop', queue: 'default' };
-    const phase = async (keyOf: ((i: number) => { key: string; limit: number }) | null): Promise<number> => {
-      const before = await succeeded();
-      const started = performance.now();
-      for (let i = 0; i < LIMIT_RUNS; i += 500) {
-        const now = new Date();
-        const batch = Array.from({ length: Math.min(500, LIMIT_RUNS - i) }, (_, j) =>
-          manualRun({ id: newId(), namespaceId, availableAt: now, target: noop, payload: null, retry: RETRY, timeoutMs: 60_000, idempotencyKey: null, actor: 'bench', concurrency: keyOf?.(i + j) ?? null }),
-        );
-        const { dispatch } = await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
-        await dispatcher.dispatch(dispatch);
-      }
-      await until(async () => (await succeeded()) - before >= LIMIT_RUNS, 300_000, 'the runs to succeed');
-      return (LIMIT_RUNS / (performance.now() - started)) * 1000;
-    };
     const none: number[] = [];
     const own: number[] = [];
     const shared: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const sides = [
-        () => phase(null).then((v) => none.push(v)),
-        () => phase((i) => ({ key: `own-${round}-${i}`, limit: 1 })).then((v) => own.push(v)),
-        () => phase((i) => ({ key: `shared-${i % 16}`, limit: 4 })).then((v) => shared.push(v)),
+        () => noopRunsPerSecond(box, app, LIMIT_RUNS).then((v) => none.push(v)),
+        () => noopRunsPerSecond(box, app, LIMIT_RUNS, (i) => ({ key: `own-${round}-${i}`, limit: 1 })).then((v) => own.push(v)),
+        () => noopRunsPerSecond(box, app, LIMIT_RUNS, (i) => ({ key: `shared-${i % 16}`, limit: 4 })).then((v) => shared.push(v)),
       ];
       for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
     }
@@ -521,6 +524,79 @@ async function limitsScenario(): Promise<void> {
   }
   process.stdout.write(`
 concurrency keys: ${LIMIT_RUNS} noop runs a side and round, without a key, each with its own, and sharing 16 keys of limit 4
+`);
+  printTable(rows);
+}
+
+/**
+ * What subscriptions cost the run path: noop runs with the runs' outcome trigger disabled (the run
+ * path before subscriptions), with it on while nobody listens, and with a subscription listening
+ * to run.succeeded (an outbox event per run, fanned out and delivered to a local receiver).
+ */
+async function alertsScenario(): Promise<void> {
+  const { createServer } = await import('node:http');
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received += 1;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const rows: string[][] = [['', 'no trigger runs/s', 'nobody listens runs/s', 'nobody / no trigger', 'run.succeeded listened runs/s', 'listened / no trigger']];
+  for (const kind of TRANSPORTS) {
+    const box = await sandbox(`alerts_${kind}`, undefined, kind);
+    const app = await kairos(kind, box, ['scheduler', 'worker'], { KAIROS_HTTP_ALLOWLIST: '127.0.0.1' });
+    const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
+    const trigger = (on: boolean) => box.db.query(`ALTER TABLE runs ${on ? 'ENABLE' : 'DISABLE'} TRIGGER runs_outcome_event`);
+    const listen = async (on: boolean) => {
+      await box.db.query(`DELETE FROM subscriptions`);
+      if (on) {
+        await box.db.query(`INSERT INTO subscriptions (id, namespace_id, url, events, format, state) VALUES ($1, $2, $3, '{run.succeeded}', 'json', 'active')`, [newId(), namespaceId, hook]);
+      }
+    };
+    const off: number[] = [];
+    const quiet: number[] = [];
+    const listened: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const sides = [
+        async () => {
+          await trigger(false);
+          await listen(false);
+          off.push(await noopRunsPerSecond(box, app, LIMIT_RUNS));
+          await trigger(true);
+        },
+        async () => {
+          await listen(false);
+          quiet.push(await noopRunsPerSecond(box, app, LIMIT_RUNS));
+        },
+        async () => {
+          await listen(true);
+          const before = received;
+          listened.push(await noopRunsPerSecond(box, app, LIMIT_RUNS));
+          // The side ends when its events were delivered too, so their cost never lands on the next side.
+          await until(async () => received - before >= LIMIT_RUNS, 300_000, 'the run.succeeded deliveries');
+          await listen(false);
+        },
+      ];
+      for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
+    }
+    rows.push([
+      `${kind} transport, median of ${ROUNDS}`,
+      fmt(median(off)),
+      fmt(median(quiet)),
+      fmt(median(quiet.map((v, i) => v / off[i]!)), 2),
+      fmt(median(listened)),
+      fmt(median(listened.map((v, i) => v / off[i]!)), 2),
+    ]);
+    await app.app.close();
+    await box.drop();
+  }
+  receiver.close();
+  process.stdout.write(`
+subscriptions: ${LIMIT_RUNS} noop runs a side and round; the listened side's runs/s counts the runs, its deliveries finish before the next side
 `);
   printTable(rows);
 }
@@ -580,7 +656,7 @@ async function wakeScenario(): Promise<void> {
   process.stdout.write('target: wake lateness p99 <= 150 ms; held worker slots would take ' + fmt((WAKE_RUNS * WAKE_SLEEP_MS) / 8 / 1000) + ' s\n');
 }
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -595,5 +671,6 @@ if (which.has('protocol')) await protocolScenario();
 if (which.has('steps')) await stepsScenario();
 if (which.has('wake')) await wakeScenario();
 if (which.has('limits')) await limitsScenario();
+if (which.has('alerts')) await alertsScenario();
 
 process.exit(0);
