@@ -1,19 +1,20 @@
 /**
  * Subscriptions end to end, against real receivers: every event of a failing run reaches a
  * receiver that refuses its first three deliveries, exactly once in its log deduplicated by
- * Idempotency-Key and with a valid signature, across a kill -9 of the process that delivers; a
- * slow endpoint delays nobody else's deliveries; an endpoint failing for the whole retry window
- * gets its subscription disabled and the others told; filters by labels and schedule ids; Slack
- * messages; the SSRF guard; `schedule.late` for a schedule whose workers are all stopped, within
- * 2 s of the deadline, and `schedule.recovered` once they are back; and nothing written for
- * events nobody listens to.
+ * Idempotency-Key and with a valid signature, across a kill -9 of the leader that delivers; an
+ * endpoint that never answers delays nobody else's deliveries by more than 1 s; an endpoint
+ * failing for the whole retry window gets its subscription disabled and the others told, with no
+ * secret in the logs; an outage, the slots it swallowed and a failed sensor evaluation are told;
+ * filters by labels and schedule ids; Slack messages; the SSRF guard; `schedule.late` for a
+ * schedule whose workers are all stopped, within 2 s of the deadline, and `schedule.recovered`
+ * once they are back; and nothing written for events nobody listens to.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { verifySignature } from '@kairos/sdk';
-import { FAST_TIMINGS, SPAWNING_TIMEOUT_MS, api, spawnKairos, startInProcess, useTestEnvironment, waitFor, type ApiClient, type KairosChild } from '../support/kairos.js';
+import { FAST_TIMINGS, SPAWNING_TIMEOUT_MS, api, sleep, spawnKairos, startInProcess, useTestEnvironment, waitFor, type ApiClient, type KairosChild } from '../support/kairos.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -27,9 +28,10 @@ class Receiver {
   private server!: Server;
   url = '';
 
+  /** `delayMs: Infinity` never answers. */
   constructor(private answer: (n: number) => { status: number; delayMs?: number } = () => ({ status: 200 })) {}
 
-  async start(): Promise<this> {
+  async start(path = '/hook'): Promise<this> {
     this.server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk) => (body += chunk));
@@ -37,6 +39,7 @@ class Receiver {
         const n = this.requests.length;
         this.requests.push({ headers: req.headers, body, at: Date.now() });
         const { status, delayMs = 0 } = this.answer(n);
+        if (delayMs === Infinity) return;
         setTimeout(() => {
           res.statusCode = status;
           res.end('{}');
@@ -44,7 +47,7 @@ class Receiver {
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
     return this;
   }
 
@@ -80,8 +83,8 @@ describe('subscriptions', () => {
   const started: StartedKairos[] = [];
   const children: KairosChild[] = [];
 
-  const receiver = async (answer?: (n: number) => { status: number; delayMs?: number }) => {
-    const r = await new Receiver(answer).start();
+  const receiver = async (answer?: (n: number) => { status: number; delayMs?: number }, path?: string) => {
+    const r = await new Receiver(answer).start(path);
     receivers.push(r);
     return r;
   };
@@ -172,41 +175,94 @@ describe('subscriptions', () => {
     SPAWNING_TIMEOUT_MS * 2 + 60_000,
   );
 
-  it('keeps a slow endpoint from delaying another subscription, and disables an endpoint that fails for the whole window, telling the others', async () => {
-    const slow = await receiver(() => ({ status: 200, delayMs: 4_000 }));
-    const fast = await receiver();
-    const broken = await receiver(() => ({ status: 500 }));
-    const kairos = await start({ ...FAST_TIMINGS, KAIROS_SUBSCRIPTION_TIMEOUT: '10s', KAIROS_SUBSCRIPTION_RETRY_WINDOW: '2s' });
-    const client = api(kairos.url);
-    const subscribe = async (url: string, events: string[]) => (await client.post('/v1/subscriptions', { url, events })).body.id as string;
-    const slowId = await subscribe(slow.url, ['run.dead']);
-    const fastId = await subscribe(fast.url, ['run.dead', 'subscription.disabled']);
-    const brokenId = await subscribe(broken.url, ['run.dead']);
+  it('keeps an endpoint that never answers from delaying another subscription by more than 1 s, and disables one failing for the whole window, telling the others and logging no secret', async () => {
+    const logged: string[] = [];
+    const spies = [process.stdout, process.stderr].map((stream) => {
+      const write = stream.write.bind(stream);
+      return vi.spyOn(stream, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
+        logged.push(String(chunk));
+        return write(chunk, ...rest);
+      }) as typeof stream.write);
+    });
+    try {
+      const silent = await receiver(() => ({ status: 200, delayMs: Infinity }));
+      const fast = await receiver();
+      // A Slack-style URL: its path is the secret.
+      const broken = await receiver(() => ({ status: 500 }), '/services/T0/B0/s3cr3t-t0ken');
+      const kairos = await start({ ...FAST_TIMINGS, KAIROS_SUBSCRIPTION_TIMEOUT: '20s', KAIROS_SUBSCRIPTION_RETRY_WINDOW: '2s', LOG_LEVEL: 'log' });
+      const client = api(kairos.url);
+      const secret = await secretOf(client);
+      const subscribe = async (url: string, events: string[]) => (await client.post('/v1/subscriptions', { url, events })).body.id as string;
+      await subscribe(silent.url, ['run.dead']);
+      await subscribe(fast.url, ['run.dead', 'subscription.disabled']);
+      const brokenId = await subscribe(broken.url, ['run.dead']);
 
-    // Three dead runs: the slow endpoint holds each delivery 4 s; the fast one has all three long before.
-    const runs = await Promise.all([0, 1, 2].map(async () => (await client.post('/v1/runs', { target: { type: 'handler', name: 'fail' }, retry: { maxAttempts: 1 } })).body.id as string));
-    const createdAt = Date.now();
-    await waitFor(async () => (fast.bodies().filter((b) => b.type === 'run.dead').length === 3 ? true : undefined), 'the fast endpoint to get all three', 10_000, 50);
-    expect(Date.now() - createdAt, 'the fast endpoint waited for nobody').toBeLessThan(4_000);
-    expect(slow.requests.length).toBeLessThan(3);
-    expect(new Set(fast.bodies().map((b) => b.data.runId))).toEqual(new Set(runs));
+      // Three dead runs, one after another: the silent endpoint holds its first delivery for good.
+      const runs: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        runs.push((await client.post('/v1/runs', { target: { type: 'handler', name: 'fail' }, retry: { maxAttempts: 1 } })).body.id as string);
+        await sleep(300);
+      }
+      await waitFor(async () => (fast.bodies().filter((b) => b.type === 'run.dead').length === 3 ? true : undefined), 'the fast endpoint to get all three', 10_000, 50);
+      expect(new Set(fast.bodies().map((b) => b.data.runId))).toEqual(new Set(runs));
+      for (const [i, r] of fast.requests.entries()) {
+        const body = JSON.parse(r.body);
+        const delay = r.at - Date.parse(body.occurredAt);
+        expect(delay, `${body.type} ${i} reached the fast endpoint ${delay} ms after it occurred`).toBeLessThanOrEqual(1_000);
+      }
+      expect(silent.requests.length).toBe(1);
 
-    // The broken endpoint answered 500 for more than the 2 s window: disabled, and the others are told.
-    const disabled = await waitFor(async () => {
-      const s = (await client.get(`/v1/subscriptions/${brokenId}`)).body;
-      return s.state === 'disabled' ? s : undefined;
-    }, 'the broken subscription to be disabled', 20_000);
-    expect(disabled.disabledReason).toContain('500');
-    const told = await waitFor(async () => fast.bodies().find((b) => b.type === 'subscription.disabled'), 'subscription.disabled at the fast endpoint');
-    expect(told.data).toMatchObject({ subscriptionId: brokenId, host: new URL(broken.url).host });
-    expect(JSON.stringify(told)).not.toContain('/hook');
-    const brokenDeliveries = (await client.get(`/v1/subscriptions/${brokenId}/deliveries`)).body.items;
-    expect(brokenDeliveries.every((d: { state: string }) => d.state === 'failed')).toBe(true);
-    // A resumed subscription forgets its failures; the slow one got everything in the end.
-    expect((await client.post(`/v1/subscriptions/${brokenId}/resume`)).body).toMatchObject({ state: 'active', disabledReason: null, failingSince: null });
-    await waitFor(async () => (slow.requests.length === 3 ? true : undefined), 'the slow endpoint to get all three', 20_000);
-    expect((await client.get(`/v1/subscriptions/${slowId}`)).body.state).toBe('active');
-    expect(fastId).toBeTypeOf('string');
+      // The broken endpoint answered 500 for more than the 2 s window: disabled, and the others are told.
+      const disabled = await waitFor(async () => {
+        const sub = (await client.get(`/v1/subscriptions/${brokenId}`)).body;
+        return sub.state === 'disabled' ? sub : undefined;
+      }, 'the broken subscription to be disabled', 20_000);
+      expect(disabled.disabledReason).toContain('500');
+      const told = await waitFor(async () => fast.bodies().find((b) => b.type === 'subscription.disabled'), 'subscription.disabled at the fast endpoint');
+      expect(told.data).toMatchObject({ subscriptionId: brokenId, host: new URL(broken.url).host });
+      expect(JSON.stringify(told)).not.toContain('s3cr3t');
+      const brokenDeliveries = (await client.get(`/v1/subscriptions/${brokenId}/deliveries`)).body.items;
+      expect(brokenDeliveries.every((d: { state: string }) => d.state === 'failed')).toBe(true);
+      expect(brokenDeliveries[0].attempts.length).toBeGreaterThanOrEqual(2);
+      // A resumed subscription forgets its failures.
+      expect((await client.post(`/v1/subscriptions/${brokenId}/resume`)).body).toMatchObject({ state: 'active', disabledReason: null, failingSince: null });
+      // Neither the signing secret nor a URL's secret path reached the logs.
+      const output = logged.join('');
+      expect(output).toContain('disabled');
+      expect(output).not.toContain(secret);
+      expect(output).not.toContain('s3cr3t-t0ken');
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  }, 60_000);
+
+  it('tells of an outage, the slots it swallowed, and a failed sensor evaluation', async () => {
+    const hook = await receiver();
+    const env = { ...FAST_TIMINGS };
+    let kairos = await start(env);
+    let client = api(kairos.url);
+    await client.post('/v1/subscriptions', { url: hook.url, events: ['outage.detected', 'schedule.missed', 'sensor.failed'] });
+    const schedule = (await client.post('/v1/schedules', { name: 'every-second', every: '1s', catchup: { mode: 'none' }, target: { type: 'handler', name: 'echo' } })).body;
+    const sensor = (await client.post('/v1/sensors', { name: 'broken-sensor', every: '1h', target: { type: 'handler', name: 'fail' }, run: { target: { type: 'handler', name: 'echo' } } })).body;
+    const failed = await waitFor(async () => hook.bodies().find((b) => b.type === 'sensor.failed'), 'sensor.failed');
+    expect(failed.data).toMatchObject({ sensorId: sensor.id, sensorName: 'broken-sensor', reasonCode: expect.any(String) });
+
+    // No scheduler for over two seconds: an outage, and the slots of it catch-up (none) does not fire.
+    await kairos.app.close();
+    started.splice(started.indexOf(kairos), 1);
+    await sleep(2_500);
+    kairos = await start(env);
+    client = api(kairos.url);
+    const outage = await waitFor(async () => hook.bodies().find((b) => b.type === 'outage.detected'), 'outage.detected');
+    expect(outage.data).toMatchObject({ reasonCode: 'SCHEDULER_STOPPED', partition: null, link: null });
+    expect(Date.parse(outage.data.endedAt) - Date.parse(outage.data.startedAt)).toBeGreaterThanOrEqual(2_000);
+    const missed = await waitFor(async () => {
+      const got = hook.bodies().filter((b) => b.type === 'schedule.missed');
+      return got.length >= 2 ? got : undefined;
+    }, 'schedule.missed for the swallowed slots');
+    for (const m of missed) expect(m.data).toMatchObject({ scheduleId: schedule.id, scheduleName: 'every-second', reasonCode: expect.any(String) });
+    const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM ticks WHERE schedule_id = $1 AND outcome = 'missed'`, [schedule.id]);
+    expect(new Set(missed.map((m) => m.data.scheduledFor)).size).toBe(rows[0].n);
   }, 60_000);
 
   it('filters by labels and schedule ids, speaks Slack, and sends a test ping', async () => {
