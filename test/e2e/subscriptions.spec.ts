@@ -255,7 +255,7 @@ describe('subscriptions', () => {
     client = api(kairos.url);
     const outage = await waitFor(async () => hook.bodies().find((b) => b.type === 'outage.detected'), 'outage.detected');
     expect(outage.data).toMatchObject({ reasonCode: 'SCHEDULER_STOPPED', partition: null, link: null });
-    expect(Date.parse(outage.data.endedAt) - Date.parse(outage.data.startedAt)).toBeGreaterThanOrEqual(2_000);
+    expect(Date.parse(String(outage.data.endedAt)) - Date.parse(String(outage.data.startedAt))).toBeGreaterThanOrEqual(2_000);
     const missed = await waitFor(async () => {
       const got = hook.bodies().filter((b) => b.type === 'schedule.missed');
       return got.length >= 2 ? got : undefined;

@@ -38,5 +38,9 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<{ items: SentSchedule[]; nextCursor: string | null }, sdk.Page<sdk.Schedule>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.RunPage>, sdk.Page<sdk.Run>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SchedulePage>['nextCursor'], sdk.Page<sdk.Schedule>['nextCursor']>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SubscriptionView>, sdk.Subscription>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SubscriptionPage>, sdk.Page<sdk.Subscription>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SubscriptionDeliveryPage>, sdk.Page<sdk.SubscriptionDelivery>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SubscriptionTestResult>, sdk.SubscriptionTestResult>>().toEqualTypeOf<true>();
   });
 });

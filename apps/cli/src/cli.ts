@@ -10,6 +10,7 @@ import { explain } from './commands/explain.js';
 import { signalCommand } from './commands/signal.js';
 import { queuesCommand } from './commands/queues.js';
 import { sensorsCommand } from './commands/sensors.js';
+import { subscriptionsCommand } from './commands/subscriptions.js';
 import { keysCommand } from './commands/keys.js';
 import { fsckCommand } from './commands/fsck.js';
 import { listRuns, listSchedules } from './commands/listings.js';
@@ -45,6 +46,19 @@ commands:
   sensors reset <id> [--cursor <json>] [--forget-run-keys]
                                   restart it from a cursor (default null); with
                                   --forget-run-keys, asking for old run keys makes new runs
+  subscriptions [--limit N]       list subscriptions (newest first): state, url, events,
+                                  filter, failing since (through the API, as signal)
+  subscriptions create --url URL --events a,b [--label k=v ...] [--schedule ID ...]
+                [--format json|slack] [--description TEXT] [--paused]
+                                  a webhook told of the namespace's events of those types
+                                  (of the schedules and labels given, else of all)
+  subscriptions get|pause|resume|delete <id>
+                                  one subscription; pause it; resume it (a disabled one
+                                  too); delete it and its deliveries
+  subscriptions test <id>         send it a ping event, delivered like any other
+  subscriptions deliveries <id> [--limit N]
+                                  its deliveries (newest first): event type, state,
+                                  attempts, last status or error
   status                          leader, sessions, outages and counts
   schedules [--status S]          list schedules (newest first)
   runs [--schedule ID] [--state S] list runs (newest first)
@@ -73,7 +87,8 @@ options:
   --json         print JSON instead of text
 
 DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos); apply,
-signal, queues and sensors talk to the API instead: KAIROS_URL (default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
+signal, queues, sensors and subscriptions talk to the API instead: KAIROS_URL (default
+http://127.0.0.1:3000) and KAIROS_API_KEY.`;
 
 export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -81,7 +96,8 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
     allowPositionals: true,
     options: {
       status: { type: 'string' },
-      schedule: { type: 'string' },
+      // Repeatable for `subscriptions create`; `runs` filters by one schedule, the last given.
+      schedule: { type: 'string', multiple: true, default: [] },
       state: { type: 'string' },
       namespace: { type: 'string' },
       scopes: { type: 'string', default: 'read' },
@@ -95,6 +111,12 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       rate: { type: 'string' },
       cursor: { type: 'string' },
       'forget-run-keys': { type: 'boolean', default: false },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      label: { type: 'string', multiple: true, default: [] },
+      format: { type: 'string' },
+      description: { type: 'string' },
+      paused: { type: 'boolean', default: false },
       limit: { type: 'string', default: '20' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -108,10 +130,19 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
   // Commands that are clients of the API, or need nothing at all, never open the ledger.
   if (command === 'apply') return applyCommand(out, { files: values.file, dryRun: values['dry-run'], prune: values.prune, output: values.output }, env);
   if (command === 'signal') return signalCommand(out, rest, env, values.json);
-  if (command === 'sensors') {
-    const limit = Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ConfigError('--limit must be an integer from 1 to 500');
-    return sensorsCommand(out, rest, env, { limit, json: values.json || values.output === 'json', cursor: values.cursor, forgetRunKeys: values['forget-run-keys'] });
+  if (command === 'sensors') return sensorsCommand(out, rest, env, { limit: limitOf(values.limit), json: values.json || values.output === 'json', cursor: values.cursor, forgetRunKeys: values['forget-run-keys'] });
+  if (command === 'subscriptions') {
+    return subscriptionsCommand(out, rest, env, {
+      limit: limitOf(values.limit),
+      json: values.json || values.output === 'json',
+      url: values.url,
+      events: values.events,
+      labels: values.label,
+      scheduleIds: values.schedule,
+      format: values.format,
+      description: values.description,
+      paused: values.paused,
+    });
   }
   if (command === 'queues') return queuesCommand(out, rest, { maxRunning: values['max-running'], rate: values.rate, json: values.json || values.output === 'json' }, env);
   if (command === 'schema') {
@@ -120,8 +151,7 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
   }
   const config = loadConfig(env);
   const namespace = values.namespace ?? DEFAULT_NAMESPACE;
-  const limit = Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ConfigError('--limit must be an integer from 1 to 500');
+  const limit = limitOf(values.limit);
   try {
     if (command === 'migrate') await ensureDatabase(config.databaseUrl);
     else await assertReachable(config.databaseUrl);
@@ -142,7 +172,7 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       case 'schedules':
         return await listSchedules(db, out, { namespace, status: values.status, limit, json: values.json });
       case 'runs':
-        return await listRuns(db, out, { namespace, scheduleId: values.schedule, state: values.state, limit, json: values.json });
+        return await listRuns(db, out, { namespace, scheduleId: values.schedule.at(-1), state: values.state, limit, json: values.json });
       case 'explain':
         if (rest[0] === undefined) throw new ConfigError('explain needs a run id: kairos explain <run id>');
         return await explain(db, namespace, rest[0], out, values.json);
@@ -173,3 +203,9 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
   }
 }
 
+/** --limit: rows to list, 1 to 500. */
+function limitOf(text: string): number {
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ConfigError('--limit must be an integer from 1 to 500');
+  return limit;
+}

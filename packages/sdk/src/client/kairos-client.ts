@@ -34,6 +34,11 @@ import type {
   SensorInput,
   SensorPatch,
   SensorTick,
+  Subscription,
+  SubscriptionDelivery,
+  SubscriptionInput,
+  SubscriptionPatch,
+  SubscriptionTestResult,
   JsonValue,
   ApplyInput,
   ApplyResult,
@@ -154,6 +159,28 @@ export class KairosClient {
     /** Restarts from `cursor` (default null); `forgetRunKeys` also forgets the run keys it asked for, so asking again makes new runs. */
     reset: (id: string, options: { cursor?: JsonValue; forgetRunKeys?: boolean } = {}) =>
       this.request<Sensor>('POST', `/v1/sensors/${enc(id)}/reset`, { body: options }),
+  };
+
+  /**
+   * Subscriptions: webhooks told of the namespace's events of the listed types that match their
+   * filter, signed like HTTP targets' deliveries and retried with backoff until they are taken.
+   */
+  readonly subscriptions = {
+    create: (input: SubscriptionInput) => this.request<Subscription>('POST', '/v1/subscriptions', { body: input }),
+    /** Every subscription, newest first, fetched a page at a time. */
+    list: (options: { limit?: number } = {}) => this.pages<Subscription>('/v1/subscriptions', options),
+    get: (id: string) => this.request<Subscription>('GET', `/v1/subscriptions/${enc(id)}`),
+    /** PATCH: the given fields replace the stored ones (a new filter replaces the whole filter). */
+    update: (id: string, patch: SubscriptionPatch) => this.request<Subscription>('PATCH', `/v1/subscriptions/${enc(id)}`, { body: patch }),
+    /** Deletes the subscription and its deliveries. */
+    delete: (id: string) => this.request<void>('DELETE', `/v1/subscriptions/${enc(id)}`),
+    pause: (id: string) => this.request<Subscription>('POST', `/v1/subscriptions/${enc(id)}/pause`),
+    /** Resumes a paused subscription, or a disabled one with its failures forgotten. */
+    resume: (id: string) => this.request<Subscription>('POST', `/v1/subscriptions/${enc(id)}/resume`),
+    /** Writes a `ping` event for this subscription alone, delivered like any other; 409 INVALID_STATE unless it is active. */
+    test: (id: string) => this.request<SubscriptionTestResult>('POST', `/v1/subscriptions/${enc(id)}/test`),
+    /** The events delivered to it, or being delivered, newest first, each with its attempts. */
+    deliveries: (id: string, options: { limit?: number } = {}) => this.pages<SubscriptionDelivery>(`/v1/subscriptions/${enc(id)}/deliveries`, options),
   };
 
   /** The namespace's queues and their limits: at most maxRunning runs at once, at most rate.max starts per rate.per. */
