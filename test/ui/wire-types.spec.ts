@@ -40,6 +40,10 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<Fits<SentCluster, ui.Cluster>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.RunPage>, ui.Page<ui.Run>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<{ items: SentSchedule[]; nextCursor: string | null }, ui.Page<ui.Schedule>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SubscriptionView>, ui.Subscription>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SubscriptionPage>, ui.Page<ui.Subscription>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SubscriptionDeliveryPage>, ui.Page<ui.SubscriptionDelivery>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.SubscriptionTestResult>, ui.SubscriptionTestResult>>().toEqualTypeOf<true>();
   });
 
   it('declares no field wider than the API sends it', () => {
@@ -55,6 +59,10 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<NoWider<Omit<ui.Sensor, 'run' | 'lastTick'>, Sent<typeof wire.SensorView>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.SensorTick>, Sent<typeof wire.SensorTick>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.WhoAmI, Sent<typeof wire.WhoAmI>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.Subscription, Sent<typeof wire.SubscriptionView>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.SubscriptionDelivery, Sent<typeof wire.SubscriptionDelivery>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.DeliveryAttempt, Sent<typeof wire.DeliveryAttempt>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.SubscriptionTestResult, Sent<typeof wire.SubscriptionTestResult>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Omit<ui.Cluster, 'outages' | 'schedulers'>, SentCluster>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['outages'][number], SentCluster['outages'][number]>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['schedulers'][number], SentCluster['schedulers'][number]>>().toEqualTypeOf<true>();

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { Link } from './components/link.js';
 import { Failure, useLoad } from './components/load.js';
 import { ApiError, kairosApi } from './data/kairos-api.js';
-import { pathOf } from './logic/ui-route.js';
+import { pathOf, type UiRoute } from './logic/ui-route.js';
 import { useRoute } from './navigation.js';
 import { ClusterPage } from './pages/cluster-page.js';
 import { DeadLettersPage } from './pages/dead-letters-page.js';
@@ -13,6 +13,8 @@ import { SchedulePage } from './pages/schedule-page.js';
 import { SchedulesPage } from './pages/schedules-page.js';
 import { SensorPage } from './pages/sensor-page.js';
 import { SensorsPage } from './pages/sensors-page.js';
+import { SubscriptionPage } from './pages/subscription-page.js';
+import { SubscriptionsPage } from './pages/subscriptions-page.js';
 import { SessionContext } from './session.js';
 
 export function App() {
@@ -34,14 +36,18 @@ export function App() {
 const NAV = [
   { page: 'schedules', label: 'Schedules', href: pathOf({ page: 'schedules' }) },
   { page: 'sensors', label: 'Sensors', href: pathOf({ page: 'sensors' }) },
+  { page: 'subscriptions', label: 'Subscriptions', href: pathOf({ page: 'subscriptions' }) },
   { page: 'dead-letters', label: 'Dead letters', href: pathOf({ page: 'dead-letters' }) },
   { page: 'cluster', label: 'Cluster', href: pathOf({ page: 'cluster' }) },
 ] as const;
 
+/** The section a page of one thing belongs to, for the navigation's current link. */
+const SECTION_OF: Partial<Record<UiRoute['page'], UiRoute['page']>> = { schedule: 'schedules', sensor: 'sensors', subscription: 'subscriptions' };
+
 function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor: string; onLoggedOut: () => void }) {
   const route = useRoute();
   const [loggingOut, setLoggingOut] = useState(false);
-  const section = route.page === 'schedule' ? 'schedules' : route.page === 'sensor' ? 'sensors' : route.page;
+  const section = SECTION_OF[route.page] ?? route.page;
   return (
     <>
       <a class="skip" href="#main">
@@ -85,6 +91,8 @@ function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor
         {route.page === 'cluster' && <ClusterPage />}
         {route.page === 'sensors' && <SensorsPage />}
         {route.page === 'sensor' && <SensorPage id={route.id} />}
+        {route.page === 'subscriptions' && <SubscriptionsPage />}
+        {route.page === 'subscription' && <SubscriptionPage id={route.id} />}
         {route.page === 'not-found' && (
           <>
             <h1>Not found</h1>

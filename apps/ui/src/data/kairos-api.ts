@@ -4,7 +4,26 @@
  * and the GraphQL subscription for live runs.
  */
 import { createClient, type Client } from 'graphql-ws';
-import type { Cluster, JsonValue, Page, Queue, Run, RunEvent, RunWithAttempts, Schedule, ScheduleVersion, Sensor, SensorTick, SignalResult, Tick, WhoAmI, Worker } from './wire.js';
+import type {
+  Cluster,
+  JsonValue,
+  Page,
+  Queue,
+  Run,
+  RunEvent,
+  RunWithAttempts,
+  Schedule,
+  ScheduleVersion,
+  Sensor,
+  SensorTick,
+  SignalResult,
+  Subscription,
+  SubscriptionDelivery,
+  SubscriptionTestResult,
+  Tick,
+  WhoAmI,
+  Worker,
+} from './wire.js';
 
 export class ApiError extends Error {
   constructor(
@@ -123,6 +142,16 @@ export const kairosApi = {
   sensorTicks: (id: string, limit: number) => call<Page<SensorTick>>('GET', `/v1/sensors/${encodeURIComponent(id)}/ticks${query({ limit })}`),
   pauseSensor: (id: string) => call<Sensor>('POST', `/v1/sensors/${encodeURIComponent(id)}/pause`),
   resumeSensor: (id: string) => call<Sensor>('POST', `/v1/sensors/${encodeURIComponent(id)}/resume`),
+
+  subscriptions: (q: { limit: number; cursor?: string }) => call<Page<Subscription>>('GET', `/v1/subscriptions${query({ ...q })}`),
+  subscription: (id: string) => call<Subscription>('GET', `/v1/subscriptions/${encodeURIComponent(id)}`),
+  /** The subscription's newest deliveries, newest first. */
+  deliveries: (id: string, limit: number) => call<Page<SubscriptionDelivery>>('GET', `/v1/subscriptions/${encodeURIComponent(id)}/deliveries${query({ limit })}`),
+  pauseSubscription: (id: string) => call<Subscription>('POST', `/v1/subscriptions/${encodeURIComponent(id)}/pause`),
+  /** Resumes a paused subscription, or enables a disabled one again. */
+  resumeSubscription: (id: string) => call<Subscription>('POST', `/v1/subscriptions/${encodeURIComponent(id)}/resume`),
+  /** Writes a `ping` for the subscription, delivered like any event (409 unless it is active). */
+  testSubscription: (id: string) => call<SubscriptionTestResult>('POST', `/v1/subscriptions/${encodeURIComponent(id)}/test`),
 };
 
 let live: Client | null = null;

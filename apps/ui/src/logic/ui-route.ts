@@ -7,6 +7,8 @@ export type UiRoute =
   | { page: 'cluster' }
   | { page: 'sensors' }
   | { page: 'sensor'; id: string }
+  | { page: 'subscriptions' }
+  | { page: 'subscription'; id: string }
   | { page: 'not-found'; path: string };
 
 export const UI_BASE = '/ui';
@@ -23,6 +25,7 @@ export function routeOf(pathname: string): UiRoute {
   if (first === 'dead-letters' && id === undefined) return { page: 'dead-letters' };
   if (first === 'cluster' && id === undefined) return { page: 'cluster' };
   if (first === 'sensors') return id ? { page: 'sensor', id: decodeURIComponent(id) } : { page: 'sensors' };
+  if (first === 'subscriptions') return id ? { page: 'subscription', id: decodeURIComponent(id) } : { page: 'subscriptions' };
   return { page: 'not-found', path: pathname };
 }
 
@@ -42,5 +45,9 @@ export function pathOf(route: Exclude<UiRoute, { page: 'not-found' }>): string {
       return `${UI_BASE}/sensors`;
     case 'sensor':
       return `${UI_BASE}/sensors/${encodeURIComponent(route.id)}`;
+    case 'subscriptions':
+      return `${UI_BASE}/subscriptions`;
+    case 'subscription':
+      return `${UI_BASE}/subscriptions/${encodeURIComponent(route.id)}`;
   }
 }

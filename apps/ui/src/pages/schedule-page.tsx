@@ -1,11 +1,13 @@
-/** One schedule: its definition and policies, the next ten fires (DST changes marked), its ticks and runs (new runs appear live), the versions of its definition, and its actions. */
+/** One schedule: its definition and policies (its deadline, and a badge while it is late), the next ten fires (DST changes marked), its ticks and runs (new runs appear live), the versions of its definition, and its actions. */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { LateBadge } from '../components/late-badge.js';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
 import { followScheduleRuns, kairosApi } from '../data/kairos-api.js';
 import type { Run, Schedule } from '../data/wire.js';
+import { expectInWords } from '../logic/deadlines.js';
 import { markOffsetChanges } from '../logic/fire-preview.js';
 import { durationBetween } from '../logic/run-story.js';
 import { specInWords } from '../logic/spec-words.js';
@@ -22,7 +24,7 @@ export function SchedulePage({ id }: { id: string }) {
         <>
           <h1>{s.name}</h1>
           <p class="lead">
-            {specInWords(s)} · <StateBadge state={s.status} />
+            {specInWords(s)} · <StateBadge state={s.status} /> <LateBadge schedule={s} />
           </p>
           <Actions schedule={s} onChanged={reload} />
           <Definition schedule={s} />
@@ -154,6 +156,7 @@ function Definition({ schedule: s }: { schedule: Schedule }) {
     ['Retry', `${s.retry.maxAttempts} attempts, ${s.retry.backoff.type} from ${s.retry.backoff.base} to ${s.retry.backoff.max}, jitter ${s.retry.backoff.jitter}`],
     ['Timeout', s.timeout],
     ['Concurrency', s.concurrency === null ? 'none' : `key ${s.concurrency.key}, at most ${s.concurrency.limit} at once`],
+    ['Deadline', expectInWords(s.expect)],
     ['Bounds', `${s.startAt ?? 'from creation'} to ${s.endAt ?? 'no end'}${s.maxRuns !== null ? `, at most ${s.maxRuns} runs` : ''}`],
     ['Fired', `${s.fireCount} times, last ${s.lastFireAt ?? 'never'}`],
     ['Labels', Object.entries(s.labels).map(([k, v]) => `${k}:${v}`).join(', ') || 'none'],

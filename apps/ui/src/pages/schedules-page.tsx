@@ -1,5 +1,6 @@
-/** All schedules of the namespace: search by name or label, filter by status, one cursor page at a time, and a form to add one. */
+/** All schedules of the namespace, the late ones marked: search by name or label, filter by status, one cursor page at a time, and a form to add one. */
 import { useState } from 'preact/hooks';
+import { LateBadge } from '../components/late-badge.js';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
 import { Pager } from '../components/pager.js';
@@ -97,7 +98,7 @@ export function SchedulesPage() {
                       </td>
                       <td>{specInWords(s)}</td>
                       <td>
-                        <StateBadge state={s.status} />
+                        <StateBadge state={s.status} /> <LateBadge schedule={s} />
                       </td>
                       <td>
                         <When at={s.nextFireAt} />
