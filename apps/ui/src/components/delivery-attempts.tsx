@@ -5,8 +5,8 @@
  */
 import { useMemo } from 'preact/hooks';
 import type { SubscriptionDelivery } from '../data/wire.js';
+import { Axes, Hatch } from './chart-frame.js';
 import { formatElapsed } from '../logic/run-story.js';
-import { instantInWords } from '../logic/sensor-evaluations.js';
 import { ATTEMPT_OUTCOMES, ATTEMPTS_CHART, attemptsChart, type AttemptOutcome } from '../logic/subscriptions.js';
 
 const OUTCOMES: readonly AttemptOutcome[] = ['taken', 'refused', 'unanswered'];
@@ -27,31 +27,15 @@ export function DeliveryAttempts({ deliveries, labelledBy }: { deliveries: reado
           viewBox={`0 0 ${chart.width} ${chart.height}`}
         >
           <defs>
-            <pattern id="attempt-refused" class="attempt-hatch" width={4} height={4} patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-              <rect width={4} height={4} />
-              <line x1={0} y1={0} x2={0} y2={4} />
-            </pattern>
+            <Hatch id="attempt-refused" className="attempt-hatch" size={4} />
           </defs>
-          <g class="chart-axis" aria-hidden="true">
-            <line x1={left - 4} y1={top} x2={chart.width} y2={top} class="chart-grid" />
-            <text x={left - 8} y={top + 4} text-anchor="end">
-              {formatElapsed(chart.scaleMaxMs)}
-            </text>
-            <line x1={left - 4} y1={chart.baseline} x2={chart.width} y2={chart.baseline} />
-            <text x={left - 8} y={chart.baseline + 4} text-anchor="end">
-              0
-            </text>
-            {chart.from && (
-              <text x={left} y={chart.height - 8}>
-                {instantInWords(chart.from)}
-              </text>
-            )}
-            {chart.to && chart.to !== chart.from && (
-              <text x={chart.width - right} y={chart.height - 8} text-anchor="end">
-                {instantInWords(chart.to)}
-              </text>
-            )}
-          </g>
+          <Axes
+            {...{ left, top, right, width: chart.width, height: chart.height, baseline: chart.baseline }}
+            scaleLabel={formatElapsed(chart.scaleMaxMs)}
+            from={chart.from}
+            to={chart.to !== chart.from ? chart.to : null}
+            instantsInset={8}
+          />
           {chart.marks.map((mark) => (
             <g
               key={mark.key}

@@ -5,7 +5,8 @@
  */
 import { useMemo } from 'preact/hooks';
 import type { SensorTick, SensorTickState } from '../data/wire.js';
-import { EVALUATIONS_CHART, evaluationsChart, instantInWords, TICK_STATES } from '../logic/sensor-evaluations.js';
+import { EVALUATIONS_CHART, evaluationsChart, TICK_STATES } from '../logic/sensor-evaluations.js';
+import { Axes, Hatch } from './chart-frame.js';
 
 /** Each state's mark under its bar: a shape as well as a colour, so the states read without colour too. */
 const MARKS: Record<SensorTickState, string> = { succeeded: '●', failed: '✕', skipped: '–', evaluating: '◌' };
@@ -28,31 +29,15 @@ export function SensorEvaluations({ ticks, labelledBy }: { ticks: readonly Senso
           viewBox={`0 0 ${chart.width} ${chart.height}`}
         >
           <defs>
-            <pattern id="tick-deduplicated" class="tick-hatch" width={5} height={5} patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-              <rect width={5} height={5} />
-              <line x1={0} y1={0} x2={0} y2={5} />
-            </pattern>
+            <Hatch id="tick-deduplicated" className="tick-hatch" size={5} />
           </defs>
-          <g class="chart-axis" aria-hidden="true">
-            <line x1={left - 4} y1={top} x2={chart.width} y2={top} class="chart-grid" />
-            <text x={left - 8} y={top + 4} text-anchor="end">
-              {chart.scaleMax}
-            </text>
-            <line x1={left - 4} y1={chart.baseline} x2={chart.width} y2={chart.baseline} />
-            <text x={left - 8} y={chart.baseline + 4} text-anchor="end">
-              0
-            </text>
-            {chart.from && (
-              <text x={left} y={chart.height - 4}>
-                {instantInWords(chart.from)}
-              </text>
-            )}
-            {chart.to && chart.bars.length > 1 && (
-              <text x={chart.width - EVALUATIONS_CHART.right} y={chart.height - 4} text-anchor="end">
-                {instantInWords(chart.to)}
-              </text>
-            )}
-          </g>
+          <Axes
+            {...{ left, top, right: EVALUATIONS_CHART.right, width: chart.width, height: chart.height, baseline: chart.baseline }}
+            scaleLabel={String(chart.scaleMax)}
+            from={chart.from}
+            to={chart.bars.length > 1 ? chart.to : null}
+            instantsInset={4}
+          />
           {chart.bars.map((bar) => (
             <g key={bar.id} data-testid={`sensor-tick-${bar.id}`} data-state={bar.state} class={`tick-bar tick-${bar.state}`} role="img" aria-label={bar.words}>
               <title>{bar.words}</title>

@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { LateBadge } from '../components/late-badge.js';
+import { useActions } from '../components/actions.js';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
@@ -40,20 +41,9 @@ export function SchedulePage({ id }: { id: string }) {
 
 function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () => void }) {
   const can = useCan();
-  const [error, setError] = useState<Error | null>(null);
-  const [message, setMessage] = useState('');
+  const { act, outcome } = useActions(onChanged);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   if (!can('write')) return null;
-  const act = async (label: string, action: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await action();
-      setMessage(label);
-      onChanged();
-    } catch (failure) {
-      setError(failure as Error);
-    }
-  };
   return (
     <section aria-label="Actions" class="actions">
       {schedule.status === 'active' && (
@@ -97,14 +87,15 @@ function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () =>
           onSubmit={(event) => {
             event.preventDefault();
             const text = String(new FormData(event.currentTarget).get('changes') ?? '{}');
-            let changes: Record<string, unknown>;
-            try {
-              changes = JSON.parse(text) as Record<string, unknown>;
-            } catch {
-              setError(new Error('the changes must be a JSON object, e.g. {"every": "30m"}'));
-              return;
-            }
-            void act('Saved.', () => kairosApi.editSchedule(schedule.id, changes));
+            void act('Saved.', async () => {
+              let changes: Record<string, unknown>;
+              try {
+                changes = JSON.parse(text) as Record<string, unknown>;
+              } catch {
+                throw new Error('the changes must be a JSON object, e.g. {"every": "30m"}');
+              }
+              return kairosApi.editSchedule(schedule.id, changes);
+            });
           }}
         >
           <label for="changes">Changes (JSON, the fields to replace)</label>
@@ -136,10 +127,7 @@ function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () =>
           Delete…
         </button>
       )}
-      <p aria-live="polite" class="muted">
-        {message}
-      </p>
-      {error && <Failure error={error} />}
+      {outcome}
     </section>
   );
 }

@@ -5,9 +5,10 @@
  * reads the sensor and its ticks again every few seconds.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
+import { useActions } from '../components/actions.js';
 import { Link } from '../components/link.js';
-import { Failure, Show, useLoad } from '../components/load.js';
+import { Show, useLoad } from '../components/load.js';
 import { SensorEvaluations } from '../components/sensor-evaluations.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
@@ -90,19 +91,8 @@ export function SensorPage({ id }: { id: string }) {
 
 function Actions({ sensor, onChanged }: { sensor: Sensor; onChanged: () => void }) {
   const can = useCan();
-  const [error, setError] = useState<Error | null>(null);
-  const [message, setMessage] = useState('');
+  const { act, outcome } = useActions(onChanged);
   if (!can('write')) return null;
-  const act = async (label: string, action: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await action();
-      setMessage(label);
-      onChanged();
-    } catch (failure) {
-      setError(failure as Error);
-    }
-  };
   return (
     <section aria-label="Actions" class="actions">
       {sensor.paused ? (
@@ -114,10 +104,7 @@ function Actions({ sensor, onChanged }: { sensor: Sensor; onChanged: () => void 
           Pause
         </button>
       )}
-      <p aria-live="polite" class="muted">
-        {message}
-      </p>
-      {error && <Failure error={error} />}
+      {outcome}
     </section>
   );
 }

@@ -6,10 +6,11 @@
  * delivered.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { DeliveryAttempts } from '../components/delivery-attempts.js';
+import { useActions } from '../components/actions.js';
 import { Link } from '../components/link.js';
-import { Failure, Show, useLoad } from '../components/load.js';
+import { Show, useLoad } from '../components/load.js';
 import { EventTypes, SubscriptionHealth } from '../components/subscription-facts.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
@@ -77,19 +78,8 @@ export function SubscriptionPage({ id }: { id: string }) {
 
 function Actions({ subscription, onChanged }: { subscription: Subscription; onChanged: () => void }) {
   const can = useCan();
-  const [error, setError] = useState<Error | null>(null);
-  const [message, setMessage] = useState('');
+  const { act, outcome } = useActions(onChanged);
   if (!can('write')) return null;
-  const act = async (label: string, action: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await action();
-      setMessage(label);
-      onChanged();
-    } catch (failure) {
-      setError(failure as Error);
-    }
-  };
   const id = subscription.id;
   return (
     <section aria-label="Actions" class="actions">
@@ -110,10 +100,7 @@ function Actions({ subscription, onChanged }: { subscription: Subscription; onCh
           Resume
         </button>
       )}
-      <p aria-live="polite" class="muted">
-        {message}
-      </p>
-      {error && <Failure error={error} />}
+      {outcome}
     </section>
   );
 }
