@@ -4,8 +4,9 @@
  * namespace and scopes; and a schedule's deadline (expect.succeededWithin) declared, shown,
  * changed and refused. Only the API runs: nothing is delivered, and no deadline is judged.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SUBSCRIPTION_EVENT_TYPES } from '@kairos/domain';
+import { SUBSCRIPTION_EVENT_TYPES, SUBSCRIPTION_EVENTS } from '@kairos/domain';
 import { issueKey, useKairos } from '../support/kairos.js';
 
 const HOOK = 'https://hooks.example.com/kairos';
@@ -106,6 +107,18 @@ describe('subscriptions', () => {
       expect((await client.patch(`/v1/subscriptions/${subscription.id}`, change)).status).toBe(400);
     }
     expect((await client.get(`/v1/subscriptions/${subscription.id}`)).body).toEqual(subscription);
+  });
+
+  it('documents every event type where users read them: the OpenAPI document and the README', async () => {
+    const document = (await client.get('/docs/openapi.json')).body;
+    const described = JSON.stringify(document.components.schemas.SubscriptionCreate);
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const alerts = readme.slice(readme.indexOf('## Alerts'), readme.indexOf('\n## ', readme.indexOf('## Alerts') + 1));
+    for (const type of SUBSCRIPTION_EVENT_TYPES) {
+      expect(described, type).toContain(SUBSCRIPTION_EVENTS[type].meaning.replace(/"/g, '\\"'));
+      // The README shortens a family after its first member (`schedule.created`, `.updated`).
+      expect(alerts.includes(`\`${type}\``) || alerts.includes(`\`.${type.split('.')[1]}\``), `${type} in the README's alerts section`).toBe(true);
+    }
   });
 
   it('keeps to the caller namespace and scopes', async () => {
