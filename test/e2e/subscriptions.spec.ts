@@ -162,6 +162,8 @@ describe('subscriptions', () => {
       const attempts = [...kept.values()].map((r) => JSON.parse(r.body)).filter((b) => b.type === 'run.failed').map((b) => b.data);
       expect(attempts.map((d) => d.attempt).sort()).toEqual([1, 2, 3]);
       expect(attempts.map((d) => d.willRetry).sort()).toEqual([false, true, true]);
+      // Each failed attempt says why, retried ones too (their reason is on the retry's event, not the run row).
+      for (const d of attempts) expect(d, JSON.stringify(d)).toMatchObject({ runId: run.body.id, reasonCode: expect.any(String), reasonText: expect.any(String) });
       const dead = [...kept.values()].map((r) => JSON.parse(r.body)).find((b) => b.type === 'run.dead');
       expect(dead).toMatchObject({ namespace: 'default', data: { runId: run.body.id, reasonCode: expect.any(String) } });
 
