@@ -370,6 +370,21 @@ describe('subscriptions', () => {
       // Each slot was judged once: no slot reported late twice.
       const allLate = late.bodies().filter((b) => b.type === 'schedule.late').map((b) => b.data.scheduledFor);
       expect(new Set(allLate).size).toBe(allLate.length);
+
+      // Slots that fall due while the schedule is paused are not late: pausing is choosing not to run them.
+      const pausedAt = Date.now();
+      await client.post(`/v1/schedules/${schedule.body.id}/pause`);
+      await sleep(2_500);
+      await client.post(`/v1/schedules/${schedule.body.id}/resume`);
+      const resumedAt = Date.now();
+      const { rows: swallowed } = await waitFor(async () => {
+        const judged = await t.db.query(`SELECT deadline_checked_through AS through FROM schedules WHERE id = $1`, [schedule.body.id]);
+        return judged.rows[0].through.getTime() > resumedAt ? judged : undefined;
+      }, 'the slots after the resume to be judged');
+      expect(swallowed).toHaveLength(1);
+      const lateInPause = late.bodies().filter((b) => b.type === 'schedule.late' && Date.parse(String(b.data.scheduledFor)) > pausedAt && Date.parse(String(b.data.scheduledFor)) < resumedAt);
+      expect(lateInPause).toEqual([]);
+      expect((await client.get(`/v1/schedules/${schedule.body.id}`)).body.lateSince).toBeNull();
     }, 60_000);
   });
 });

@@ -4,7 +4,8 @@
  * emits `schedule.late` (and counts in kairos_schedule_late_total); the first slot on time after a
  * lateness emits `schedule.recovered`. The events, the judged-through mark and the lateness commit
  * in one transaction, so a crash judges again from the same slot and emits nothing twice. Judged
- * from the ledger, a dead worker fleet or a stuck queue is noticed like a failing handler.
+ * from the ledger, a dead worker fleet or a stuck queue is noticed like a failing handler. Slots
+ * that fell due while the schedule was paused are passed over: pausing is choosing not to run them.
  */
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { formatDuration, formatInstant, slotOnTime } from '@kairos/domain';
@@ -42,6 +43,7 @@ export class DeadlineService implements OnModuleInit {
       for (const [scheduleId, ofSchedule] of groupBy(slots, (s) => s.scheduleId)) {
         let lateSince = ofSchedule[0]!.lateSince;
         for (const slot of ofSchedule) {
+          if (slot.duringPause) continue;
           const deadline = new Date(slot.scheduledFor.getTime() + slot.withinMs);
           const common = { scheduleId, name: slot.name, scheduledFor: formatInstant(slot.scheduledFor), expect: { succeededWithin: formatDuration(slot.withinMs) } };
           if (slotOnTime(slot)) {

@@ -3,7 +3,8 @@
  * schedule that expects something is judged once its deadline has passed, in slot order, from the
  * slot after the last one judged. A slot is on time when its run succeeded by the deadline; it is
  * late otherwise (its run still queued, running, retrying or dead, skipped, or never made because
- * the slot was missed). Slots of a backfill are not judged.
+ * the slot was missed). Slots of a backfill are not judged, nor slots that fell due while the
+ * schedule was paused (their ticks are written after the resume: missed, or fired by catch-up).
  */
 import type { Queryable, Tx } from '../database.js';
 
@@ -19,6 +20,8 @@ export interface DueSlot {
   runId: string | null;
   runState: string | null;
   finishedAt: Date | null;
+  /** The slot fell due while the schedule was paused: someone chose not to run it then. */
+  duringPause: boolean;
 }
 
 export class DeadlineRepository {
@@ -43,15 +46,16 @@ export class DeadlineRepository {
   async lockDueSlots(tx: Tx, scheduleIds: readonly string[], perSchedule: number): Promise<DueSlot[]> {
     const { rows } = await tx.query<DueSlot>(
       `WITH s AS (
-         SELECT id, namespace_id, name, expect_succeeded_within_ms, late_since, deadline_checked_through, created_at FROM schedules
+         SELECT id, namespace_id, name, expect_succeeded_within_ms, late_since, deadline_checked_through, created_at, resumed_at FROM schedules
          WHERE id = ANY($1::uuid[]) AND expect_succeeded_within_ms IS NOT NULL AND deleted_at IS NULL
          ORDER BY id FOR UPDATE SKIP LOCKED
        )
        SELECT s.id AS "scheduleId", s.namespace_id AS "namespaceId", s.name, s.expect_succeeded_within_ms AS "withinMs",
               s.late_since AS "lateSince", t.scheduled_for AS "scheduledFor", t.outcome, t.run_id AS "runId",
-              r.state AS "runState", r.finished_at AS "finishedAt"
+              r.state AS "runState", r.finished_at AS "finishedAt",
+              coalesce(t.scheduled_for < s.resumed_at AND t.created_at >= s.resumed_at, false) AS "duringPause"
        FROM s CROSS JOIN LATERAL (
-         SELECT scheduled_for, outcome, run_id FROM ticks t
+         SELECT scheduled_for, outcome, run_id, created_at FROM ticks t
          WHERE t.schedule_id = s.id AND t.origin = 'schedule'
            AND t.scheduled_for > coalesce(s.deadline_checked_through, s.created_at - interval '1 millisecond')
            AND t.scheduled_for <= now() - s.expect_succeeded_within_ms * interval '1 millisecond'
