@@ -125,11 +125,13 @@ describe('concurrency keys and queue limits', () => {
     const client = api(control.url);
 
     expect((await client.put('/v1/queues/default', { maxRunning: 3 })).status).toBe(200);
-    const limited = await createRuns(client, Array.from({ length: 60 }, () => ({ target: { type: 'handler', name: 'sleep' }, payload: { ms: 40 } })));
+    const limited = await createRuns(client, Array.from({ length: 60 }, () => ({ target: { type: 'handler', name: 'sleep' }, payload: { ms: 60 } })));
+    // Whichever runs a worker tried while three ran are held: the API shows one of them waiting, and why.
     const held = await waitFor(async () => {
-      const run = (await client.get(`/v1/runs/${limited[59]}`)).body;
-      return run.deferReason === 'QUEUE_LIMIT' ? run : undefined;
-    }, 'a run held back by the queue limit');
+      const { rows } = await t.db.query<{ id: string }>(`SELECT id FROM runs WHERE id = ANY($1::uuid[]) AND defer_reason = 'QUEUE_LIMIT' AND state = 'queued' LIMIT 1`, [limited]);
+      const run = rows[0] && (await client.get(`/v1/runs/${rows[0].id}`)).body;
+      return run?.deferReason === 'QUEUE_LIMIT' ? run : undefined;
+    }, 'a run held back by the queue limit', 15_000, 20);
     expect(held.state).toBe('queued');
     await allSucceeded(limited, 60_000);
     const limitedSpans = await spans(limited);
