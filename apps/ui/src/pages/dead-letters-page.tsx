@@ -1,22 +1,15 @@
 /** Runs that ended dead: why, inspect one, republish it as a new run. */
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
-import { Failure, Show, useLoad } from '../components/load.js';
-import { Pager } from '../components/pager.js';
+import { Failure, Show } from '../components/load.js';
+import { Pager, usePagedLoad } from '../components/pager.js';
 import { When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import { currentCursor, firstPage, loaded } from '../logic/cursor-paging.js';
 import { pathOf } from '../logic/ui-route.js';
 import { useCan } from '../session.js';
 
 export function DeadLettersPage() {
-  const [paging, setPaging] = useState(firstPage);
-  const cursor = currentCursor(paging);
-  const [page, reload] = useLoad(async () => {
-    const result = await kairosApi.deadLetters({ limit: 50, cursor });
-    setPaging((p) => loaded(p, result.nextCursor));
-    return result.items;
-  }, [cursor]);
+  const { page, reload, paging, setPaging } = usePagedLoad((cursor) => kairosApi.deadLetters({ limit: 50, cursor }));
   const [inspected, setInspected] = useState<string | null>(null);
   const [republished, setRepublished] = useState<Record<string, string>>({});
   const [error, setError] = useState<Error | null>(null);

@@ -3,10 +3,10 @@ import { useState } from 'preact/hooks';
 import { LateBadge } from '../components/late-badge.js';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
-import { Pager } from '../components/pager.js';
+import { Pager, usePagedLoad } from '../components/pager.js';
+import { firstPage } from '../logic/cursor-paging.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import { currentCursor, firstPage, loaded } from '../logic/cursor-paging.js';
 import { specInWords } from '../logic/spec-words.js';
 import { pathOf } from '../logic/ui-route.js';
 import { navigate } from '../navigation.js';
@@ -23,13 +23,7 @@ interface Filter {
 
 export function SchedulesPage() {
   const [filter, setFilter] = useState<Filter>({ name: '', label: '', status: '' });
-  const [paging, setPaging] = useState(firstPage);
-  const cursor = currentCursor(paging);
-  const [page] = useLoad(async () => {
-    const result = await kairosApi.schedules({ limit: PAGE_SIZE, cursor, ...filter });
-    setPaging((p) => loaded(p, result.nextCursor));
-    return result.items;
-  }, [cursor, filter.name, filter.label, filter.status]);
+  const { page, paging, setPaging } = usePagedLoad((cursor) => kairosApi.schedules({ limit: PAGE_SIZE, cursor, ...filter }), [filter.name, filter.label, filter.status]);
   // Outcomes follow the rows rather than hold them back.
   const ids = page.state === 'ready' ? page.value.map((s) => s.id) : [];
   const [lastTicks] = useLoad(() => kairosApi.lastTicks(ids), [ids.join(',')]);

@@ -1,25 +1,17 @@
 /** Every sensor of the namespace, one cursor page at a time: how often it is evaluated, by which handler, its last evaluation and the next. */
-import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
-import { Show, useLoad } from '../components/load.js';
-import { Pager } from '../components/pager.js';
+import { Show } from '../components/load.js';
+import { Pager, usePagedLoad } from '../components/pager.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
 import type { Sensor } from '../data/wire.js';
-import { currentCursor, firstPage, loaded } from '../logic/cursor-paging.js';
 import { durationInWords } from '../logic/spec-words.js';
 import { pathOf } from '../logic/ui-route.js';
 
 const PAGE_SIZE = 50;
 
 export function SensorsPage() {
-  const [paging, setPaging] = useState(firstPage);
-  const cursor = currentCursor(paging);
-  const [page] = useLoad(async () => {
-    const result = await kairosApi.sensors({ limit: PAGE_SIZE, cursor });
-    setPaging((p) => loaded(p, result.nextCursor));
-    return result.items;
-  }, [cursor]);
+  const { page, paging, setPaging } = usePagedLoad((cursor) => kairosApi.sensors({ limit: PAGE_SIZE, cursor }));
   return (
     <>
       <h1>Sensors</h1>

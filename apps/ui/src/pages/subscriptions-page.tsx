@@ -1,25 +1,17 @@
 /** Every subscription of the namespace, one cursor page at a time: where its events go, which, in what format, and whether they get through. */
-import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
-import { Show, useLoad } from '../components/load.js';
-import { Pager } from '../components/pager.js';
+import { Show } from '../components/load.js';
+import { Pager, usePagedLoad } from '../components/pager.js';
 import { EventTypes, SubscriptionHealth } from '../components/subscription-facts.js';
 import { When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import { currentCursor, firstPage, loaded } from '../logic/cursor-paging.js';
 import { filterInWords, urlInWords } from '../logic/subscriptions.js';
 import { pathOf } from '../logic/ui-route.js';
 
 const PAGE_SIZE = 50;
 
 export function SubscriptionsPage() {
-  const [paging, setPaging] = useState(firstPage);
-  const cursor = currentCursor(paging);
-  const [page] = useLoad(async () => {
-    const result = await kairosApi.subscriptions({ limit: PAGE_SIZE, cursor });
-    setPaging((p) => loaded(p, result.nextCursor));
-    return result.items;
-  }, [cursor]);
+  const { page, paging, setPaging } = usePagedLoad((cursor) => kairosApi.subscriptions({ limit: PAGE_SIZE, cursor }));
   return (
     <>
       <h1>Subscriptions</h1>
