@@ -493,6 +493,11 @@ async function noopRunsPerSecond(box: Sandbox, app: StartedKairos, count: number
   return (count / (performance.now() - started)) * 1000;
 }
 
+/** A table row of rates measured in rounds: the baseline's median, then each side's median and the median of its per-round ratio to the baseline. */
+function sidesRow(kind: TransportKind, baseline: number[], ...sides: number[][]): string[] {
+  return [`${kind} transport, median of ${ROUNDS}`, fmt(median(baseline)), ...sides.flatMap((side) => [fmt(median(side)), fmt(median(side.map((v, i) => v / baseline[i]!)), 2)])];
+}
+
 async function limitsScenario(): Promise<void> {
   const rows: string[][] = [['', 'no key runs/s', 'own key runs/s', 'own / none', '16 keys of 4 runs/s', 'shared / none']];
   for (const kind of TRANSPORTS) {
@@ -511,14 +516,7 @@ async function limitsScenario(): Promise<void> {
     }
     const over = (await box.db.query(`SELECT count(*)::int AS n FROM runs WHERE held_at IS NOT NULL OR state <> 'succeeded'`)).rows[0].n as number;
     if (over !== 0) throw new Error(`bench: ${over} runs did not succeed`);
-    rows.push([
-      `${kind} transport, median of ${ROUNDS}`,
-      fmt(median(none)),
-      fmt(median(own)),
-      fmt(median(own.map((v, i) => v / none[i]!)), 2),
-      fmt(median(shared)),
-      fmt(median(shared.map((v, i) => v / none[i]!)), 2),
-    ]);
+    rows.push(sidesRow(kind, none, own, shared));
     await app.app.close();
     await box.drop();
   }
@@ -583,14 +581,7 @@ async function alertsScenario(): Promise<void> {
       ];
       for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
     }
-    rows.push([
-      `${kind} transport, median of ${ROUNDS}`,
-      fmt(median(off)),
-      fmt(median(quiet)),
-      fmt(median(quiet.map((v, i) => v / off[i]!)), 2),
-      fmt(median(listened)),
-      fmt(median(listened.map((v, i) => v / off[i]!)), 2),
-    ]);
+    rows.push(sidesRow(kind, off, quiet, listened));
     await app.app.close();
     await box.drop();
   }
