@@ -20,7 +20,7 @@ export class BuiltInWorker implements OnApplicationBootstrap, BeforeApplicationS
   constructor(@Inject(KAIROS_CONFIG) config: KairosConfig, @Inject(DATABASE) db: Db, http: HttpTarget, metrics: KairosMetrics) {
     this.worker = new KairosWorker({
       databaseUrl: config.databaseUrl,
-      redisUrl: config.transport.kind === 'redis' ? config.transport.url : null,
+      transport: config.transport,
       queuePrefix: config.queuePrefix,
       queue: DEFAULT_QUEUE,
       concurrency: config.worker.concurrency,

@@ -8,6 +8,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       roles: ['api', 'scheduler', 'worker'],
       databaseUrl: 'postgresql://postgres@127.0.0.1:54329/kairos',
+      databaseDirectUrl: 'postgresql://postgres@127.0.0.1:54329/kairos',
       embeddedPostgres: { dataDir: '.kairos/pg', port: 54329 },
       databasePoolSize: 10,
       migrationsDir: null,
@@ -94,7 +95,8 @@ describe('loadConfig', () => {
   });
 
   type Pick = (c: KairosConfig) => unknown;
-  const accepted: [string, string, Pick, unknown][] = [
+  /** A variable, a value, what it sets and to what, and the other variables it is read with. */
+  const accepted: [string, string, Pick, unknown, Record<string, string>?][] = [
     ['DATABASE_URL', 'postgres://u:p@db:5432/k', (c) => c.databaseUrl, 'postgres://u:p@db:5432/k'],
     ['DATABASE_URL', 'postgresql://db/k?sslmode=require', (c) => c.databaseUrl, 'postgresql://db/k?sslmode=require'],
     ['DATABASE_URL', '  postgresql://db/k  ', (c) => c.databaseUrl, 'postgresql://db/k'],
@@ -105,8 +107,27 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'postgres://u:p@db:5432/k', (c) => c.transport, { kind: 'postgres', url: 'postgres://u:p@db:5432/k', schema: 'kairos_transport' }],
     ['KAIROS_DATA_DIR', '/var/lib/kairos', (c) => c.embeddedPostgres, { dataDir: '/var/lib/kairos/pg', port: 54329 }],
     ['KAIROS_EMBEDDED_PG_PORT', '5555', (c) => c.databaseUrl, 'postgresql://postgres@127.0.0.1:5555/kairos'],
-    ['REDIS_URL', 'rediss://:pw@cache:6380/2', (c) => c.transport, { kind: 'redis', url: 'rediss://:pw@cache:6380/2' }],
-    ['REDIS_URL', 'redis://cache', (c) => c.transport, { kind: 'redis', url: 'redis://cache' }],
+    ['REDIS_URL', 'rediss://:pw@cache:6380/2', (c) => c.transport, { kind: 'redis', url: 'rediss://:pw@cache:6380/2', topology: { kind: 'single' } }],
+    ['REDIS_URL', 'redis://cache', (c) => c.transport, { kind: 'redis', url: 'redis://cache', topology: { kind: 'single' } }],
+    // A pooler in front of Postgres: DATABASE_URL is marked as the pooler's, sessions go direct.
+    ['DATABASE_DIRECT_URL', 'postgres://db:5432/k', (c) => c.databaseDirectUrl, 'postgres://db:5432/k', { DATABASE_URL: 'postgres://pooler:6432/k' }],
+    ['DATABASE_DIRECT_URL', 'postgres://db:5432/k', (c) => c.databaseUrl, 'postgres://pooler:6432/k?pgbouncer=true', { DATABASE_URL: 'postgres://pooler:6432/k' }],
+    ['DATABASE_DIRECT_URL', 'postgres://db:5432/k', (c) => c.transport, { kind: 'postgres', url: 'postgres://db:5432/k', schema: 'kairos_transport' }, { DATABASE_URL: 'postgres://pooler:6432/k' }],
+    ['DATABASE_URL', 'postgres://pooler:6432/k?pgbouncer=true', (c) => c.databaseDirectUrl, null, { REDIS_URL: 'redis://cache' }],
+    [
+      'REDIS_CLUSTER_NODES',
+      '10.0.0.1:7000, 10.0.0.2:7001',
+      (c) => c.transport,
+      { kind: 'redis', url: 'redis://10.0.0.1:7000', topology: { kind: 'cluster', nodes: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7001 }] } },
+    ],
+    [
+      'REDIS_CLUSTER_NODES',
+      'rediss://kairos:pw@a:7000,b:7001',
+      (c) => c.transport,
+      { kind: 'redis', url: 'rediss://kairos:pw@a:7000', topology: { kind: 'cluster', nodes: [{ host: 'a', port: 7000 }, { host: 'b', port: 7001 }] } },
+    ],
+    ['REDIS_SENTINELS', 's1:26379,s2:26380', (c) => c.transport, { kind: 'redis', url: 'redis://s1:26379', topology: { kind: 'sentinel', sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26380 }], name: 'mymaster' } }],
+    ['REDIS_SENTINEL_NAME', 'cache', (c) => c.transport, { kind: 'redis', url: 'redis://s1:26379', topology: { kind: 'sentinel', sentinels: [{ host: 's1', port: 26379 }], name: 'cache' } }, { REDIS_SENTINELS: 's1:26379' }],
     ['KAIROS_QUEUE_PREFIX', 'kairos-test_1.a:b', (c) => c.queuePrefix, 'kairos-test_1.a:b'],
     ['LOG_LEVEL', 'error', (c) => c.logLevel, 'error'],
     ['LOG_LEVEL', 'warn', (c) => c.logLevel, 'warn'],
@@ -162,13 +183,14 @@ describe('loadConfig', () => {
     ['OTEL_SERVICE_NAME', 'billing-scheduler', (c) => c.tracing.serviceName, 'billing-scheduler'],
     ['KAIROS_ROLES', 'worker', (c) => c.roles, ['worker']],
   ];
-  it.each(accepted)('%s=%j', (name, value, pick, expected) => {
-    expect(pick(loadConfig({ [name]: value }))).toEqual(expected);
-    // The row sets something other than the default, so it shows the variable is read.
-    expect(pick(loadConfig({}))).not.toEqual(expected);
+  it.each(accepted)('%s=%j', (name, value, pick, expected, others = {}) => {
+    expect(pick(loadConfig({ ...others, [name]: value }))).toEqual(expected);
+    // The row sets something other than the others alone do, so it shows the variable is read.
+    expect(pick(loadConfig(others))).not.toEqual(expected);
   });
 
-  const refused: [string, string, RegExp][] = [
+  /** A variable, a value, the message, and the other variables it is read with. */
+  const refused: [string, string, RegExp, Record<string, string>?][] = [
     ['KAIROS_ROLES', 'api,cron', /^KAIROS_ROLES: unknown role "cron"; use a comma-separated list of api, scheduler, worker$/],
     ['KAIROS_ROLES', 'API', /KAIROS_ROLES: unknown role "API"/],
     ['DATABASE_URL', 'not a url', /^DATABASE_URL is not a valid URL$/],
@@ -245,10 +267,20 @@ describe('loadConfig', () => {
     ['KAIROS_GRAPHQL_INTROSPECTION', 'TRUE', /^KAIROS_GRAPHQL_INTROSPECTION="TRUE" must be true or false$/],
     ['LOG_FORMAT', 'JSON', /^LOG_FORMAT="JSON" is not one of auto, json, pretty, text$/],
     ['KAIROS_WORKER_CONCURRENCY', 'many', /^KAIROS_WORKER_CONCURRENCY="many" must be an integer from 1 to 1000$/],
+    ['DATABASE_DIRECT_URL', 'postgres://db/k', /^DATABASE_DIRECT_URL needs DATABASE_URL: set both/],
+    ['DATABASE_DIRECT_URL', 'mysql://db/k', /^DATABASE_DIRECT_URL must start with postgres:\/\//, { DATABASE_URL: 'postgres://pooler/k' }],
+    ['DATABASE_DIRECT_URL', 'postgres://db/k?pgbouncer=true', /^DATABASE_DIRECT_URL must reach Postgres itself: remove \?pgbouncer=true/, { DATABASE_URL: 'postgres://pooler/k' }],
+    ['DATABASE_URL', 'postgres://pooler/k?pgbouncer=true', /the Postgres transport needs a session of its own.*set DATABASE_DIRECT_URL to Postgres itself, or set REDIS_URL$/],
+    ['REDIS_CLUSTER_NODES', 'cache', /^REDIS_CLUSTER_NODES: "cache" needs a host and a port \(host:port\)$/],
+    ['REDIS_CLUSTER_NODES', 'http://cache:7000', /^REDIS_CLUSTER_NODES: "http:\/\/cache:7000" must start with redis:\/\/ or rediss:\/\/$/],
+    ['REDIS_CLUSTER_NODES', ',', /^REDIS_CLUSTER_NODES lists no node: write host:port,host:port$/],
+    ['REDIS_CLUSTER_NODES', 'a:7000', /^REDIS_URL and REDIS_CLUSTER_NODES are both set: set only the one that describes your Redis$/, { REDIS_URL: 'redis://cache' }],
+    ['REDIS_SENTINELS', 'sentinel', /^REDIS_SENTINELS: "sentinel" needs a host and a port/],
+    ['REDIS_SENTINEL_NAME', 'my master', /^REDIS_SENTINEL_NAME="my master" is not valid/, { REDIS_SENTINELS: 's1:26379' }],
   ];
-  it.each(refused)('refuses %s=%j, naming the variable', (name, value, message) => {
-    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  it.each(refused)('refuses %s=%j, naming the variable', (name, value, message, others = {}) => {
+    expect(() => loadConfig({ ...others, [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...others, [name]: value })).toThrow(message);
   });
 
   // Variables that take any text have no wrong value.
@@ -297,6 +329,16 @@ describe('describeDatabase', () => {
     ['the embedded server in another folder and port', { KAIROS_DATA_DIR: '/tmp/k', KAIROS_EMBEDDED_PG_PORT: '6000' }, 'embedded postgres /tmp/k/pg:6000'],
     ['a URL: host, port and database, never the password', { DATABASE_URL: 'postgresql://kairos:hunter2@db.internal:6432/prod' }, 'postgres db.internal:6432/prod'],
     ['a URL without a port: 5432', { DATABASE_URL: 'postgresql://db/k' }, 'postgres db:5432/k'],
+    [
+      'a pooler with a direct URL',
+      { DATABASE_URL: 'postgresql://pooler:6432/k', DATABASE_DIRECT_URL: 'postgresql://db/k' },
+      'postgres pooler:6432/k through a transaction-mode pooler (sessions (presence locks, LISTEN) on db:5432/k)',
+    ],
+    [
+      'a pooler alone',
+      { DATABASE_URL: 'postgresql://pooler:6432/k?pgbouncer=true', REDIS_URL: 'redis://cache' },
+      'postgres pooler:6432/k through a transaction-mode pooler (no DATABASE_DIRECT_URL: no session state anywhere, so leaders are replaced when their lease expires and loops poll instead of LISTEN)',
+    ],
   ])('%s', (_name, env, expected) => {
     expect(describeDatabase(loadConfig(env))).toBe(expected);
   });

@@ -201,7 +201,36 @@ const host = text({
  * Where the queues live: Redis when REDIS_URL is set, else BullMQ's PostgreSQL backend in a schema
  * of the ledger's database.
  */
-export type TransportConfig = { kind: 'redis'; url: string } | { kind: 'postgres'; url: string; schema: string };
+export type TransportConfig = { kind: 'redis'; url: string; topology?: RedisTopology } | { kind: 'postgres'; url: string; schema: string };
+
+/** A Redis server's address. */
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/**
+ * How Redis is deployed: one server at the URL (the default), a Redis Cluster found from seed nodes
+ * (REDIS_CLUSTER_NODES), or a master that Sentinels name (REDIS_SENTINELS). In the last two the
+ * transport's `url` carries only the credentials and the scheme (TLS) of the data nodes.
+ */
+export type RedisTopology = { kind: 'single' } | { kind: 'cluster'; nodes: RedisNode[] } | { kind: 'sentinel'; sentinels: RedisNode[]; name: string };
+
+/**
+ * The query parameter that marks DATABASE_URL as a transaction-mode pooler's (PgBouncer, RDS Proxy,
+ * Supabase's or Neon's pooler), as Prisma spells it: Kairos then keeps no session state on its
+ * connections. Kairos adds it itself when DATABASE_DIRECT_URL names another address.
+ */
+export const POOLED_PARAMETER = 'pgbouncer';
+
+/** Whether connections to `url` go through a transaction-mode pooler (see POOLED_PARAMETER). */
+export function isPooledDatabaseUrl(url: string): boolean {
+  try {
+    return new URL(url).searchParams.get(POOLED_PARAMETER) === 'true';
+  } catch {
+    return false;
+  }
+}
 
 /** The Postgres Kairos runs itself when DATABASE_URL is unset. */
 export interface EmbeddedPostgresConfig {
@@ -233,7 +262,42 @@ const embeddedPostgres = new Derived<EmbeddedPostgresConfig | null>([dataDir, em
   databaseUrl.read(context) === null ? { dataDir: `${dataDir.read(context)}/pg`, port: embeddedPort.read(context) } : null,
 );
 /** The ledger; with DATABASE_URL unset, the embedded server's `kairos` database. */
-const ledgerUrl = new Derived<string>([databaseUrl], (context) => databaseUrl.read(context) ?? `postgresql://postgres@127.0.0.1:${embeddedPort.read(context)}/kairos`);
+const directUrl = optionalUrl({
+  name: 'DATABASE_DIRECT_URL',
+  default: null,
+  shown: '`DATABASE_URL`, unless it ends in `?pgbouncer=true`',
+  protocols: ['postgres:', 'postgresql:'],
+  meaning:
+    "Postgres itself, for what needs a session: the scheduler's presence locks, `LISTEN`, and the Postgres transport. Set it when `DATABASE_URL` is a transaction-mode pooler (see Production engines)",
+});
+/**
+ * The ledger, as every pool connects to it; with DATABASE_URL unset, the embedded server's `kairos`
+ * database. Marked as a pooler's (POOLED_PARAMETER) when DATABASE_DIRECT_URL names another address.
+ */
+const ledgerUrl = new Derived<string>([databaseUrl], (context) => {
+  const given = databaseUrl.read(context);
+  if (given === null) return `postgresql://postgres@127.0.0.1:${embeddedPort.read(context)}/kairos`;
+  const direct = directUrl.read(context);
+  if (direct === null || direct === given || isPooledDatabaseUrl(given)) return given;
+  const marked = new URL(given);
+  marked.searchParams.set(POOLED_PARAMETER, 'true');
+  return marked.toString();
+});
+/**
+ * Where session work connects: DATABASE_DIRECT_URL, else the ledger itself unless that is a
+ * pooler's, in which case nothing may keep a session (null): the scheduler judges leaders by their
+ * leases alone and polls instead of listening.
+ */
+const databaseDirectUrl = new Derived<string | null>([directUrl], (context) => {
+  const direct = directUrl.read(context);
+  if (direct !== null) {
+    if (databaseUrl.read(context) === null) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL: set both, DATABASE_URL to the pooler and DATABASE_DIRECT_URL to Postgres itself');
+    if (isPooledDatabaseUrl(direct)) throw new ConfigError(`DATABASE_DIRECT_URL must reach Postgres itself: remove ?${POOLED_PARAMETER}=true from it`);
+    return direct;
+  }
+  const ledger = ledgerUrl.read(context);
+  return isPooledDatabaseUrl(ledger) ? null : ledger;
+});
 const redisUrl = optionalUrl({
   name: 'REDIS_URL',
   default: null,
@@ -241,10 +305,74 @@ const redisUrl = optionalUrl({
   protocols: ['redis:', 'rediss:'],
   meaning: `the transport; unset, the queues live in the ledger's database, schema \`${TRANSPORT_SCHEMA}\``,
 });
-const transport = new Derived<TransportConfig>([redisUrl], (context) => {
-  const url = redisUrl.read(context);
-  return url === null ? { kind: 'postgres', url: ledgerUrl.read(context), schema: TRANSPORT_SCHEMA } : { kind: 'redis', url };
+const redisClusterNodes = optionalText({
+  name: 'REDIS_CLUSTER_NODES',
+  default: null,
+  shown: 'unset',
+  meaning:
+    'seed nodes of a Redis Cluster (`host:7000,host:7001`; an entry may be a URL, `rediss://:password@host:7000`, for the credentials and TLS of every node); set instead of `REDIS_URL`',
 });
+const redisSentinels = optionalText({
+  name: 'REDIS_SENTINELS',
+  default: null,
+  shown: 'unset',
+  meaning:
+    "Redis Sentinels (`host:26379,host:26380`) that name the master, followed through failovers; set instead of `REDIS_URL` (an entry may be a URL, for the master's credentials and TLS)",
+});
+const redisSentinelName = text({
+  name: 'REDIS_SENTINEL_NAME',
+  default: 'mymaster',
+  pattern: /^[A-Za-z0-9_.-]{1,64}$/,
+  meaning: 'the master the Sentinels watch, as their `sentinel monitor` names it',
+});
+const transport = new Derived<TransportConfig>([redisUrl, redisClusterNodes, redisSentinels, redisSentinelName], (context) => {
+  const url = redisUrl.read(context);
+  const cluster = redisClusterNodes.read(context);
+  const sentinels = redisSentinels.read(context);
+  const given = [url && 'REDIS_URL', cluster && 'REDIS_CLUSTER_NODES', sentinels && 'REDIS_SENTINELS'].filter(Boolean);
+  if (given.length > 1) throw new ConfigError(`${given.join(' and ')} are both set: set only the one that describes your Redis`);
+  if (cluster !== null) {
+    const nodes = redisNodes('REDIS_CLUSTER_NODES', cluster);
+    return { kind: 'redis', url: nodes.url, topology: { kind: 'cluster', nodes: nodes.nodes } };
+  }
+  if (sentinels !== null) {
+    const nodes = redisNodes('REDIS_SENTINELS', sentinels);
+    return { kind: 'redis', url: nodes.url, topology: { kind: 'sentinel', sentinels: nodes.nodes, name: redisSentinelName.read(context) } };
+  }
+  if (url !== null) return { kind: 'redis', url, topology: { kind: 'single' } };
+  const direct = databaseDirectUrl.read(context);
+  if (direct === null) {
+    throw new ConfigError(
+      `the Postgres transport needs a session of its own, which a pooler's DATABASE_URL (?${POOLED_PARAMETER}=true) does not give: set DATABASE_DIRECT_URL to Postgres itself, or set REDIS_URL`,
+    );
+  }
+  return { kind: 'postgres', url: direct, schema: TRANSPORT_SCHEMA };
+});
+
+/**
+ * A list of Redis addresses, each `host:port` or a URL (`redis://user:password@host:port`,
+ * `rediss://` for TLS). `url` is the first entry as a URL: the credentials and scheme the nodes share.
+ */
+function redisNodes(name: string, value: string): { nodes: RedisNode[]; url: string } {
+  const entries = value.split(',').map((e) => e.trim()).filter((e) => e.length > 0);
+  if (entries.length === 0) throw new ConfigError(`${name} lists no node: write host:port,host:port`);
+  const urls = entries.map((entry) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(/^[a-z]+:\/\//i.test(entry) ? entry : `redis://${entry}`);
+    } catch {
+      throw new ConfigError(`${name}: "${entry}" is not host:port or a redis:// URL`);
+    }
+    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new ConfigError(`${name}: "${entry}" must start with redis:// or rediss://`);
+    if (!parsed.hostname || !parsed.port) throw new ConfigError(`${name}: "${entry}" needs a host and a port (host:port)`);
+    return parsed;
+  });
+  const first = urls[0]!;
+  return {
+    nodes: urls.map((u) => ({ host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) })),
+    url: `${first.protocol}//${first.username || first.password ? `${first.username}:${first.password}@` : ''}${first.host}`,
+  };
+}
 
 const otlpTracesEndpoint = optionalUrl({
   name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
@@ -278,6 +406,7 @@ export const DEFAULT_RATE_LIMIT = 100;
 export const CONFIGURATION = {
   roles,
   databaseUrl: ledgerUrl,
+  databaseDirectUrl,
   embeddedPostgres,
   databasePoolSize: integer({
     name: 'DATABASE_POOL_SIZE',
@@ -518,13 +647,24 @@ export function redactUrl(value: string): string {
   }
 }
 
-/** The ledger in words, without secrets: `embedded postgres .kairos/pg:54329` or `postgres db.internal:5432/kairos`. */
-export function describeDatabase(config: Pick<KairosConfig, 'databaseUrl' | 'embeddedPostgres'>): string {
+/**
+ * The ledger in words, without secrets: `embedded postgres .kairos/pg:54329`, `postgres
+ * db.internal:5432/kairos`, or through a pooler, with where its sessions go or what it does without them.
+ */
+export function describeDatabase(config: Pick<KairosConfig, 'databaseUrl' | 'databaseDirectUrl' | 'embeddedPostgres'>): string {
   if (config.embeddedPostgres) return `embedded postgres ${config.embeddedPostgres.dataDir}:${config.embeddedPostgres.port}`;
-  try {
-    const url = new URL(config.databaseUrl);
-    return `postgres ${url.hostname}:${url.port || 5432}${url.pathname}`;
-  } catch {
-    return 'postgres (unparseable URL)';
-  }
+  const where = (value: string): string => {
+    try {
+      const url = new URL(value);
+      return `${url.hostname}:${url.port || 5432}${url.pathname}`;
+    } catch {
+      return '(unparseable URL)';
+    }
+  };
+  if (!isPooledDatabaseUrl(config.databaseUrl)) return `postgres ${where(config.databaseUrl)}`;
+  const sessions =
+    config.databaseDirectUrl === null
+      ? 'no DATABASE_DIRECT_URL: no session state anywhere, so leaders are replaced when their lease expires and loops poll instead of LISTEN'
+      : `sessions (presence locks, LISTEN) on ${where(config.databaseDirectUrl)}`;
+  return `postgres ${where(config.databaseUrl)} through a transaction-mode pooler (${sessions})`;
 }

@@ -1,5 +1,6 @@
 /** The Postgres connection pool and the one way to run a transaction on it. */
 import pg from 'pg';
+import { isPooledDatabaseUrl } from '@kairos/config';
 import { isUuid, storableText } from '@kairos/domain';
 
 // int8 columns (epochs, durations in ms, counts) all fit in a double; read them as numbers.
@@ -17,8 +18,33 @@ export interface PoolOptions {
   settings?: Record<string, string>;
 }
 
+/**
+ * A client for a transaction-mode pooler (PgBouncer and the like): each statement may reach another
+ * server session, where a named prepared statement of an earlier one does not exist (or another
+ * client's of the same name does). Its statements drop their names and go unnamed, which Postgres
+ * parses within the one round trip.
+ */
+class PooledClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [config] = args;
+    if (typeof config === 'object' && config !== null && 'name' in config && 'text' in config) {
+      const { name: _name, ...unnamed } = config as { name?: string };
+      args[0] = unnamed;
+    }
+    return (pg.Client.prototype.query as (...a: unknown[]) => never).apply(this, args);
+  }
+}
+
+/**
+ * A pool on `connectionString`. When the URL is a pooler's (`?pgbouncer=true`, see
+ * isPooledDatabaseUrl), its connections keep no session state: statements go unnamed, and the
+ * pool's settings must be set per transaction instead (a pooler drops startup options).
+ */
 export function createPool(options: PoolOptions): Db {
+  const pooled = isPooledDatabaseUrl(options.connectionString);
+  if (pooled && options.settings) throw new TypeError('a pooler drops session settings: set them per transaction (SET LOCAL)');
   const pool = new pg.Pool({
+    ...(pooled && { Client: PooledClient }),
     connectionString: options.connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'kairos',

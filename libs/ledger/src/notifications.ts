@@ -15,8 +15,13 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-/** LISTENs on `channel` on a dedicated connection, calling `onNotify` for each notification; reconnects after errors until closed. */
-export function listenTo(databaseUrl: string, channel: string, onNotify: (payload: string) => void): Listener {
+/**
+ * LISTENs on `channel` on a dedicated connection, calling `onNotify` for each notification;
+ * reconnects after errors until closed. With no session-capable URL (a pooler's DATABASE_URL and no
+ * DATABASE_DIRECT_URL) it listens to nothing, and the loops it would wake rely on their polling.
+ */
+export function listenTo(databaseUrl: string | null, channel: string, onNotify: (payload: string) => void): Listener {
+  if (databaseUrl === null) return { close: async () => undefined };
   let stopping = false;
   let client: pg.Client | null = null;
   const loop = async (): Promise<void> => {

@@ -19,8 +19,15 @@ export interface OpenedLedger {
   migrations: MigrationResult;
 }
 
-export async function openLedger(options: { databaseUrl: string; poolSize: number; applicationName: string; migrationsDir?: string }): Promise<OpenedLedger> {
-  await ensureDatabase(options.databaseUrl);
+export async function openLedger(options: {
+  databaseUrl: string;
+  /** Postgres itself when `databaseUrl` is a pooler's (a pooler cannot create the database); null to use `databaseUrl`. */
+  directUrl?: string | null;
+  poolSize: number;
+  applicationName: string;
+  migrationsDir?: string;
+}): Promise<OpenedLedger> {
+  await ensureDatabase(options.directUrl ?? options.databaseUrl);
   const db = createPool({ connectionString: options.databaseUrl, max: options.poolSize, applicationName: options.applicationName });
   try {
     const client = await db.connect();

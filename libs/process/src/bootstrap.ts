@@ -48,6 +48,7 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   try {
     opened = await openLedger({
       databaseUrl: config.databaseUrl,
+      directUrl: config.databaseDirectUrl,
       poolSize: config.databasePoolSize,
       applicationName: `kairos-${spec.name}`,
       migrationsDir: config.migrationsDir ?? undefined,

@@ -6,7 +6,7 @@
  */
 import type { KairosConfig } from '@kairos/config';
 import { WorkerCredentialRepository, credentialUrl, type Db, type WorkerCredential } from '@kairos/ledger';
-import { applyWorkerAcl, workerAclCommand, workerAclRules, workerRedisUrl } from '@kairos/queue';
+import { applyWorkerAcl, bullPrefix, workerAclCommand, workerAclRules, workerRedisUrl } from '@kairos/queue';
 
 export interface IssuedWorkerCredentialView extends WorkerCredential {
   databaseUrl: string;
@@ -27,12 +27,12 @@ export async function grantWorkerCredential(
   const { password, ...credential } = await credentials.grant(db, { ...grant, transportSchema: transport.kind === 'postgres' ? transport.schema : null });
   let redis: IssuedWorkerCredentialView['redis'] = null;
   if (transport.kind === 'redis') {
-    const rules = workerAclRules(password, config.queuePrefix, credential.queues);
+    const rules = workerAclRules(password, bullPrefix(transport, config.queuePrefix), credential.queues);
     redis = {
       user: credential.role,
       url: workerRedisUrl(transport.url, credential.role, password),
       command: workerAclCommand(credential.role, rules),
-      applied: await applyWorkerAcl(transport.url, credential.role, rules),
+      applied: await applyWorkerAcl(transport, credential.role, rules),
     };
   }
   const { rows } = await db.query<{ oldest: number; newest: number }>(`SELECT oldest, newest FROM kairos_worker.protocol_versions()`);
@@ -42,7 +42,7 @@ export async function grantWorkerCredential(
 /** Drops the login (ending its sessions) and, on Redis, its user. */
 export async function revokeWorkerCredential(db: Db, config: CredentialConfig, role: string, namespaceId?: string): Promise<void> {
   await credentials.revoke(db, role, namespaceId);
-  if (config.transport.kind === 'redis') await applyWorkerAcl(config.transport.url, role, null);
+  if (config.transport.kind === 'redis') await applyWorkerAcl(config.transport, role, null);
 }
 
 export function listWorkerCredentials(db: Db, namespaceId?: string): Promise<WorkerCredential[]> {

@@ -4,10 +4,10 @@
  * beyond the two BullMQ asks for when it connects (INFO, for the server's version, and CLIENT
  * SETNAME/GETNAME, to name its connections).
  */
-import { Redis } from 'ioredis';
 import { runsQueueName } from './jobs.js';
+import { adminConnection, dataNodes, type RedisTransportConfig } from './redis.js';
 
-/** The rules of `ACL SETUSER <user> ...` for a worker of `queues`. */
+/** The rules of `ACL SETUSER <user> ...` for a worker of `queues`; `prefix` is BullMQ's (see bullPrefix). */
 export function workerAclRules(password: string, prefix: string, queues: readonly string[]): string[] {
   return [
     'reset',
@@ -38,16 +38,18 @@ export function workerRedisUrl(redisUrl: string, user: string, password: string)
 }
 
 /**
- * Makes (or, with `rules` null, deletes) the user on the server's Redis. False when Redis refused,
- * as a managed Redis that keeps ACLs to itself does: the caller shows the command to run instead.
+ * Makes (or, with `rules` null, deletes) the user on the server's Redis: on a Cluster on every node
+ * it knows (ACL users are not replicated), under Sentinels on the current master. False when Redis
+ * refused, as a managed Redis that keeps ACLs to itself does: the caller shows the command to run instead.
  */
-export async function applyWorkerAcl(redisUrl: string, user: string, rules: readonly string[] | null): Promise<boolean> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, retryStrategy: () => null });
-  redis.on('error', () => undefined);
+export async function applyWorkerAcl(config: RedisTransportConfig, user: string, rules: readonly string[] | null): Promise<boolean> {
+  const redis = adminConnection(config);
   try {
     await redis.connect();
-    if (rules === null) await redis.call('ACL', 'DELUSER', user);
-    else await redis.call('ACL', 'SETUSER', user, ...rules);
+    for (const node of dataNodes(redis)) {
+      if (rules === null) await node.call('ACL', 'DELUSER', user);
+      else await node.call('ACL', 'SETUSER', user, ...rules);
+    }
     return true;
   } catch {
     return false;

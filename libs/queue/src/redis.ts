@@ -1,24 +1,101 @@
-/** Redis connections for BullMQ. */
+/**
+ * Redis connections for BullMQ, on each topology Kairos runs on: one server (REDIS_URL), a Redis
+ * Cluster (REDIS_CLUSTER_NODES) or a master named by Sentinels (REDIS_SENTINELS).
+ */
 import type { ConnectionOptions } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { RedisTopology, TransportConfig } from '@kairos/config';
+
+export type RedisTransportConfig = Extract<TransportConfig, { kind: 'redis' }>;
+/** A connection on any topology: the commands Kairos sends (single keys, or keys sharing a hash tag) work on both. */
+export type RedisClient = Redis | Cluster;
+
+const topologyOf = (config: RedisTransportConfig): RedisTopology => config.topology ?? { kind: 'single' };
+
+/**
+ * The prefix of every BullMQ key. On a Cluster it is a hash tag (`{kairos}`), so each queue's keys
+ * (and BullMQ's scripts touch several at once) hash to one slot: all of Kairos's queues then live on
+ * the master that owns that slot, and its replica takes them over when it fails.
+ */
+export function bullPrefix(config: TransportConfig, prefix: string): string {
+  return config.kind === 'redis' && topologyOf(config).kind === 'cluster' ? `{${prefix}}` : prefix;
+}
 
 /**
  * A connection for producers (Queue): commands fail fast while Redis is away instead of piling up,
  * so the relay notices, keeps the rows unenqueued in Postgres and retries on its next pass.
  */
-export function producerConnection(redisUrl: string): Redis {
-  const redis = new Redis(redisUrl, { ...common(), enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+export function producerConnection(config: RedisTransportConfig): RedisClient {
+  const redis = connect(config, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   return redis;
 }
 
-/** Connection options for consumers (Worker): BullMQ requires blocking commands to retry forever. */
-export function consumerConnectionOptions(redisUrl: string): ConnectionOptions {
-  return { url: redisUrl, maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(times * 200, 2_000) };
+/**
+ * What a consumer (Worker) connects with: BullMQ requires blocking commands to retry forever. On one
+ * server or Sentinels these are options BullMQ connects with (and closes); on a Cluster, a Cluster
+ * connection the caller closes once the worker has closed.
+ */
+export function consumerConnection(config: RedisTransportConfig): { connection: ConnectionOptions; close: () => void } {
+  const topology = topologyOf(config);
+  if (topology.kind === 'cluster') {
+    const cluster = connect(config, { maxRetriesPerRequest: null });
+    cluster.on('error', () => undefined);
+    return { connection: cluster, close: () => cluster.disconnect() };
+  }
+  const options = { maxRetriesPerRequest: null, retryStrategy: reconnectDelay };
+  const connection: ConnectionOptions = topology.kind === 'sentinel' ? { ...sentinelOptions(config, topology), ...options } : { url: config.url, ...options };
+  return { connection, close: () => undefined };
 }
 
-function common(): RedisOptions {
-  return { lazyConnect: false, retryStrategy: (times) => Math.min(times * 200, 2_000), connectTimeout: 5_000 };
+/** A connection for a one-off administrative command (ACL users): no retries, so a refusal answers at once. */
+export function adminConnection(config: RedisTransportConfig): RedisClient {
+  const redis = connect(config, { lazyConnect: true, maxRetriesPerRequest: 1 }, () => null);
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** Every node of the topology that holds data, once connected: the Cluster's masters and replicas, else the one server. */
+export function dataNodes(redis: RedisClient): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('all') : [redis];
+}
+
+/** Reconnects 200 ms after a failure, backing off to 2 s. */
+const reconnectDelay = (times: number): number => Math.min(times * 200, 2_000);
+
+function connect(config: RedisTransportConfig, extra: RedisOptions, retry: (times: number) => number | null = reconnectDelay): RedisClient {
+  const topology = topologyOf(config);
+  const common: RedisOptions = { connectTimeout: 5_000, retryStrategy: retry, ...extra };
+  if (topology.kind === 'single') return new Redis(config.url, common);
+  if (topology.kind === 'sentinel') return new Redis({ ...sentinelOptions(config, topology), ...common });
+  const { enableOfflineQueue, lazyConnect, retryStrategy: _perNodeRetry, ...perNode } = common;
+  const options: ClusterOptions = {
+    clusterRetryStrategy: retry,
+    ...(enableOfflineQueue !== undefined && { enableOfflineQueue }),
+    ...(lazyConnect !== undefined && { lazyConnect }),
+    // A failover moves slots: ask the cluster for its map again soon after a node is lost.
+    slotsRefreshTimeout: 2_000,
+    redisOptions: { ...credentials(config), ...perNode },
+  };
+  return new Cluster(topology.nodes, options);
+}
+
+/**
+ * The master the Sentinels name. failoverDetector: the Sentinels tell of a new master as it is
+ * elected, so the connection moves before its old master's socket times out.
+ */
+function sentinelOptions(config: RedisTransportConfig, topology: Extract<RedisTopology, { kind: 'sentinel' }>): RedisOptions {
+  return { ...credentials(config), sentinels: topology.sentinels, name: topology.name, failoverDetector: true };
+}
+
+/** The user, password and TLS the URL carries. */
+function credentials(config: RedisTransportConfig): RedisOptions {
+  const url = new URL(config.url);
+  return {
+    ...(url.username && { username: decodeURIComponent(url.username) }),
+    ...(url.password && { password: decodeURIComponent(url.password) }),
+    ...(url.protocol === 'rediss:' && { tls: {} }),
+  };
 }
 
 /** Deletes every key under `prefix:`: what a deployment (or a test run) with that prefix left in Redis. */

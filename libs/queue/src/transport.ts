@@ -6,10 +6,9 @@
  */
 import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
 import pg from 'pg';
-import type { Redis } from 'ioredis';
 import type { TransportConfig } from '@kairos/config';
 import type { JobPayloads } from './jobs.js';
-import { consumerConnectionOptions, producerConnection } from './redis.js';
+import { bullPrefix, consumerConnection, producerConnection, type RedisClient } from './redis.js';
 import { SupervisedWorker, type ConsumerLogger } from './supervised-worker.js';
 import { TransportUnavailableError, explainTransportError } from './transport-errors.js';
 
@@ -38,7 +37,7 @@ export interface Transport {
   /** One line for banners and health: where the queues live, without secrets. */
   readonly description: string;
   /** The producer connection, for what only Redis offers (the event stream, shared rate counts); null on Postgres. */
-  readonly redis: Redis | null;
+  readonly redis: RedisClient | null;
   /** A producer handle on BullMQ queue `name`; the caller closes it. */
   queue(name: string): RunsQueue;
   /** A bare BullMQ worker on queue `name`, as this transport makes them; the caller closes it. */
@@ -53,9 +52,16 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-/** Where the transport lives, in words: `redis 127.0.0.1:6379` or `postgres (schema kairos_transport)`. */
+/**
+ * Where the transport lives, in words: `redis 127.0.0.1:6379`, `redis cluster 10.0.0.1:7000 (+5 seed
+ * nodes)`, `redis sentinels mymaster via 10.0.0.1:26379 (+2)` or `postgres (schema kairos_transport ...)`.
+ */
 export function describeTransport(config: TransportConfig): string {
   if (config.kind === 'postgres') return `postgres (schema ${config.schema} of the ledger's database)`;
+  const topology = config.topology ?? { kind: 'single' };
+  const list = (nodes: { host: string; port: number }[]): string => `${nodes[0]!.host}:${nodes[0]!.port}${nodes.length > 1 ? ` (+${nodes.length - 1})` : ''}`;
+  if (topology.kind === 'cluster') return `redis cluster ${list(topology.nodes)}`;
+  if (topology.kind === 'sentinel') return `redis master ${topology.name} via sentinels ${list(topology.sentinels)}`;
   const url = new URL(config.url);
   return `redis ${url.hostname}:${url.port || 6379}`;
 }
@@ -73,16 +79,19 @@ export async function openTransport(config: TransportConfig, queuePrefix: string
 
 class RedisTransport implements Transport {
   readonly description: string;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
+  /** BullMQ's key prefix: `queuePrefix`, hash-tagged on a Cluster. */
+  private readonly prefix: string;
   /** Why the producer connection last failed: a command on a connection that is down says only that it is down. */
   private lastError: Error | null = null;
 
   constructor(
     readonly config: Extract<TransportConfig, { kind: 'redis' }>,
-    private readonly prefix: string,
+    queuePrefix: string,
   ) {
     this.description = describeTransport(config);
-    this.redis = producerConnection(config.url);
+    this.prefix = bullPrefix(config, queuePrefix);
+    this.redis = producerConnection(config);
     this.redis.on('error', (error: Error) => (this.lastError = error));
     this.redis.on('ready', () => (this.lastError = null));
   }
@@ -92,7 +101,10 @@ class RedisTransport implements Transport {
   }
 
   worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions): RunsWorker {
-    return new Worker(name, processor, { connection: consumerConnectionOptions(this.config.url), prefix: this.prefix, ...options }) as RunsWorker;
+    const { connection, close } = consumerConnection(this.config);
+    const worker = new Worker(name, processor, { connection, prefix: this.prefix, ...options }) as RunsWorker;
+    worker.once('closed', close);
+    return worker;
   }
 
   consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {

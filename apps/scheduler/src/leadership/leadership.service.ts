@@ -12,7 +12,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { newId } from '@kairos/domain';
-import { HolderPresence, LeaseRepository, SCHEDULER_LEASE, SessionRepository, inTransaction, observeLease, type Db, type LeaseGrant } from '@kairos/ledger';
+import { HolderPresence, LeaseRepository, holderToken, SCHEDULER_LEASE, SessionRepository, inTransaction, observeLease, type Db, type LeaseGrant } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, processIdentity, type GatedTask } from '@kairos/process';
 import { withLogContext } from '@kairos/telemetry';
 
@@ -32,7 +32,8 @@ const STANDBY_PROBE_MS = 100;
 export class LeadershipService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Leadership');
   readonly identity = processIdentity();
-  readonly holder = this.identity.id;
+  /** The identity's id; lease-only (see HolderPresence) when there is no session-capable connection. */
+  readonly holder: string;
   private currentTerm: LeadershipTerm | null = null;
   /** Local monotonic deadline after which an unrenewed lease must be presumed lost. */
   private validUntil = 0;
@@ -53,7 +54,8 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
   ) {
     metrics.reportLeadership(() => this.term() !== null);
     this.loop = new Loop({ name: 'leadership', logger: this.logger, pass: () => this.pass(), errorBackoffMs: this.errorBackoffMs() });
-    this.presence = new HolderPresence(config.databaseUrl, this.holder, 'kairos-scheduler-presence', (error) => {
+    this.holder = holderToken(this.identity.id, config.databaseDirectUrl);
+    this.presence = new HolderPresence(config.databaseDirectUrl, this.holder, 'kairos-scheduler-presence', (error) => {
       // A standby may take the lease any moment now; stop leading rather than be fenced mid-tick.
       this.stepDown(`lost the presence connection (${error.message})`);
       this.loop.wake();

@@ -34,7 +34,7 @@ export class RelayService implements OnModuleInit, OnApplicationBootstrap, Befor
 
   /** A limit that released held runs wakes the relay at once: a freed place is taken within milliseconds. */
   onApplicationBootstrap(): void {
-    this.listener = listenTo(this.config.databaseUrl, RELEASED_CHANNEL, () => this.task?.wake());
+    this.listener = listenTo(this.config.databaseDirectUrl, RELEASED_CHANNEL, () => this.task?.wake());
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -39,7 +39,7 @@ export class SensorService implements OnModuleInit, OnApplicationBootstrap, Befo
   }
 
   onApplicationBootstrap(): void {
-    this.listener = listenTo(this.config.databaseUrl, SENSORS_CHANNEL, () => this.task?.wake());
+    this.listener = listenTo(this.config.databaseDirectUrl, SENSORS_CHANNEL, () => this.task?.wake());
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -68,7 +68,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
 
   onApplicationBootstrap(): void {
     // A schedule created or changed is due at once: its notification wakes the pass.
-    this.listener = listenTo(this.config.databaseUrl, SCHEDULES_CHANNEL, () => this.task?.wake());
+    this.listener = listenTo(this.config.databaseDirectUrl, SCHEDULES_CHANNEL, () => this.task?.wake());
   }
 
   async beforeApplicationShutdown(): Promise<void> {

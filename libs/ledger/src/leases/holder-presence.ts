@@ -8,6 +8,11 @@
  * replaced when its lease expires, and its stale epoch fences whatever it writes after it wakes.
  *
  * The lock only ever speeds a takeover up; safety still rests on the lease row and its epoch.
+ *
+ * A process with no session of its own (DATABASE_URL is a transaction-mode pooler's and no
+ * DATABASE_DIRECT_URL is set) cannot hold such a lock: a pooler hands the server session that took
+ * it to other clients. Its holder token ends in LEASE_ONLY_SUFFIX, which tells every prober to judge
+ * it by its lease's expiry alone.
  */
 import pg from 'pg';
 import type { Queryable } from '../database.js';
@@ -23,32 +28,47 @@ export interface LeaseObservation {
   holderGone: boolean;
 }
 
+/** Ends the holder token of a process that holds no presence lock (see above). */
+export const LEASE_ONLY_SUFFIX = '~lease-only';
+
+/** `holder`, marked as lease-only when the process has no session-capable connection (`directUrl` null). */
+export function holderToken(holder: string, directUrl: string | null): string {
+  return directUrl === null ? `${holder}${LEASE_ONLY_SUFFIX}` : holder;
+}
+
 /**
- * Reads the lease and, when another holder's lease is alive, whether that holder's presence lock is
- * free. The lock is taken and given back within the one statement (CASE fixes the order), so the
- * probe may run on any pooled connection and never keeps the lock.
+ * SQL that is true when the holder named by the text expression `holder` is gone: its presence lock
+ * is free. The lock is taken and given back within the one expression (CASE fixes the order), so the
+ * probe may run on any pooled connection, a pooler's too, and never keeps the lock. A lease-only
+ * holder is never found gone this way.
  */
+export function holderGoneSql(holder: string): string {
+  return `CASE WHEN right(${holder}, ${LEASE_ONLY_SUFFIX.length}) = '${LEASE_ONLY_SUFFIX}' THEN false
+               WHEN pg_try_advisory_lock(${PRESENCE_LOCK_CLASS}, hashtext(${holder})) THEN pg_advisory_unlock(${PRESENCE_LOCK_CLASS}, hashtext(${holder}))
+               ELSE false END`;
+}
+
+/** Reads the lease and, when another holder's lease is alive, whether that holder is gone (holderGoneSql). */
 export async function observeLease(db: Queryable, name: string, self: string): Promise<LeaseObservation | null> {
   const { rows } = await db.query<LeaseObservation>(
     `SELECT holder, epoch, expires_at > now() AS alive,
-            CASE WHEN expires_at > now() AND holder <> $2
-                 THEN CASE WHEN pg_try_advisory_lock($3, hashtext(holder))
-                           THEN pg_advisory_unlock($3, hashtext(holder))
-                           ELSE false END
-                 ELSE false END AS "holderGone"
+            CASE WHEN expires_at > now() AND holder <> $2 THEN ${holderGoneSql('holder')} ELSE false END AS "holderGone"
      FROM leases WHERE name = $1`,
-    [name, self, PRESENCE_LOCK_CLASS],
+    [name, self],
   );
   return rows[0] ?? null;
 }
 
-/** The presence lock of one holder token, held on a dedicated connection. */
+/**
+ * The presence lock of one holder token, held on a dedicated connection to `databaseUrl`; with no
+ * such URL (a lease-only holder) there is no lock, and the holder counts as present while it runs.
+ */
 export class HolderPresence {
   private client: pg.Client | null = null;
   private held = false;
 
   constructor(
-    private readonly databaseUrl: string,
+    private readonly databaseUrl: string | null,
     readonly holder: string,
     private readonly applicationName: string,
     /** Called once when a held lock is lost with its connection. */
@@ -56,7 +76,7 @@ export class HolderPresence {
   ) {}
 
   isHeld(): boolean {
-    return this.held;
+    return this.databaseUrl === null || this.held;
   }
 
   /**
@@ -65,10 +85,11 @@ export class HolderPresence {
    * process whose end Postgres has not noticed yet.
    */
   async hold(): Promise<boolean> {
-    if (this.held) return true;
+    if (this.isHeld()) return true;
     await this.disconnect();
     const client = new pg.Client({
-      connectionString: this.databaseUrl,
+      // isHeld() is true without a URL, so a lock is only ever taken with one.
+      connectionString: this.databaseUrl!,
       application_name: this.applicationName,
       connectionTimeoutMillis: 5_000,
       // A holder whose host vanishes without closing the socket is noticed by TCP keepalives.

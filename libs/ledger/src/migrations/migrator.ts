@@ -1,9 +1,11 @@
 /**
  * Kairos's own migration runner. Forward only: the SQL files under prisma/migrations/<version>/
  * migration.sql are applied in lexical order, each in its own transaction, each pinned by its
- * sha256 in kairos_migrations. Every process runs it at start; an advisory lock makes concurrent
- * starts apply each file once. It refuses to run against a database whose applied files were
- * edited, or which holds migrations this build does not know.
+ * sha256 in kairos_migrations. Every process runs it at start; each transaction takes a
+ * transaction-scoped advisory lock first and reads what is applied under it, so concurrent starts
+ * apply each file once, and no lock outlives its transaction: migrations run as well through a
+ * transaction-mode pooler as on Postgres itself. It refuses to run against a database whose applied
+ * files were edited, or which holds migrations this build does not know.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -57,8 +59,8 @@ export function readMigrations(dir: string): MigrationFile[] {
 }
 
 export async function migrate(client: pg.ClientBase, files: MigrationFile[]): Promise<MigrationResult> {
-  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-  try {
+  const known = new Set(files.map((f) => f.version));
+  await locked(client, async () => {
     await client.query(`
       CREATE TABLE IF NOT EXISTS kairos_migrations (
         version     text PRIMARY KEY,
@@ -66,22 +68,18 @@ export async function migrate(client: pg.ClientBase, files: MigrationFile[]): Pr
         applied_at  timestamptz NOT NULL DEFAULT now(),
         duration_ms integer NOT NULL
       )`);
-    const { rows } = await client.query<{ version: string; checksum: string }>(
-      'SELECT version, checksum FROM kairos_migrations ORDER BY version',
-    );
-    const applied = new Map(rows.map((r) => [r.version, r.checksum]));
-    const known = new Set(files.map((f) => f.version));
-
-    for (const version of applied.keys()) {
+    for (const version of (await appliedMigrations(client)).keys()) {
       if (!known.has(version)) {
         throw new MigrationError(
           `the database has migration ${version} applied, which this build of Kairos does not have; run a build that includes it`,
         );
       }
     }
-    const lastApplied = rows.at(-1)?.version;
-    const result: MigrationResult = { applied: [], alreadyApplied: [] };
-    for (const file of files) {
+  });
+  const result: MigrationResult = { applied: [], alreadyApplied: [] };
+  for (const file of files) {
+    const appliedNow = await locked(client, async () => {
+      const applied = await appliedMigrations(client);
       const recorded = applied.get(file.version);
       if (recorded !== undefined) {
         if (recorded !== file.checksum) {
@@ -90,32 +88,44 @@ export async function migrate(client: pg.ClientBase, files: MigrationFile[]): Pr
               'restore the applied file and put the change in a new migration',
           );
         }
-        result.alreadyApplied.push(file.version);
-        continue;
+        return false;
       }
+      const lastApplied = [...applied.keys()].at(-1);
       if (lastApplied !== undefined && file.version < lastApplied) {
         throw new MigrationError(
           `migration ${file.version} sorts before the already applied ${lastApplied}; migrations are forward only, give it a later version`,
         );
       }
       const started = Date.now();
-      await client.query('BEGIN');
       try {
         await client.query(file.sql);
-        await client.query('INSERT INTO kairos_migrations (version, checksum, duration_ms) VALUES ($1, $2, $3)', [
-          file.version,
-          file.checksum,
-          Date.now() - started,
-        ]);
-        await client.query('COMMIT');
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
         throw new MigrationError(`migration ${file.version} failed: ${(error as Error).message}`);
       }
-      result.applied.push(file.version);
-    }
+      await client.query('INSERT INTO kairos_migrations (version, checksum, duration_ms) VALUES ($1, $2, $3)', [file.version, file.checksum, Date.now() - started]);
+      return true;
+    });
+    (appliedNow ? result.applied : result.alreadyApplied).push(file.version);
+  }
+  return result;
+}
+
+/** The applied versions and their checksums, in version order. */
+async function appliedMigrations(client: pg.ClientBase): Promise<Map<string, string>> {
+  const { rows } = await client.query<{ version: string; checksum: string }>('SELECT version, checksum FROM kairos_migrations ORDER BY version');
+  return new Map(rows.map((r) => [r.version, r.checksum]));
+}
+
+/** Runs `work` in a transaction that holds the migration lock until it ends (commit, or rollback on error). */
+async function locked<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    const result = await work();
+    await client.query('COMMIT');
     return result;
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
   }
 }

@@ -6,7 +6,7 @@
  * concerns at once.
  */
 import type { Queryable, Tx } from '../database.js';
-import { PRESENCE_LOCK_CLASS } from '../leases/holder-presence.js';
+import { holderGoneSql } from '../leases/holder-presence.js';
 
 /** A partition held at an epoch. */
 export interface PartitionClaim {
@@ -44,10 +44,6 @@ export interface SchedulerMember {
 /** A released partition taken within this long keeps its coverage (as SessionRepository's gaps). */
 const HAND_OVER_MS = 1_000;
 
-/** True when the lock (class, key) is held by another session; tried and given back in one expression. */
-const lockedElsewhere = (key: string): string =>
-  `CASE WHEN pg_try_advisory_lock(${PRESENCE_LOCK_CLASS}, hashtext(${key})) THEN NOT pg_advisory_unlock(${PRESENCE_LOCK_CLASS}, hashtext(${key})) ELSE true END`;
-
 export class PartitionLeaseRepository {
   /** Announces (or keeps announcing) a scheduler as a member. */
   async heartbeat(db: Queryable, who: SchedulerMember): Promise<void> {
@@ -69,7 +65,7 @@ export class PartitionLeaseRepository {
   async liveMembers(db: Queryable, self: string, ttlMs: number): Promise<string[]> {
     const { rows } = await db.query<{ holder: string; live: boolean }>(
       `SELECT holder, heartbeat_at > now() - $2 * interval '1 millisecond'
-                      AND (holder = $1 OR ${lockedElsewhere('holder')}) AS live
+                      AND (holder = $1 OR NOT ${holderGoneSql('holder')}) AS live
        FROM scheduler_members`,
       [self, ttlMs],
     );
@@ -77,7 +73,7 @@ export class PartitionLeaseRepository {
     if (gone.length > 0) {
       await db.query(
         `DELETE FROM scheduler_members WHERE holder = ANY($1::text[]) AND holder <> $2
-           AND (heartbeat_at < now() - interval '1 hour' OR NOT ${lockedElsewhere('holder')})`,
+           AND (heartbeat_at < now() - interval '1 hour' OR ${holderGoneSql('holder')})`,
         [gone, self],
       );
     }
@@ -88,7 +84,7 @@ export class PartitionLeaseRepository {
   async observe(db: Queryable, self: string): Promise<PartitionLeaseView[]> {
     const { rows } = await db.query<PartitionLeaseView>(
       `SELECT partition, holder, epoch::float8 AS epoch, expires_at > now() AS alive,
-              CASE WHEN expires_at > now() AND holder <> $1 THEN NOT ${lockedElsewhere('holder')} ELSE false END AS "holderGone"
+              CASE WHEN expires_at > now() AND holder <> $1 THEN ${holderGoneSql('holder')} ELSE false END AS "holderGone"
        FROM partition_leases ORDER BY partition`,
       [self],
     );

@@ -5,7 +5,7 @@
  * under each run's policy, and the reaper's crash budget behind it.
  */
 import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from '@kairos/domain';
-import { TRANSPORT_SCHEMA, loadConfig } from '@kairos/config';
+import { TRANSPORT_SCHEMA, loadConfig, type KairosConfig, type TransportConfig } from '@kairos/config';
 import { CLOCK_STEP_MS, DatabaseClock } from '@kairos/ledger/clock';
 import { createPool, type Db } from '@kairos/ledger/postgres';
 import { RunsQueues, openTransport, runsQueueName, type RunsConsumer, type Transport } from '@kairos/queue';
@@ -35,6 +35,12 @@ export interface KairosWorkerOptions {
    * queues live in the ledger's database, as the server's Postgres transport keeps them.
    */
   redisUrl?: string | null;
+  /**
+   * Where the queues live, as the server's configuration describes them (a Redis Cluster, Sentinels,
+   * one Redis, or the Postgres transport); wins over `redisUrl`. Default: read from the same
+   * variables as the server's (REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS, DATABASE_DIRECT_URL).
+   */
+  transport?: TransportConfig;
   /** Prefix of every BullMQ key; must match the cluster's. Default: KAIROS_QUEUE_PREFIX, else `kairos`. */
   queuePrefix?: string;
   /** The queue this worker serves. Default `default`. */
@@ -61,6 +67,17 @@ export interface KairosWorkerOptions {
   httpTarget?: HttpTargetCall;
 }
 
+/**
+ * The transport of a worker given only URLs: `redisUrl` (a Redis, or null for the Postgres
+ * transport in the ledger `databaseUrl` names), else the configured one.
+ */
+function workerTransport(options: Pick<KairosWorkerOptions, 'redisUrl' | 'databaseUrl'>, config: KairosConfig): TransportConfig {
+  if (typeof options.redisUrl === 'string') return { kind: 'redis', url: options.redisUrl };
+  if (options.redisUrl === undefined && config.transport.kind === 'redis') return config.transport;
+  const url = options.databaseUrl ?? (config.transport.kind === 'postgres' ? config.transport.url : (config.databaseDirectUrl ?? config.databaseUrl));
+  return { kind: 'postgres', url, schema: TRANSPORT_SCHEMA };
+}
+
 export class KairosWorkerError extends Error {
   constructor(message: string) {
     super(message);
@@ -78,7 +95,7 @@ export class KairosWorker {
   /** This worker's identity: its lease owner name and its id in the registry. Unique across restarts on one host. */
   readonly id = processIdentity().id;
   readonly queue: string;
-  private readonly settings: Required<Omit<KairosWorkerOptions, 'pool' | 'httpTarget' | 'observer' | 'handlers' | 'redisUrl'>> & { redisUrl: string | null };
+  private readonly settings: Required<Omit<KairosWorkerOptions, 'pool' | 'httpTarget' | 'observer' | 'handlers' | 'redisUrl'>>;
   private readonly handlers: Map<string, KairosHandlerFunction>;
   private state: 'new' | 'started' | 'stopped' = 'new';
   private resources: {
@@ -105,7 +122,7 @@ export class KairosWorker {
     if (this.handlers.size === 0 && !options.httpTarget) throw new KairosWorkerError('a worker needs at least one handler');
     this.settings = {
       databaseUrl: options.databaseUrl ?? config.databaseUrl,
-      redisUrl: options.redisUrl === undefined ? (config.transport.kind === 'redis' ? config.transport.url : null) : options.redisUrl,
+      transport: options.transport ?? workerTransport(options, config),
       queuePrefix: options.queuePrefix ?? config.queuePrefix,
       queue: this.queue,
       concurrency: options.concurrency ?? config.worker.concurrency,
@@ -134,10 +151,7 @@ export class KairosWorker {
       await ledger.checkProtocolVersion();
       await clock.start();
       await ledger.register({ queue: this.queue, handlers: [...this.handlers.keys()], version: s.version });
-      transport = await openTransport(
-        s.redisUrl ? { kind: 'redis', url: s.redisUrl } : { kind: 'postgres', url: s.databaseUrl, schema: TRANSPORT_SCHEMA },
-        s.queuePrefix,
-      );
+      transport = await openTransport(s.transport, s.queuePrefix);
     } catch (error) {
       clock.stop();
       await ledger.close();
