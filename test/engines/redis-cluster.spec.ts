@@ -42,7 +42,7 @@ describe('Redis Cluster', () => {
       const promoted = await cluster.failedOver(key, master);
       console.info(`cluster: the replica on ${promoted} took over the queues' slot ${Date.now() - killedAt} ms after its master was killed`);
       await slotsRan(t, workload, 8);
-      await audit(t, workload, Date.now() - 1_000);
+      await audit(t, workload, { across: killedAt, until: Date.now() - 1_000 });
       expect(kairos.process.exitCode).toBeNull();
     } finally {
       await workload.stop();
