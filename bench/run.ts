@@ -14,6 +14,8 @@
  *               runs per second, the same number of calls each, in alternating rounds
  *   wake        durable functions: 1,000 runs each sleeping 2 s (ctx.sleep) on one SDK worker of
  *               concurrency 8; the lateness of each wake (its resuming claim minus its wake instant)
+ *   engines     durable throughput on a Redis Cluster and through PgBouncer, beside one Redis and
+ *               Postgres itself (KAIROS_BENCH_ENGINES, see enginesScenario)
  * Throughput runs in each machine shape of KAIROS_BENCH_SHAPES (`shared,production`: see inShape).
  * and the ratios Kairos/BullMQ, then Postgres/Redis. Throughput is also measured for a user's worker
  * (the SDK's KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the
@@ -118,9 +120,9 @@ async function rawThroughput(kind: TransportKind): Promise<Throughput> {
  * Durable runs per second through the built-in worker, or (`userWorker`) through the SDK's
  * KairosWorker serving a queue of its own next to a scheduler-only process.
  */
-async function kairosThroughput(kind: TransportKind, userWorker = false): Promise<Throughput> {
+async function kairosThroughput(kind: TransportKind, userWorker = false, engine: (box: Sandbox) => Record<string, string> = () => ({})): Promise<Throughput> {
   const box = await sandbox(`${userWorker ? 'sdk_tp' : 'kairos_tp'}_${kind}`, undefined, kind);
-  const app = await kairos(kind, box, userWorker ? ['scheduler'] : ['scheduler', 'worker']);
+  const app = await kairos(kind, box, userWorker ? ['scheduler'] : ['scheduler', 'worker'], engine(box));
   let sdkSucceeded = 0;
   const worker = userWorker
     ? new KairosWorker({
@@ -647,7 +649,46 @@ async function wakeScenario(): Promise<void> {
   process.stdout.write('target: wake lateness p99 <= 150 ms; held worker slots would take ' + fmt((WAKE_RUNS * WAKE_SLEEP_MS) / 8 / 1000) + ' s\n');
 }
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts'];
+/**
+ * The production engines (KAIROS_BENCH_ENGINES, `cluster,pgbouncer`): Kairos's durable throughput on
+ * a Redis Cluster (three masters, a replica each) and with DATABASE_URL on PgBouncer in transaction
+ * mode (DATABASE_DIRECT_URL on Postgres), each beside Kairos on one Redis and Postgres itself, in
+ * alternating rounds, the engines made on loopback as the engine tests make them.
+ */
+async function enginesScenario(): Promise<void> {
+  const { startPgBouncer, startRedisCluster } = await import('../test/support/engines.js');
+  const engines = (process.env.KAIROS_BENCH_ENGINES ?? 'cluster,pgbouncer').split(',').map((e) => e.trim());
+  for (const e of engines) if (e !== 'cluster' && e !== 'pgbouncer') throw new Error(`KAIROS_BENCH_ENGINES: "${e}" is neither cluster nor pgbouncer`);
+  const cluster = engines.includes('cluster') ? await startRedisCluster() : null;
+  const pooler = engines.includes('pgbouncer') ? await startPgBouncer() : null;
+  const on: Record<string, (box: Sandbox) => Record<string, string>> = {
+    cluster: () => ({ REDIS_URL: '', REDIS_CLUSTER_NODES: cluster!.nodesVariable }),
+    pgbouncer: (box) => ({ DATABASE_URL: pooler!.url(box.name), DATABASE_DIRECT_URL: box.url }),
+  };
+  const direct: number[] = [];
+  const measured = new Map(engines.map((e) => [e, [] as number[]]));
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      direct.push((await kairosThroughput('redis')).perSecond);
+      for (const e of engines) measured.get(e)!.push((await kairosThroughput('redis', false, on[e])).perSecond);
+    }
+  } finally {
+    await cluster?.stop();
+    await pooler?.stop();
+  }
+  const label: Record<string, string> = { cluster: 'Redis Cluster', pgbouncer: 'PgBouncer (transaction mode)' };
+  process.stdout.write(`
+production engines: durable runs per second (${RUNS} noop runs), beside one Redis and Postgres itself
+`);
+  printTable([
+    ['', 'direct', ...engines.flatMap((e) => [label[e]!, `${e} / direct`])],
+    ['Kairos (scheduler + built-in worker)', fmt(median(direct)), ...engines.flatMap((e) => [fmt(median(measured.get(e)!)), fmt(median(measured.get(e)!.map((v, i) => v / direct[i]!)), 2)])],
+  ]);
+  process.stdout.write(`rounds: direct ${direct.map((v) => fmt(v)).join(', ')}; ${engines.map((e) => `${e} ${measured.get(e)!.map((v) => fmt(v)).join(', ')}`).join('; ')}
+`);
+}
+
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts', 'engines'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -663,5 +704,6 @@ if (which.has('steps')) await stepsScenario();
 if (which.has('wake')) await wakeScenario();
 if (which.has('limits')) await limitsScenario();
 if (which.has('alerts')) await alertsScenario();
+if (which.has('engines')) await enginesScenario();
 
 process.exit(0);

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig } from '@kairos/config';
+import { describeDatabase, loadConfig } from '@kairos/config';
 import { useKairos, waitFor } from '../support/kairos.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,6 +34,9 @@ const exposedPort = Number(/^EXPOSE (\d+)$/m.exec(dockerfile)?.[1]);
 const imageNodeOptions = /^ENV NODE_OPTIONS=(\S+)$/m.exec(dockerfile)?.[1];
 const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
 const compose = parse(read('docker-compose.yml'), { merge: true });
+/** A compose value as compose reads it with the shell's variables unset: `${NAME:-default}` is `default`. */
+const interpolated = (environment: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, String(v).replace(/\$\{\w+:-([^}]*)\}/g, '$1')]));
 const manifests = readdirSync(`${ROOT}deploy/kubernetes`)
   .filter((f) => f.endsWith('.yaml'))
   .flatMap((f) => parseAllDocuments(read(`deploy/kubernetes/${f}`)).map((d) => d.toJS()))
@@ -80,13 +83,34 @@ describe('docker-compose.yml and deploy/kubernetes', () => {
       const service = compose.services[name];
       expect(service.build).toBe('.');
       checkCommand(service.command, name);
-      expect(service.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
+      expect(service.depends_on).toEqual({
+        postgres: { condition: 'service_healthy' },
+        redis: { condition: 'service_healthy' },
+        pgbouncer: { condition: 'service_started', required: false },
+      });
       expect(service.environment.KAIROS_AUTH).toBe('required');
       for (const variable of Object.keys(service.environment)) expect(variables, `${name}: ${variable}`).toContain(variable);
-      expect(() => loadConfig(service.environment)).not.toThrow();
+      expect(() => loadConfig(interpolated(service.environment))).not.toThrow();
+      expect(loadConfig(interpolated(service.environment)).databaseDirectUrl).toBe(loadConfig(interpolated(service.environment)).databaseUrl);
     }
     expect(compose.services.postgres.healthcheck).toBeDefined();
     expect(compose.services.redis.healthcheck).toBeDefined();
+  });
+
+  it('the pgbouncer profile puts PgBouncer in transaction mode in front of the postgres service, and Kairos keeps its sessions direct', () => {
+    const pgbouncer = compose.services.pgbouncer;
+    expect(pgbouncer.profiles).toEqual(['pgbouncer']);
+    expect(pgbouncer.environment.POOL_MODE).toBe('transaction');
+    const upstream = new URL(pgbouncer.environment.DATABASE_URL);
+    expect(upstream.host).toBe('postgres:5432');
+    const direct = interpolated(compose.services.api.environment).DATABASE_DIRECT_URL!;
+    expect(new URL(direct).host).toBe('postgres:5432');
+    // What the file's header tells a user to run: DATABASE_URL on the pooler's port.
+    const pooled = new URL(upstream);
+    pooled.host = `pgbouncer:${pgbouncer.environment.LISTEN_PORT}`;
+    expect(read('docker-compose.yml')).toContain(`DATABASE_URL=${pooled} docker compose --profile pgbouncer up`);
+    const config = loadConfig({ ...interpolated(compose.services.api.environment), DATABASE_URL: pooled.toString() });
+    expect(describeDatabase(config)).toContain('through a transaction-mode pooler (sessions (presence locks, LISTEN) on postgres:5432/kairos)');
   });
 
   it('the image runs a Node.js line that CI starts the build on', () => {

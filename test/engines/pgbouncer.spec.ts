@@ -111,7 +111,7 @@ describe.each([
     );
     console.info(`pgbouncer ${direct ? 'with' : 'without'} a direct URL: the standby fired ${firstAfterKill - killedAt} ms after the leader was killed`);
     // With presence locks the standby sees the leader gone at once; without, its lease must expire.
-    expect(firstAfterKill - killedAt).toBeLessThanOrEqual(TTL_MS + 2_000);
+    expect(firstAfterKill - killedAt).toBeLessThanOrEqual(TTL_MS + 3_000);
     await waitFor(async () => ((await ran(killedAt)) >= 3 ? true : undefined), 'three slots after the kill', 20_000);
     await client.delete(`/v1/schedules/${schedule.id}`);
     const ticks = (await t.db.query(`SELECT scheduled_for FROM ticks WHERE schedule_id = $1 ORDER BY scheduled_for`, [schedule.id])).rows;
@@ -129,13 +129,13 @@ describe.each([
       async () => {
         const response = await fetch(`${base}/health/ready`).catch(() => null);
         if (response?.status !== 503) return undefined;
-        const body = await response.json();
-        return body.error?.postgres ?? body.details?.postgres?.status === 'down' ? body : undefined;
+        const body = (await response.json()) as { details: Record<string, { status: string; message?: string }> };
+        return body.details.postgres?.status === 'down' ? body : undefined;
       },
       'readiness to report Postgres down',
       10_000,
     );
-    expect(down.details.postgres.status).toBe('down');
+    expect(down.details.postgres!.message).toMatch(/ECONNREFUSED|terminat|closed|Connection/i);
     await restarting;
     await waitFor(async () => ((await fetch(`${base}/health/ready`)).status === 200 ? true : undefined), 'readiness to recover', 30_000);
     const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'echo' }, payload: { after: 'restart' } })).body;
