@@ -3,12 +3,17 @@
  * hash-tagged prefix, so BullMQ's scripts run on one slot, and when the master that owns it is
  * killed its replica takes over while an every-second schedule and a burst of 2,000 ad-hoc runs are
  * under way. What the dead master had not replicated, the reconciler re-creates from the ledger:
- * every run succeeds with its target called exactly once, and every slot fires once.
+ * every run succeeds with its target called exactly once, and every slot fires once. The rate
+ * limiter counts and the domain events stream in the cluster too.
  */
+import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisCluster, type RedisClusterUnderTest } from '../support/engines.js';
-import { SPAWNING_TIMEOUT_MS, spawnKairos, useTestEnvironment, type KairosChild } from '../support/kairos.js';
+import { api, sleep, SPAWNING_TIMEOUT_MS, spawnKairos, waitFor, useTestEnvironment, type KairosChild } from '../support/kairos.js';
 import { ALLOW_LOOPBACK, audit, slotsRan, startWorkload } from './workload.js';
+
+/** Requests per second per caller: far above what the workload sends, well below the burst below. */
+const RATE_LIMIT = 20;
 
 describe('Redis Cluster', () => {
   const t = useTestEnvironment();
@@ -17,7 +22,7 @@ describe('Redis Cluster', () => {
 
   beforeAll(async () => {
     cluster = await startRedisCluster();
-    kairos = spawnKairos('kairos', t.env({ ...ALLOW_LOOPBACK, REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.nodesVariable }));
+    kairos = spawnKairos('kairos', t.env({ ...ALLOW_LOOPBACK, REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.nodesVariable, KAIROS_RATE_LIMIT: String(RATE_LIMIT) }));
     await kairos.ready;
   }, SPAWNING_TIMEOUT_MS);
 
@@ -29,6 +34,10 @@ describe('Redis Cluster', () => {
   it('loses and doubles nothing of 2,000 runs and an every-second schedule while the master of the queues fails over', async () => {
     expect(kairos.output()).toMatch(/transport redis cluster 127\.0\.0\.1:\d+ \(\+2\)|redis cluster 127\.0\.0\.1/);
     const url = await kairos.ready;
+    // The rate limiter counts in the cluster: a burst beyond the limit is refused.
+    const statuses = await Promise.all(Array.from({ length: 3 * RATE_LIMIT }, () => fetch(`${url}/v1/schedules`).then((r) => r.status)));
+    expect(statuses).toContain(429);
+    await sleep(1_100);
     const workload = await startWorkload(url);
     try {
       await slotsRan(t, workload, 2);
@@ -44,6 +53,18 @@ describe('Redis Cluster', () => {
       await slotsRan(t, workload, 8);
       await audit(t, workload, { across: killedAt, until: Date.now() - 1_000 });
       expect(kairos.process.exitCode).toBeNull();
+      // Domain events go on into the stream after the failover: pausing the schedule is one.
+      expect((await api(url).post(`/v1/schedules/${workload.scheduleId}/pause`)).status).toBe(200);
+      const redis = new Cluster(cluster.nodesVariable.split(',').map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })));
+      try {
+        const latest = await waitFor(async () => {
+          const [entry] = (await redis.xrevrange(`${t.redisPrefix}:events`, '+', '-', 'COUNT', 1)) as [string, string[]][];
+          return entry?.[1].includes('schedule.paused') ? entry[1] : undefined;
+        }, 'the pause to reach the event stream');
+        expect(latest).toContain(workload.scheduleId);
+      } finally {
+        redis.disconnect();
+      }
     } finally {
       await workload.stop();
     }

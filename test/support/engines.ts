@@ -5,7 +5,7 @@
  * Postgres. Each exposes what a test needs to break it (kill a master, restart the pooler).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -258,6 +258,9 @@ export async function startRedisSentinels(name = 'kairos'): Promise<RedisSentine
   };
 }
 
+/** Debian installs PgBouncer in /usr/sbin, which a user's PATH (postgres's under su) may lack. */
+const PGBOUNCER = existsSync('/usr/sbin/pgbouncer') ? '/usr/sbin/pgbouncer' : 'pgbouncer';
+
 export interface PgBouncerUnderTest {
   /** DATABASE_URL through the pooler, for the test database `database`. */
   url(database: string): string;
@@ -305,7 +308,7 @@ export async function startPgBouncer(): Promise<PgBouncerUnderTest> {
   let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {
     const ini = join(dir, 'pgbouncer.ini');
-    child = asRoot ? spawn('su', ['postgres', '-s', '/bin/sh', '-c', `exec pgbouncer ${ini}`], { stdio: 'ignore' }) : spawn('pgbouncer', [ini], { stdio: 'ignore' });
+    child = asRoot ? spawn('su', ['postgres', '-s', '/bin/sh', '-c', `exec ${PGBOUNCER} ${ini}`], { stdio: 'ignore' }) : spawn(PGBOUNCER, [ini], { stdio: 'ignore' });
     child.on('error', () => undefined);
     await waitUntil(() => listening(port), 'PgBouncer to listen');
   };

@@ -18,7 +18,8 @@ import { SESSION_COOKIE, cookieValue } from '../auth/session-cookies.js';
 const EXEMPT = /^\/(health|metrics)(\/|$|\?)/;
 
 // Counts the request in the current second of Redis's clock; answers the count and the
-// microseconds left in that second.
+// microseconds left in that second. The second's key is made from KEYS[1], whose hash tag (the
+// caller) puts it in the same slot, as a Redis Cluster requires of every key a script touches.
 const COUNT_SCRIPT = `
 local now = redis.call('TIME')
 local key = KEYS[1] .. ':' .. now[1]
@@ -76,7 +77,7 @@ export class RateLimitMiddleware implements NestMiddleware {
     let counted: [number, number];
     try {
       counted = redis
-        ? ((await redis.eval(COUNT_SCRIPT, 1, `${this.config.queuePrefix}:rate:${rateLimitSubject(request)}`)) as [number, number])
+        ? ((await redis.eval(COUNT_SCRIPT, 1, `${this.config.queuePrefix}:rate:{${rateLimitSubject(request)}}`)) as [number, number])
         : this.local.count(rateLimitSubject(request));
     } catch (error) {
       if (Date.now() - this.lastWarning > 60_000) {
