@@ -3,7 +3,8 @@
  * schedulers, two workers) on a Redis Cluster, with DATABASE_URL on PgBouncer in transaction mode.
  * While an every-second schedule and 2,000 ad-hoc runs are under way, the leading scheduler is
  * killed with -9, the Redis master that holds the queues is killed, and the pooler drops every
- * connection for two seconds. Nothing is lost or doubled.
+ * connection for two seconds. Nothing is lost or doubled: the workers hold on to the verdicts they
+ * could not write while the pooler was away, and write them once it is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgBouncer, startRedisCluster, type PgBouncerUnderTest, type RedisClusterUnderTest } from '../support/engines.js';
@@ -26,6 +27,9 @@ describe('chaos on Redis Cluster and PgBouncer', () => {
       REDIS_CLUSTER_NODES: cluster.nodesVariable,
       DATABASE_URL: pooler.url(new URL(t.databaseUrl).pathname.slice(1)),
       DATABASE_DIRECT_URL: t.databaseUrl,
+      // Longer than the pooler's outage with room to spare, as the default (30 s) is: a worker keeps
+      // its verdicts through the outage, and its leases outlive it.
+      KAIROS_RUN_LEASE_TTL: '10s',
     });
     apiProcess = spawnKairos('api', env);
     await apiProcess.ready;

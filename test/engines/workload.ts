@@ -76,8 +76,6 @@ export async function audit(t: TestEnvironment, workload: Workload, window: { ac
   const counts = workload.runIds.map((id) => workload.calls.get(id) ?? 0);
   expect(counts.filter((n) => n !== 1).length, 'runs whose target was not called exactly once').toBe(0);
   expect(workload.calls.size).toBe(workload.runIds.length);
-  const attempts = await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND attempt <> 1`, [workload.runIds]);
-  expect(attempts.rows[0].n, 'runs that took more than one attempt').toBe(0);
 
   // The schedule: one tick per slot, a second apart, each with one run that succeeded.
   await waitFor(

@@ -149,3 +149,36 @@ export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): P
     }
   }
 }
+
+/** Socket-level failures, and the SQLSTATEs of a server (or pooler) that ended or refused the session. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
+const UNREACHABLE_MESSAGES = /connection terminated|not queryable|timeout exceeded when trying to connect|connection ended|server closed the connection/i;
+
+/**
+ * Whether a statement failed because Postgres could not be reached or dropped the session (a
+ * restart, a pooler that dropped its connections), rather than because of what it asked: the
+ * same statement may succeed once Postgres answers again.
+ */
+export function isUnreachable(error: unknown): boolean {
+  const code = pgErrorCode(error) ?? '';
+  if (UNREACHABLE_CODES.has(code) || code.startsWith('08')) return true;
+  return code === '' && error instanceof Error && UNREACHABLE_MESSAGES.test(error.message);
+}
+
+/**
+ * Runs `work` again while Postgres cannot be reached, after 100 ms doubling to a second, until
+ * `forMs` have passed; any other failure, or the last one, is thrown. For writes that must not be
+ * given up over a short outage (a worker's verdicts: given up, its run would be executed again),
+ * and that are safe to send twice.
+ */
+export async function retryUnreachable<T>(work: () => Promise<T>, forMs: number): Promise<T> {
+  const deadline = performance.now() + forMs;
+  for (let pauseMs = 100; ; pauseMs = Math.min(1_000, pauseMs * 2)) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isUnreachable(error) || performance.now() + pauseMs > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}

@@ -8,7 +8,7 @@
  */
 import type { DispatchItem, ReasonCode } from '@kairos/domain';
 import type { DatabaseClock } from '@kairos/ledger/clock';
-import { createPool, retryTransient, type Db } from '@kairos/ledger/postgres';
+import { createPool, retryTransient, retryUnreachable, type Db } from '@kairos/ledger/postgres';
 import {
   WorkerProtocol,
   type ClaimResult,
@@ -56,15 +56,25 @@ export class ExecutionLedger {
     // verdicts (their runs would be executed again once their leases expired).
     this.claims = new MicroBatcher((ids) => retryTransient(() => this.protocol.claimMany(this.batchDb, ids, this.owner, this.leaseTtlMs)), BATCHING);
     this.finishes = new MicroBatcher(async (items) => {
-      const { written, released } = await retryTransient(() => this.protocol.finishMany(this.batchDb, this.owner, items));
+      const { written, released } = await this.verdictWrite(() => this.protocol.finishMany(this.batchDb, this.owner, items));
       // A hand-over that fails is the relay's (the dispatcher marks the runs undispatched) or the reconciler's.
       if (released.length > 0) this.track(this.handOverReleased(released).catch(() => undefined));
       return items.map((i) => written.has(i.runId));
     }, BATCHING);
     this.requeues = new MicroBatcher(async (items) => {
-      const due = await retryTransient(() => this.protocol.requeueMany(this.batchDb, this.owner, items));
+      const due = await this.verdictWrite(() => this.protocol.requeueMany(this.batchDb, this.owner, items));
       return items.map((i) => due.get(i.runId) ?? null);
     }, BATCHING);
+  }
+
+  /**
+   * A batch of verdicts, written through a database outage as long as the runs' leases last: given
+   * up, each run would be taken back by the reaper and executed again. Each verdict is fenced by
+   * its epoch, so a batch sent twice (its first answer lost with the connection) writes once; the
+   * second finds the verdict written and answers it as not written.
+   */
+  private verdictWrite<T>(work: () => Promise<T>): Promise<T> {
+    return retryUnreachable(() => retryTransient(work), this.leaseTtlMs);
   }
 
   /** Keeps a write-behind promise until it settles, so stopping can wait for it. */
