@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * The integration files whose guarantees rest on the transport, which the `postgres` projects run
  * again with the queues on Postgres (REDIS_URL unset): the relay and the reconciler, a lost
  * transport, the worker's claim, fencing, crashes and retries (delayed jobs), lookahead's delayed
- * jobs, firing every second, domain events (a Redis stream or NOTIFYs), a user's SDK worker, and
+ * jobs, precise starts, firing every second, domain events (a Redis stream or NOTIFYs), a user's SDK worker, and
  * workers that hold only a worker credential (which on Postgres covers the transport's tables).
  * The API surface, the ledger, the CLI, the dashboard and the cluster launcher use the queues only
  * through these, so they run once.
@@ -26,6 +26,7 @@ const POSTGRES_TRANSPORT_FILES = [
   'test/sdk/durable.spec.ts',
   'test/worker/worker-credentials.spec.ts',
   'test/worker/protocol-fixture.spec.ts',
+  'test/worker/precise-starts.spec.ts',
 ];
 
 /**

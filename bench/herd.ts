@@ -2,7 +2,8 @@
  * The herd: N pending schedules (a third each one-shot `at`, `every` and daily crons in several
  * zones), B of them due at one instant T0 and the rest spread over the next day. Kairos runs from
  * the built `dist/` as child processes with the Node options `npm start` gives it, in the
- * `npm start` shape (all roles in one process) and with the roles apart (one scheduler and two
+ * `npm start` shape (all roles in one process), the same with KAIROS_START_MARGIN=0 (runs handed
+ * over at their instant, as before precise starts), and with the roles apart (one scheduler and two
  * workers, then two schedulers sharing the tick's partitions and two workers), at its default
  * configuration; raw BullMQ does the same with B delayed jobs at concurrency 16. All four run in
  * turn, KAIROS_BENCH_ROUNDS times (3). Reported, as medians over the rounds: the time from T0
@@ -96,18 +97,22 @@ const OF_HERD = `schedule_id IN (SELECT id FROM schedules WHERE name LIKE 'herd-
 /** Kairos's shapes: which processes each starts, and how the table names it. */
 const SHAPES = {
   one: { label: 'Kairos, npm start (all roles, one process)', apps: { 'kairos (all roles)': 'kairos' } },
+  // The same with runs handed over at their instant rather than KAIROS_START_MARGIN before it: the
+  // herd as it ran before precise starts.
+  atInstant: { label: 'Kairos, npm start, KAIROS_START_MARGIN=0', apps: { 'kairos (all roles)': 'kairos' }, env: { KAIROS_START_MARGIN: '0' } },
   apart: { label: 'Kairos, one scheduler + two workers', apps: { scheduler: 'scheduler', 'worker 1': 'worker', 'worker 2': 'worker' } },
   two: {
     label: 'Kairos, two schedulers + two workers',
     apps: { 'scheduler 1': 'scheduler', 'scheduler 2': 'scheduler', 'worker 1': 'worker', 'worker 2': 'worker' },
   },
-} as const satisfies Record<string, { label: string; apps: Record<string, 'kairos' | 'scheduler' | 'worker'> }>;
+} as const satisfies Record<string, { label: string; apps: Record<string, 'kairos' | 'scheduler' | 'worker'>; env?: Record<string, string> }>;
 type Shape = keyof typeof SHAPES;
 const SHAPE_ORDER = Object.keys(SHAPES) as Shape[];
 
 async function kairosHerd(template: string, shape: Shape): Promise<Herd> {
   const box = await sandbox(`herd_${shape}`, template);
-  const children = Object.entries(SHAPES[shape].apps).map(([name, app]) => start(name, app, box));
+  const spec: { apps: Record<string, 'kairos' | 'scheduler' | 'worker'>; env?: Record<string, string> } = SHAPES[shape];
+  const children = Object.entries(spec.apps).map(([name, app]) => start(name, app, box, spec.env));
   try {
     await Promise.all(children.map((c) => c.ready));
     const readyMb = children.map((c) => memoryMb(c.process.pid!, 'VmRSS'));

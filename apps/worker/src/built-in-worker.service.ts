@@ -27,6 +27,7 @@ export class BuiltInWorker implements OnApplicationBootstrap, BeforeApplicationS
       leaseTtlMs: config.worker.runLeaseTtlMs,
       shutdownGraceMs: config.shutdownGraceMs,
       reaperSkewMs: config.scheduler.reaperSkewMs,
+      startMarginMs: config.worker.startMarginMs,
       handlers: BUILT_IN_HANDLERS,
       version: 'built-in',
       logger: new Logger('Worker'),

@@ -147,8 +147,8 @@ const SECOND = 1_000;
 /** Loops polling faster than this would only burn the database. */
 const LOOP_MIN = 10;
 
-/** A duration (`90s`, `1h30m`, or bare milliseconds) read as milliseconds, at least `min`. */
-function duration(spec: Spec<string> & { min?: number }): Variable<number> {
+/** A duration (`90s`, `1h30m`, or bare milliseconds) read as milliseconds, at least `min` and at most `max`. */
+function duration(spec: Spec<string> & { min?: number; max?: number }): Variable<number> {
   const minMs = spec.min ?? 0;
   return variable(spec, (value = spec.default) => {
     let ms: number;
@@ -159,6 +159,7 @@ function duration(spec: Spec<string> & { min?: number }): Variable<number> {
       throw error;
     }
     if (ms < minMs) throw new ConfigError(`${spec.name}="${value}" must be at least ${minMs} ms`);
+    if (spec.max !== undefined && ms > spec.max) throw new ConfigError(`${spec.name}="${value}" must be at most ${spec.max} ms`);
     return ms;
   });
 }
@@ -607,6 +608,14 @@ export const CONFIGURATION = {
       meaning: 'worker lease on a run; renewed every third of it',
     }),
     httpAllowList: list({ name: 'KAIROS_HTTP_ALLOWLIST', meaning: 'hosts/CIDRs HTTP targets may reach despite being private' }),
+    startMarginMs: duration({
+      name: 'KAIROS_START_MARGIN',
+      default: '250ms',
+      // A run taken early holds one of its worker's slots until its instant.
+      max: 5 * SECOND,
+      meaning:
+        "how long before its instant a run made ahead is handed to the transport; the worker that takes it starts it at the instant on its own timer, on the database's clock (`0`: at the instant, on the transport's timer)",
+    }),
   },
 };
 

@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
 import type { DispatchItem } from '@kairos/domain';
-import { RUN_JOB_DEFAULTS, type RunsQueues } from '@kairos/queue';
+import { RUN_JOB_DEFAULTS, type JobPayloads, type RunsQueues } from '@kairos/queue';
 import { inSpan, traceContextOf } from '@kairos/telemetry/trace-context';
 
 /** How long the consumers' clock offsets read from the worker registry are used before being read again. */
@@ -50,15 +50,24 @@ export class JobDelays {
   constructor(
     private readonly clock: ClockReading,
     private readonly ledger: Pick<DispatchLedger, 'consumerClockOffsets'>,
+    /**
+     * How long before its instant a job is handed over (KAIROS_START_MARGIN): the worker that takes
+     * it starts the run at the instant on its own timer, which is precise where the transport's
+     * delayed jobs are not (BullMQ promotes them tens of milliseconds late).
+     */
+    readonly marginMs = 0,
   ) {
     this.readConsumersSoon();
   }
 
-  /** The BullMQ delay, in ms, that makes a job of Kairos queue `queue` due at database instant `dueAtMs`. */
+  /**
+   * The BullMQ delay, in ms, that makes a job of Kairos queue `queue` due `marginMs` before database
+   * instant `dueAtMs`.
+   */
   until(queue: string, dueAtMs: number): number {
     this.readConsumersSoon();
     const own = this.clock.lastReading?.offsetMs ?? 0;
-    return Math.max(0, Math.round(dueAtMs - this.clock.now() + Math.min(0, own - (this.consumers.get(queue) ?? own))));
+    return Math.max(0, Math.round(dueAtMs - this.marginMs - this.clock.now() + Math.min(0, own - (this.consumers.get(queue) ?? own))));
   }
 
   /** Refreshes the consumers' offsets behind the caller's back: the hot path never waits for them. */
@@ -143,7 +152,11 @@ export class RunDispatcher {
       try {
         const queue = this.queues.get(item.queue);
         const job = await queue.getJob(item.id);
-        if (job && (await job.isDelayed())) await job.promote();
+        if (job && (await job.isDelayed())) {
+          // Due now, not at the instant it was handed over for.
+          await job.updateData(withoutDueAt(job.data));
+          await job.promote();
+        }
         else if (!job || job.finishedOn) {
           if (job) await queue.remove(item.id);
           await queue.add('run', { runId: item.id }, this.job(item).opts);
@@ -157,12 +170,15 @@ export class RunDispatcher {
   }
 
   private job(item: DispatchItem, traceparent: string | null = null) {
-    return {
-      name: 'run' as const,
-      data: traceparent === null ? { runId: item.id } : { runId: item.id, traceparent },
-      opts: { ...RUN_JOB_DEFAULTS, jobId: item.jobId ?? item.id, delay: this.delays.until(item.queue, item.availableAt.getTime()) },
-    };
+    const dueAt = item.availableAt.getTime();
+    const data: JobPayloads['run'] = { runId: item.id, ...(traceparent !== null && { traceparent }), ...(this.delays.marginMs > 0 && { dueAt }) };
+    return { name: 'run' as const, data, opts: { ...RUN_JOB_DEFAULTS, jobId: item.jobId ?? item.id, delay: this.delays.until(item.queue, dueAt) } };
   }
+}
+
+/** A job's payload without its instant: the run is due now. */
+function withoutDueAt({ dueAt: _dueAt, ...data }: JobPayloads['run']): JobPayloads['run'] {
+  return data;
 }
 
 function byQueue(items: readonly DispatchItem[]): Map<string, DispatchItem[]> {

@@ -18,9 +18,11 @@ export function runsQueueName(queue: string): string {
 export interface JobPayloads {
   /**
    * `traceparent`: the span that dispatched the run, present only while tracing; the worker's
-   * claim continues it when it belongs to the run's own trace (see RunExecutor).
+   * claim continues it when it belongs to the run's own trace (see RunExecutor). `dueAt`: the run's
+   * instant on the database's clock (epoch ms) when the job was handed over ahead of it (see
+   * KAIROS_START_MARGIN): the worker that takes it early starts it at that instant on its own timer.
    */
-  run: { runId: string; traceparent?: string };
+  run: { runId: string; traceparent?: string; dueAt?: number };
 }
 
 /**

@@ -8,8 +8,8 @@ import type { DatabaseClock } from '@kairos/ledger/clock';
 import type { RunsQueue } from '@kairos/queue';
 import type { ExecutionLedger } from './execution-ledger.js';
 
-/** Re-times the delayed jobs of `queue` whose runs are still queued; returns how many. */
-export async function retimeDelayedJobs(queue: RunsQueue, ledger: ExecutionLedger, clock: DatabaseClock): Promise<number> {
+/** Re-times the delayed jobs of `queue` whose runs are still queued, due `marginMs` before their instant; returns how many. */
+export async function retimeDelayedJobs(queue: RunsQueue, ledger: ExecutionLedger, clock: DatabaseClock, marginMs: number): Promise<number> {
   const jobs = (await queue.getDelayed(0, -1)).filter((job) => job.id !== undefined);
   if (jobs.length === 0) return 0;
   const due = await ledger.availableAt(jobs.map((job) => job.id!));
@@ -18,7 +18,7 @@ export async function retimeDelayedJobs(queue: RunsQueue, ledger: ExecutionLedge
     const at = due.get(job.id!);
     if (at === undefined) continue;
     // This worker's own timeline: the database's instant less the time left by the database's clock.
-    await job.changeDelay(Math.max(0, at.getTime() - clock.now()));
+    await job.changeDelay(Math.max(0, at.getTime() - marginMs - clock.now()));
     retimed += 1;
   }
   return retimed;

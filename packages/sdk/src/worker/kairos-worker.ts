@@ -57,6 +57,12 @@ export interface KairosWorkerOptions {
   shutdownGraceMs?: number;
   /** The cluster's reaper skew (KAIROS_REAPER_SKEW): when a run another worker holds is worth looking at again. */
   reaperSkewMs?: number;
+  /**
+   * How long before its instant a run is handed to this worker's queue (KAIROS_START_MARGIN, 250 ms
+   * by default; it must match the cluster's): the worker holds it and starts it at the instant on
+   * its own timer. At most half the concurrency waits so; further runs wait in the transport.
+   */
+  startMarginMs?: number;
   /** Where the worker logs. Default: the console. */
   logger?: WorkerLogger;
   /** Told about lateness, verdicts and lost leases (for metrics). */
@@ -131,6 +137,7 @@ export class KairosWorker {
       shutdownGraceMs: options.shutdownGraceMs ?? config.shutdownGraceMs,
       logger: options.logger ?? CONSOLE_LOGGER,
       reaperSkewMs: options.reaperSkewMs ?? config.scheduler.reaperSkewMs,
+      startMarginMs: options.startMarginMs ?? config.worker.startMarginMs,
     };
   }
 
@@ -161,7 +168,7 @@ export class KairosWorker {
     }
     const leases = new LeaseKeeper(ledger, s.leaseTtlMs, s.logger);
     const queues = new RunsQueues(transport);
-    const dispatcher = new RunDispatcher(queues, ledger.dispatchLedger, new JobDelays(clock, ledger.dispatchLedger));
+    const dispatcher = new RunDispatcher(queues, ledger.dispatchLedger, new JobDelays(clock, ledger.dispatchLedger, s.startMarginMs));
     ledger.handOverReleasedWith((items) => dispatcher.dispatch(items));
     clock.onReading((reading, previous) => {
       if (previous && Math.abs(reading.offsetMs - previous.offsetMs) > CLOCK_STEP_MS) this.afterClockStep(reading.offsetMs - previous.offsetMs);
@@ -174,6 +181,7 @@ export class KairosWorker {
       this.options.observer ?? {},
       s.logger,
       s.reaperSkewMs,
+      { marginMs: s.startMarginMs, maxWaiting: Math.max(1, Math.floor(s.concurrency / 2)) },
     );
     leases.start();
     const worker = transport.consumer(runsQueueName(this.queue), (job, token) => executor.process(job, token!), {
@@ -200,7 +208,7 @@ export class KairosWorker {
     const log = this.settings.logger;
     log.warn(`this host's clock was stepped by ${(-offsetChangeMs / 1_000).toFixed(1)} s; re-timing the delayed runs of queue ${this.queue}`);
     const retime = (): void =>
-      void retimeDelayedJobs(r.queues.get(this.queue), r.ledger, r.clock)
+      void retimeDelayedJobs(r.queues.get(this.queue), r.ledger, r.clock, this.settings.startMarginMs)
         .then((count) => count > 0 && log.log(`re-timed ${count} delayed runs after the clock step`))
         .catch((error: Error) => log.warn(`could not re-time delayed runs after the clock step: ${error.message}`));
     void r.ledger.touch().catch(() => undefined).finally(retime);

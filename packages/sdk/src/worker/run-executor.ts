@@ -21,6 +21,21 @@ import { RunParked } from './durable-functions.js';
 import { RunAborted } from './run-abort.js';
 import type { TargetRunner } from './target-runner.js';
 
+/**
+ * A job handed over ahead of its instant further ahead than the margin by this much (a producer
+ * whose clock estimate was off, a margin changed between producer and worker) waits in the
+ * transport again rather than in a worker slot.
+ */
+const EARLY_SLACK_MS = 100;
+
+/** How a worker starts runs handed to it ahead of their instant (see KAIROS_START_MARGIN). */
+export interface PreciseStarts {
+  /** How long before its instant a producer hands a run over. */
+  marginMs: number;
+  /** Runs that may wait for their instant at once, each holding a slot: past it, a job waits in the transport. */
+  maxWaiting: number;
+}
+
 /** How long a job waits before trying again when its run is blocked by another run of the schedule. */
 const BLOCKED_RETRY_MS = 1_000;
 /** How long a run handed back for want of its handler waits before a worker tries it again: 2 s, doubling with each hand-back, at most a minute. */
@@ -44,6 +59,9 @@ export interface WorkerLogger {
 }
 
 export class RunExecutor {
+  /** Runs taken ahead of their instant, waiting for it. */
+  private waiting = 0;
+
   /**
    * Hands over the steps that verdicts made ready, one call and one dispatch for the verdicts of
    * many graphs at once, as claims and verdicts are batched.
@@ -65,6 +83,7 @@ export class RunExecutor {
     private readonly logger: WorkerLogger,
     /** How long past its lease expiry the reaper waits before taking a run back. */
     private readonly reaperSkewMs: number,
+    private readonly starts: PreciseStarts,
   ) {}
 
   async process(job: RunJob, token: string): Promise<void> {
@@ -73,6 +92,7 @@ export class RunExecutor {
       this.logger.warn(`job ${job.id} names run ${JSON.stringify(runId)}, which is not a run id; dropping the job`);
       return;
     }
+    if (job.data.dueAt !== undefined) await this.untilDue(job, token, job.data.dueAt);
     const claimStartedAt = Date.now();
     const claim = await this.ledger.claim(runId);
     const claimed = claimSpan(job, claim, claimStartedAt);
@@ -235,6 +255,27 @@ export class RunExecutor {
         return this.delay(job, token, Date.now() + Math.max(snapshot.dueInMs, 50));
       default:
         return;
+    }
+  }
+
+  /**
+   * Waits for the instant of a job handed over ahead of it, on this worker's reading of the
+   * database's clock (corrected for this host's offset, as leases are), so that the claim, and the
+   * handler after it, start at the instant whatever the transport's timer precision. The run stays
+   * queued meanwhile: a cancellation, a pause or a deletion before the instant makes the claim
+   * refuse it. Past `maxWaiting` runs waiting at once (a herd), or when the instant is further
+   * than the margin, the job waits in the transport instead.
+   */
+  private async untilDue(job: RunJob, token: string, dueAt: number): Promise<void> {
+    const clock = this.ledger.clock;
+    const leftMs = dueAt - clock.now();
+    if (leftMs <= 0) return;
+    if (leftMs > this.starts.marginMs + EARLY_SLACK_MS || this.waiting >= this.starts.maxWaiting) return this.delay(job, token, Date.now() + leftMs);
+    this.waiting += 1;
+    try {
+      for (let left = leftMs; left > 0; left = dueAt - clock.now()) await new Promise((resolve) => setTimeout(resolve, left));
+    } finally {
+      this.waiting -= 1;
     }
   }
 
