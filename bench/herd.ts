@@ -107,7 +107,11 @@ const SHAPES = {
   },
 } as const satisfies Record<string, { label: string; apps: Record<string, 'kairos' | 'scheduler' | 'worker'>; env?: Record<string, string> }>;
 type Shape = keyof typeof SHAPES;
-const SHAPE_ORDER = Object.keys(SHAPES) as Shape[];
+/** The Kairos shapes KAIROS_BENCH_HERD_SHAPES names (`one,atInstant,apart,two`, all by default), in that order. */
+const SHAPE_ORDER = (Object.keys(SHAPES) as Shape[]).filter((shape) => (process.env.KAIROS_BENCH_HERD_SHAPES ?? shape).split(',').map((s) => s.trim()).includes(shape));
+for (const asked of (process.env.KAIROS_BENCH_HERD_SHAPES ?? '').split(',').filter(Boolean)) {
+  if (!(asked.trim() in SHAPES)) throw new Error(`KAIROS_BENCH_HERD_SHAPES: "${asked}" is not one of ${Object.keys(SHAPES).join(', ')}`);
+}
 
 async function kairosHerd(template: string, shape: Shape): Promise<Herd> {
   const box = await sandbox(`herd_${shape}`, template);
@@ -245,7 +249,7 @@ export async function herdScenario(): Promise<void> {
       process.stdout.write(`herd round ${round}/${ROUNDS}: raw BullMQ, then Kairos in each shape...\n`);
       const result = { raw: await rawHerd() } as HerdRound;
       for (const shape of SHAPE_ORDER) result[shape] = await kairosHerd(template.name, shape);
-      if (machines.includes('production')) {
+      if (machines.includes('production') && SHAPE_ORDER.includes('apart')) {
         result.production = await inShape('production', async () => ({ raw: await rawHerd(), apart: await kairosHerd(template.name, 'apart') }));
       }
       rounds.push(result);
