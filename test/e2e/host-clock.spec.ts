@@ -19,7 +19,7 @@ const LOOKAHEAD = '4s';
 /** Past the lookahead, so the timers' runs are made ahead and handed to the transport as delayed jobs. */
 const TIMERS_AHEAD_MS = 8_000;
 const TIMERS_SPREAD_MS = 2_000;
-const P99_BOUND_MS = 150;
+const P99_BOUND_MS = 75;
 
 /** Environment that runs a process on a host clock `offset` (libfaketime's syntax, e.g. `+30s`) read from a file, so a test can step it. */
 function skewedClock(file: string, offset: string): Record<string, string> {
@@ -78,8 +78,12 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** Scenarios run side by side, this many at once: their processes mostly wait on timers, and two cores still start each run within the bound (at three, the last starts of a scenario fell behind it). */
-const AT_ONCE = 1;
+/**
+ * Scenarios run side by side, this many at once: their processes mostly wait on timers, and with
+ * precise starts (each worker starts a run at its instant on its own timer) two cores still start
+ * every run well within the bound; before them, at three, the last starts of a scenario fell behind it.
+ */
+const AT_ONCE = 3;
 let running = 0;
 const waiting: (() => void)[] = [];
 async function turn(): Promise<() => void> {
@@ -163,6 +167,7 @@ describe.concurrent.each(SCENARIOS)('a Kairos host whose clock is wrong: $name',
         TIMERS_AHEAD_MS + TIMERS_SPREAD_MS + 20_000,
         250,
       );
+      console.info(`${scenario.name}: timers started ${Math.round(percentile(timerRuns, 50))} ms after their instant at the median, ${Math.round(percentile(timerRuns, 99))} at p99`);
       expect(timerRuns[0], 'no run starts before its instant').toBeGreaterThanOrEqual(0);
       expect(percentile(timerRuns, 99), `start minus instant, ms: ${timerRuns.map((l) => Math.round(l)).join(' ')}`).toBeLessThanOrEqual(P99_BOUND_MS);
 

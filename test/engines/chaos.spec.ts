@@ -1,7 +1,7 @@
 /**
  * The cluster's chaos on the production engines at once: Kairos as separate processes (an API, two
  * schedulers, two workers) on a Redis Cluster, with DATABASE_URL on PgBouncer in transaction mode.
- * While an every-second schedule and 2,000 ad-hoc runs are under way, the leading scheduler is
+ * While an every-second schedule and 1,000 ad-hoc runs are under way, the leading scheduler is
  * killed with -9, the Redis master that holds the queues is killed, and the pooler drops every
  * connection for two seconds. Nothing is lost or doubled: the workers hold on to the verdicts they
  * could not write while the pooler was away, and write them once it is back.
@@ -47,7 +47,7 @@ describe('chaos on Redis Cluster and PgBouncer', () => {
     const workload = await startWorkload(await apiProcess.ready);
     try {
       await slotsRan(t, workload, 2);
-      await workload.submit(1_000);
+      await workload.submit(500);
       const holder = String((await t.db.query(`SELECT holder FROM leases WHERE name = 'scheduler'`)).rows[0].holder);
       const leader = schedulers.find((s) => s.process.pid === Number(holder.split(':')[1]))!;
       leader.process.kill('SIGKILL');
@@ -55,7 +55,7 @@ describe('chaos on Redis Cluster and PgBouncer', () => {
       const key = `{${t.redisPrefix}}`;
       const master = await cluster.masterOf(key);
       await cluster.kill(master);
-      await workload.submit(1_000);
+      await workload.submit(500);
       await pooler.restart(2_000);
       await cluster.failedOver(key, master);
       await waitFor(

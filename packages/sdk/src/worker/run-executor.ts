@@ -22,9 +22,9 @@ import { RunAborted } from './run-abort.js';
 import type { TargetRunner } from './target-runner.js';
 
 /**
- * A job handed over ahead of its instant further ahead than the margin by this much (a producer
- * whose clock estimate was off, a margin changed between producer and worker) waits in the
- * transport again rather than in a worker slot.
+ * A job further ahead of its instant than the margin by this much is not waited for: it was not
+ * handed over early but made due by someone (a job promoted by hand, a margin changed between
+ * producer and worker), and the claim decides from the ledger what becomes of it.
  */
 const EARLY_SLACK_MS = 100;
 
@@ -252,7 +252,9 @@ export class RunExecutor {
         }
         // Parked behind another run, or waiting for a signal: it gets a fresh job when it is released or signalled.
         if (snapshot.dueInMs === null) return;
-        return this.delay(job, token, Date.now() + Math.max(snapshot.dueInMs, 50));
+        // Early (a host whose clock is ahead promotes delayed jobs early): back the margin before
+        // the instant, by this host's clock, which promotes it, to be started at the instant.
+        return this.delay(job, token, Date.now() + Math.max(snapshot.dueInMs - this.earlyBy(job), 50));
       default:
         return;
     }
@@ -263,20 +265,26 @@ export class RunExecutor {
    * database's clock (corrected for this host's offset, as leases are), so that the claim, and the
    * handler after it, start at the instant whatever the transport's timer precision. The run stays
    * queued meanwhile: a cancellation, a pause or a deletion before the instant makes the claim
-   * refuse it. Past `maxWaiting` runs waiting at once (a herd), or when the instant is further
-   * than the margin, the job waits in the transport instead.
+   * refuse it. Past `maxWaiting` runs waiting at once (a herd), the job waits in the transport
+   * instead. A job further ahead than the margin is claimed at once (see EARLY_SLACK_MS).
    */
   private async untilDue(job: RunJob, token: string, dueAt: number): Promise<void> {
     const clock = this.ledger.clock;
     const leftMs = dueAt - clock.now();
-    if (leftMs <= 0) return;
-    if (leftMs > this.starts.marginMs + EARLY_SLACK_MS || this.waiting >= this.starts.maxWaiting) return this.delay(job, token, Date.now() + leftMs);
+    if (leftMs <= 0 || leftMs > this.starts.marginMs + EARLY_SLACK_MS) return;
+    if (this.waiting >= this.starts.maxWaiting) return this.delay(job, token, Date.now() + leftMs);
     this.waiting += 1;
     try {
       for (let left = leftMs; left > 0; left = dueAt - clock.now()) await new Promise((resolve) => setTimeout(resolve, left));
     } finally {
       this.waiting -= 1;
     }
+  }
+
+  /** How far ahead of its run's instant a job may come back: the margin, when its instant is still to come and the worker will wait for it. */
+  private earlyBy(job: RunJob): number {
+    const dueAt = job.data.dueAt;
+    return dueAt !== undefined && dueAt > this.ledger.clock.now() ? this.starts.marginMs : 0;
   }
 
   /** Keeps the job for later: BullMQ moves it to the delayed set and redelivers it at `timestamp`. */
