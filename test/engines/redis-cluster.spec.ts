@@ -69,4 +69,23 @@ describe('Redis Cluster', () => {
       await workload.stop();
     }
   }, 240_000);
+
+  it('makes a worker credential’s Redis user on every node, limited to its queues’ hash-tagged keys', async () => {
+    const granted = await api(await kairos.ready).post('/v1/worker-credentials', { queues: ['media'] });
+    expect(granted.status).toBe(201);
+    expect(granted.body.redis).toMatchObject({ user: granted.body.role, applied: true });
+    const redis = new Cluster(cluster.nodesVariable.split(',').map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })));
+    try {
+      await new Promise((resolve) => redis.once('ready', resolve));
+      const nodes = redis.nodes('all');
+      expect(nodes.length).toBeGreaterThanOrEqual(5);
+      for (const node of nodes) {
+        const user = (await node.call('ACL', 'GETUSER', granted.body.role)) as unknown[];
+        const keys = String(user[user.indexOf('keys') + 1]);
+        expect(keys, `${node.options.port}`).toBe(`~{${t.redisPrefix}}:kairos-runs.media:*`);
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
 });
