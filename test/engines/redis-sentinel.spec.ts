@@ -4,8 +4,8 @@
  * replica, and Kairos follows it within seconds. Nothing is lost or doubled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisSentinels, type RedisSentinelsUnderTest } from '../support/engines.js';
-import { SPAWNING_TIMEOUT_MS, spawnKairos, useTestEnvironment, type KairosChild } from '../support/kairos.js';
+import { command, startRedisSentinels, type RedisSentinelsUnderTest } from '../support/engines.js';
+import { api, SPAWNING_TIMEOUT_MS, spawnKairos, useTestEnvironment, type KairosChild } from '../support/kairos.js';
 import { ALLOW_LOOPBACK, audit, slotsRan, startWorkload } from './workload.js';
 
 describe('Redis Sentinel', () => {
@@ -25,6 +25,16 @@ describe('Redis Sentinel', () => {
   afterAll(async () => {
     kairos?.process.kill('SIGKILL');
     await sentinels?.stop();
+  });
+
+  it('makes a worker credential’s Redis user on the master and on its replica, which may become the master', async () => {
+    const granted = await api(await kairos.ready).post('/v1/worker-credentials', { queues: ['media'] });
+    expect(granted.status).toBe(201);
+    expect(granted.body.redis).toMatchObject({ user: granted.body.role, applied: true });
+    for (const port of sentinels.dataPorts) {
+      const user = (await command(port, 'ACL', 'GETUSER', granted.body.role)) as unknown[];
+      expect(String(user[user.indexOf('keys') + 1]), `node ${port}`).toBe(`~${t.redisPrefix}:kairos-runs.media:*`);
+    }
   });
 
   it('follows the master to its replica, losing and doubling nothing of 2,000 runs and an every-second schedule', async () => {

@@ -76,7 +76,8 @@ async function answers(port: number): Promise<boolean> {
   }
 }
 
-async function command(port: number, ...args: string[]): Promise<unknown> {
+/** Sends one command to the node on `port` and answers its reply. */
+export async function command(port: number, ...args: string[]): Promise<unknown> {
   const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   redis.on('error', () => undefined);
   try {
@@ -182,6 +183,8 @@ export interface RedisSentinelsUnderTest {
   /** REDIS_SENTINELS for Kairos. */
   sentinelsVariable: string;
   name: string;
+  /** The ports of the master and the replica as they started. */
+  dataPorts: number[];
   /** The port of the current master, as the Sentinels name it. */
   master(): Promise<number>;
   kill(port: number): Promise<void>;
@@ -238,6 +241,7 @@ export async function startRedisSentinels(name = 'kairos'): Promise<RedisSentine
   return {
     sentinelsVariable: sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','),
     name,
+    dataPorts: [masterPort!, replicaPort!],
     master,
     async kill(port) {
       await stopAll(processes.filter((p) => p.port === port));

@@ -4,6 +4,7 @@
  * beyond the two BullMQ asks for when it connects (INFO, for the server's version, and CLIENT
  * SETNAME/GETNAME, to name its connections).
  */
+import type { Redis } from 'ioredis';
 import { runsQueueName } from './jobs.js';
 import { adminConnection, dataNodes, type RedisTransportConfig } from './redis.js';
 
@@ -39,14 +40,19 @@ export function workerRedisUrl(redisUrl: string, user: string, password: string)
 
 /**
  * Makes (or, with `rules` null, deletes) the user on the server's Redis: on a Cluster on every node
- * it knows (ACL users are not replicated), under Sentinels on the current master. False when Redis
- * refused, as a managed Redis that keeps ACLs to itself does: the caller shows the command to run instead.
+ * it knows, under Sentinels on the master and the replicas they know of (ACL users are not
+ * replicated, and a replica may become the master). False when Redis refused, as a managed Redis
+ * that keeps ACLs to itself does: the caller shows the command to run instead.
  */
 export async function applyWorkerAcl(config: RedisTransportConfig, user: string, rules: readonly string[] | null): Promise<boolean> {
   const redis = adminConnection(config);
+  let extra: Redis[] = [];
   try {
     await redis.connect();
-    for (const node of dataNodes(redis)) {
+    const found = await dataNodes(config, redis);
+    extra = found.extra;
+    for (const node of found.nodes) {
+      if (node.status === 'wait') await node.connect();
       if (rules === null) await node.call('ACL', 'DELUSER', user);
       else await node.call('ACL', 'SETUSER', user, ...rules);
     }
@@ -55,5 +61,6 @@ export async function applyWorkerAcl(config: RedisTransportConfig, user: string,
     return false;
   } finally {
     redis.disconnect();
+    for (const node of extra) node.disconnect();
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { ConnectionOptions } from 'bullmq';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisTopology, TransportConfig } from '@kairos/config';
+import type { RedisNode, RedisTopology, TransportConfig } from '@kairos/config';
 
 export type RedisTransportConfig = Extract<TransportConfig, { kind: 'redis' }>;
 /** A connection on any topology: the commands Kairos sends (single keys, or keys sharing a hash tag) work on both. */
@@ -55,9 +55,41 @@ export function adminConnection(config: RedisTransportConfig): RedisClient {
   return redis;
 }
 
-/** Every node of the topology that holds data, once connected: the Cluster's masters and replicas, else the one server. */
-export function dataNodes(redis: RedisClient): Redis[] {
-  return redis instanceof Cluster ? redis.nodes('all') : [redis];
+/**
+ * Every node of the topology that holds data, once `redis` (an adminConnection) is connected: the
+ * Cluster's masters and replicas; under Sentinels the master and the replicas they know of (each a
+ * connection of its own, `extra`, for the caller to close); else the one server.
+ */
+export async function dataNodes(config: RedisTransportConfig, redis: RedisClient): Promise<{ nodes: Redis[]; extra: Redis[] }> {
+  if (redis instanceof Cluster) return { nodes: redis.nodes('all'), extra: [] };
+  const topology = topologyOf(config);
+  if (topology.kind !== 'sentinel') return { nodes: [redis], extra: [] };
+  const extra = (await sentinelReplicas(topology)).map(
+    (node) => new Redis({ ...credentials(config), ...node, lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, retryStrategy: () => null }),
+  );
+  for (const replica of extra) replica.on('error', () => undefined);
+  return { nodes: [redis, ...extra], extra };
+}
+
+/** The replicas the first Sentinel that answers knows of and does not hold down. */
+async function sentinelReplicas(topology: Extract<RedisTopology, { kind: 'sentinel' }>): Promise<RedisNode[]> {
+  for (const sentinel of topology.sentinels) {
+    const client = new Redis({ ...sentinel, lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, retryStrategy: () => null });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const replicas = (await client.call('SENTINEL', 'REPLICAS', topology.name)) as string[][];
+      return replicas
+        .map((fields) => Object.fromEntries(fields.flatMap((_, i) => (i % 2 === 0 ? [[fields[i], fields[i + 1]]] : []))) as Record<string, string>)
+        .filter((r) => !/s_down|o_down|disconnected/.test(r.flags ?? ''))
+        .map((r) => ({ host: r.ip!, port: Number(r.port) }));
+    } catch {
+      // The next Sentinel may answer.
+    } finally {
+      client.disconnect();
+    }
+  }
+  return [];
 }
 
 /** Reconnects 200 ms after a failure, backing off to 2 s. */
