@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgBouncer, type PgBouncerUnderTest } from '../support/engines.js';
+import { postgresReportedDown, readyAgain } from './workload.js';
 import { api, runInState, sleep, SPAWNING_TIMEOUT_MS, spawnKairos, useTestEnvironment, waitFor, type KairosChild } from '../support/kairos.js';
 
 const TTL_MS = 2_000;
@@ -125,19 +126,10 @@ describe.each([
     const base = await apiAndWorker.ready;
     const client = api(base);
     const restarting = pooler.restart(3_000);
-    const down = await waitFor(
-      async () => {
-        const response = await fetch(`${base}/health/ready`).catch(() => null);
-        if (response?.status !== 503) return undefined;
-        const body = (await response.json()) as { details: Record<string, { status: string; message?: string }> };
-        return body.details.postgres?.status === 'down' ? body : undefined;
-      },
-      'readiness to report Postgres down',
-      10_000,
-    );
-    expect(down.details.postgres!.message).toMatch(/ECONNREFUSED|terminat|closed|Connection/i);
+    const down = await postgresReportedDown(base);
+    expect(down.message).toMatch(/ECONNREFUSED|terminat|closed|Connection/i);
     await restarting;
-    await waitFor(async () => ((await fetch(`${base}/health/ready`)).status === 200 ? true : undefined), 'readiness to recover', 30_000);
+    await readyAgain(base);
     const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'echo' }, payload: { after: 'restart' } })).body;
     expect(await runInState(client, run.id)).toMatchObject({ state: 'succeeded' });
     await sleep(500);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@kairos/ledger';
 import { freePort } from '../support/engines.js';
 import { api, sleep, SPAWNING_TIMEOUT_MS, spawnKairos, useTestEnvironment, waitFor, type KairosChild } from '../support/kairos.js';
+import { postgresReportedDown, readyAgain } from './workload.js';
 
 describe('Postgres restarting under Kairos', () => {
   const t = useTestEnvironment();
@@ -55,22 +56,13 @@ describe('Postgres restarting under Kairos', () => {
     const epochBefore = (await ledger.query(`SELECT epoch FROM leases WHERE name = 'scheduler'`)).rows[0].epoch as number;
 
     await server.stop();
-    const down = await waitFor(
-      async () => {
-        const response = await fetch(`${base}/health/ready`).catch(() => null);
-        if (response?.status !== 503) return undefined;
-        const body = (await response.json()) as { details: Record<string, { status: string; message?: string }> };
-        return body.details.postgres?.status === 'down' ? body.details.postgres : undefined;
-      },
-      'readiness to report Postgres down',
-      10_000,
-    );
+    const down = await postgresReportedDown(base);
     console.info(`while Postgres was down, /health/ready said: ${down.message}`);
     await sleep(3_000);
     server = await start();
     const restartedAt = Date.now();
 
-    await waitFor(async () => ((await fetch(`${base}/health/ready`)).status === 200 ? true : undefined), 'readiness to recover', 30_000);
+    await readyAgain(base);
     const before = await succeeded();
     await waitFor(async () => ((await succeeded()) >= before + 3 ? true : undefined), 'three slots after the restart', 30_000);
     console.info(`after the restart, readiness and the schedule recovered within ${Date.now() - restartedAt} ms`);

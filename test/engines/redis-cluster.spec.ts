@@ -6,7 +6,6 @@
  * every run succeeds with its target called exactly once, and every slot fires once. The rate
  * limiter counts and the domain events stream in the cluster too.
  */
-import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisCluster, type RedisClusterUnderTest } from '../support/engines.js';
 import { api, sleep, SPAWNING_TIMEOUT_MS, spawnKairos, waitFor, useTestEnvironment, type KairosChild } from '../support/kairos.js';
@@ -55,7 +54,7 @@ describe('Redis Cluster', () => {
       expect(kairos.process.exitCode).toBeNull();
       // Domain events go on into the stream after the failover: pausing the schedule is one.
       expect((await api(url).post(`/v1/schedules/${workload.scheduleId}/pause`)).status).toBe(200);
-      const redis = new Cluster(cluster.nodesVariable.split(',').map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })));
+      const redis = cluster.client();
       try {
         const latest = await waitFor(async () => {
           const [entry] = (await redis.xrevrange(`${t.redisPrefix}:events`, '+', '-', 'COUNT', 1)) as [string, string[]][];
@@ -74,7 +73,7 @@ describe('Redis Cluster', () => {
     const granted = await api(await kairos.ready).post('/v1/worker-credentials', { queues: ['media'] });
     expect(granted.status).toBe(201);
     expect(granted.body.redis).toMatchObject({ user: granted.body.role, applied: true });
-    const redis = new Cluster(cluster.nodesVariable.split(',').map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })));
+    const redis = cluster.client();
     try {
       await new Promise((resolve) => redis.once('ready', resolve));
       const nodes = redis.nodes('all');

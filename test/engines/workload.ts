@@ -1,5 +1,5 @@
 /**
- * The workload every engine test runs while it breaks the engine: an every-second schedule and a
+ * What the engine tests share. The workload every engine test runs while it breaks the engine: an every-second schedule and a
  * burst of ad-hoc runs whose HTTP target counts each call by run id. `audit` then checks that nothing
  * was lost or doubled: every run succeeded and its target was called exactly once, and the schedule
  * fired each slot of the window once, without a gap.
@@ -117,4 +117,26 @@ export async function slotsRan(t: TestEnvironment, workload: Workload, n: number
     `${n} slots to run`,
     30_000,
   );
+}
+
+/**
+ * Waits for the Kairos process at `base` to answer /health/ready with 503 and Postgres down, and
+ * answers what it said about Postgres.
+ */
+export function postgresReportedDown(base: string): Promise<{ status: string; message?: string }> {
+  return waitFor(
+    async () => {
+      const response = await fetch(`${base}/health/ready`).catch(() => null);
+      if (response?.status !== 503) return undefined;
+      const body = (await response.json()) as { details: Record<string, { status: string; message?: string }> };
+      return body.details.postgres?.status === 'down' ? body.details.postgres : undefined;
+    },
+    'readiness to report Postgres down',
+    10_000,
+  );
+}
+
+/** Waits for the Kairos process at `base` to be ready again. */
+export async function readyAgain(base: string): Promise<void> {
+  await waitFor(async () => ((await fetch(`${base}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), 'readiness to recover', 30_000);
 }

@@ -10,7 +10,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { ADMIN_DATABASE_URL } from './services.js';
 
 const run = promisify(execFile);
@@ -114,6 +114,8 @@ export interface RedisClusterUnderTest {
   masterOf(key: string): Promise<number>;
   /** Kills a node with SIGKILL, as a crashed host would go. */
   kill(port: number): Promise<void>;
+  /** A client on the cluster's seed nodes; the caller disconnects it. */
+  client(): Cluster;
   /** Resolves once a node other than `port` serves `key`'s slot as master and the cluster is ok again. */
   failedOver(key: string, from: number): Promise<number>;
   stop(): Promise<void>;
@@ -160,6 +162,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterUnderT
       .map((p) => `127.0.0.1:${p}`)
       .join(','),
     masterOf,
+    client: () => new Cluster(ports.slice(0, masters).map((port) => ({ host: '127.0.0.1', port }))),
     async kill(port) {
       await stopAll(nodes.filter((n) => n.port === port));
     },
@@ -346,3 +349,4 @@ export async function startPgBouncer(): Promise<PgBouncerUnderTest> {
     },
   };
 }
+
