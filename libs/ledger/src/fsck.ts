@@ -62,6 +62,9 @@ const CHECKS: Check[] = [
     name: 'scheduled-run-has-tick',
     sql: `SELECT 'run ' || r.id AS subject, 'run of origin schedule has no tick pointing at it' AS detail
           FROM runs r WHERE r.origin IN ('schedule', 'backfill') AND NOT EXISTS (SELECT 1 FROM ticks t WHERE t.run_id = r.id)
+            -- A step run inherits its multi-step run's origin; the tick points at that run, which this
+            -- check holds to it, and step-has-run proves the step's run exists.
+            AND r.parent_run_id IS NULL
             -- A run made ahead and withdrawn before its slot gave the slot (and its tick) back.
             AND NOT (r.state = 'cancelled' AND r.reason_code IN ('SCHEDULE_PAUSED', 'SCHEDULE_CHANGED'))`,
   },
