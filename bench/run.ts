@@ -17,6 +17,8 @@
  *               concurrency 8; the lateness of each wake (its resuming claim minus its wake instant)
  *   engines     durable throughput on a Redis Cluster and through PgBouncer, beside one Redis and
  *               Postgres itself (KAIROS_BENCH_ENGINES, see enginesScenario)
+ *   failover    the leader killed with -9 ten times under load with the roles apart, on one Redis and on a
+ *               Redis Cluster behind PgBouncer: time to a new leader, missed slots, runs left (see failover.ts)
  * Throughput runs in each machine shape of KAIROS_BENCH_SHAPES (`shared,production`: see inShape).
  * and the ratios Kairos/BullMQ, then Postgres/Redis. Throughput is also measured for a user's worker
  * (the SDK's KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the
@@ -36,6 +38,7 @@ import { startKairos, type StartedKairos } from '@kairos/process';
 import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
+import { failoverScenario } from './failover.js';
 import { herdScenario } from './herd.js';
 import { protocolScenario } from './protocol.js';
 import { REDIS_URL, cpuPerRun, cpuSpent, fmt, inShape, machineShapes, median, medianCpu, percentile, printTable, sandbox, sleep, startBuilt, until, type CpuSpent, type MachineShape, type Sandbox } from './sandbox.js';
@@ -733,7 +736,7 @@ production engines: durable runs per second (${RUNS} noop runs), beside one Redi
 `);
 }
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts', 'engines'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts', 'engines', 'failover'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -750,5 +753,6 @@ if (which.has('wake')) await wakeScenario();
 if (which.has('limits')) await limitsScenario();
 if (which.has('alerts')) await alertsScenario();
 if (which.has('engines')) await enginesScenario();
+if (which.has('failover')) await failoverScenario();
 
 process.exit(0);

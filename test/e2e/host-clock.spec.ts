@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SPAWNING_TIMEOUT_MS, api, spawnKairos, useTestEnvironment, waitFor, type ApiClient, type KairosChild, type TestEnvironment } from '../support/kairos.js';
+import { allowance, watchMachineLag } from '../support/timer-lag.js';
 
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
 const TIMERS = 40;
@@ -19,6 +20,11 @@ const LOOKAHEAD = '4s';
 /** Past the lookahead, so the timers' runs are made ahead and handed to the transport as delayed jobs. */
 const TIMERS_AHEAD_MS = 8_000;
 const TIMERS_SPREAD_MS = 2_000;
+/**
+ * Start minus instant at p99 on a machine that holds nothing back; the bound adds what this machine
+ * was seen holding timers back during the timers' window (timer-lag.ts). The figures of a quiet
+ * machine are `npm run bench -- lateness`'s.
+ */
 const P99_BOUND_MS = 75;
 
 /** Environment that runs a process on a host clock `offset` (libfaketime's syntax, e.g. `+30s`) read from a file, so a test can step it. */
@@ -131,6 +137,7 @@ describe.concurrent.each(SCENARIOS)('a Kairos host whose clock is wrong: $name',
       // An `at` 5 s ahead by the database is accepted, whatever the host's clock says.
       expect((await client.post('/v1/schedules', { at: new Date((await databaseNow(t)) + 5_000).toISOString(), target: { type: 'handler', name: 'echo' } })).status).toBe(201);
 
+      const lag = await watchMachineLag(bases);
       const every = await client.post('/v1/schedules', { name: 'every-second', every: '1s', target: { type: 'handler', name: 'echo' } });
       expect(every.status).toBe(201);
       const firstAt = (await databaseNow(t)) + TIMERS_AHEAD_MS;
@@ -167,9 +174,11 @@ describe.concurrent.each(SCENARIOS)('a Kairos host whose clock is wrong: $name',
         TIMERS_AHEAD_MS + TIMERS_SPREAD_MS + 20_000,
         250,
       );
-      console.info(`${scenario.name}: timers started ${Math.round(percentile(timerRuns, 50))} ms after their instant at the median, ${Math.round(percentile(timerRuns, 99))} at p99`);
+      const machine = await lag.stop();
+      const bound = P99_BOUND_MS + allowance(machine);
+      console.info(`${scenario.name}: timers started ${Math.round(percentile(timerRuns, 50))} ms after their instant at the median, ${Math.round(percentile(timerRuns, 99))} at p99 (bound ${bound} ms: ${machine.describe()})`);
       expect(timerRuns[0], 'no run starts before its instant').toBeGreaterThanOrEqual(0);
-      expect(percentile(timerRuns, 99), `start minus instant, ms: ${timerRuns.map((l) => Math.round(l)).join(' ')}`).toBeLessThanOrEqual(P99_BOUND_MS);
+      expect(percentile(timerRuns, 99), `start minus instant, ms: ${timerRuns.map((l) => Math.round(l)).join(' ')}; ${machine.describe()}`).toBeLessThanOrEqual(bound);
 
       const inRun = await waitFor(async () => {
         const { rows } = await t.db.query<{ lateMs: number }>(
@@ -179,7 +188,7 @@ describe.concurrent.each(SCENARIOS)('a Kairos host whose clock is wrong: $name',
         return rows[0];
       }, 'the `in` timer to have run');
       expect(inRun.lateMs).toBeGreaterThanOrEqual(0);
-      expect(inRun.lateMs).toBeLessThanOrEqual(P99_BOUND_MS * 4);
+      expect(inRun.lateMs).toBeLessThanOrEqual(P99_BOUND_MS * 4 + allowance(machine));
 
       // Every slot of the every-second schedule, from its first to its last, was triggered once and has one run.
       const { rows: slots } = await t.db.query<{ slot: Date; outcome: string; reasonCode: string | null; runs: number; lateMs: number | null }>(

@@ -302,7 +302,11 @@ describe('subscriptions', () => {
     expect(slack.requests[1]!.headers['idempotency-key']).toBe(test.body.eventId);
     expect(JSON.parse(slack.requests[1]!.body).text).toContain('test delivery');
     expect(all.requests.length).toBe(2);
-    const delivered = (await client.get(`/v1/subscriptions/${slackId}/deliveries`)).body.items;
+    // The endpoint has the ping; Kairos records the attempt once the answer is back.
+    const delivered = await waitFor(async () => {
+      const items = (await client.get(`/v1/subscriptions/${slackId}/deliveries`)).body.items;
+      return items[0]?.attempts.length > 0 ? items : undefined;
+    }, 'the ping’s attempt to be recorded');
     expect(delivered.map((d: { eventType: string }) => d.eventType)).toEqual(['ping', 'schedule.resumed']);
     expect(delivered[0].attempts).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200, error: null })]);
   });

@@ -136,7 +136,22 @@ export function postgresReportedDown(base: string): Promise<{ status: string; me
   );
 }
 
-/** Waits for the Kairos process at `base` to be ready again. */
+/** Waits for the Kairos process at `base` to be ready again; if it is not, the error gives its last answer. */
 export async function readyAgain(base: string): Promise<void> {
-  await waitFor(async () => ((await fetch(`${base}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), 'readiness to recover', 30_000);
+  let last = 'no answer';
+  await waitFor(
+    async () => {
+      const response = await fetch(`${base}/health/ready`).catch((error: Error) => error);
+      if (response instanceof Error) {
+        last = response.message;
+        return undefined;
+      }
+      last = `${response.status} ${await response.text()}`;
+      return response.status === 200 ? true : undefined;
+    },
+    'readiness to recover',
+    30_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; /health/ready last answered: ${last}`);
+  });
 }

@@ -120,7 +120,16 @@ export async function wipeTransport(t: TestEnvironment): Promise<void> {
     `SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND tablename <> 'migration'`,
     [t.transport.schema],
   );
-  await t.db.query(`TRUNCATE ${rows.map((r) => `${schema}.${pg.escapeIdentifier(r.name)}`).join(', ')}`);
+  // Workers lock the transport's rows in their own order while TRUNCATE locks its tables in turn, so
+  // Postgres may pick the TRUNCATE as a deadlock's victim: the wipe is tried again, as an operator would.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await t.db.query(`TRUNCATE ${rows.map((r) => `${schema}.${pg.escapeIdentifier(r.name)}`).join(', ')}`);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error;
+    }
+  }
 }
 
 /**
