@@ -8,7 +8,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export type Db = pg.Pool;
 export type Tx = pg.PoolClient;
-export type Queryable = pg.Pool | pg.PoolClient;
+export type Queryable = pg.Pool | pg.ClientBase;
 
 export interface PoolOptions {
   connectionString: string;

@@ -12,7 +12,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { newId } from '@kairos/domain';
-import { HolderPresence, LeaseRepository, holderToken, SCHEDULER_LEASE, SessionRepository, inTransaction, observeLease, type Db, type LeaseGrant } from '@kairos/ledger';
+import { HolderPresence, LeaseRepository, holderToken, SCHEDULER_LEASE, SessionRepository, inTransaction, observeLease, type Db, type LeaseGrant, type Queryable } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, GatedLoops, KairosMetrics, Loop, processIdentity, type GatedTask } from '@kairos/process';
 import { withLogContext } from '@kairos/telemetry';
 
@@ -155,16 +155,24 @@ export class LeadershipService implements OnApplicationBootstrap, BeforeApplicat
     return this.renewIntervalMs();
   }
 
+  /**
+   * Where lease statements go, this process's partition leases' too: the presence connection when
+   * there is one (see HolderPresence.connection), else the pool.
+   */
+  leaseDb(): Queryable {
+    return this.presence.connection() ?? this.db;
+  }
+
   private renew(ttlMs: number): Promise<LeaseGrant | null> {
-    return this.leases.acquireOrRenew(this.db, SCHEDULER_LEASE, this.holder, ttlMs);
+    return this.leases.acquireOrRenew(this.leaseDb(), SCHEDULER_LEASE, this.holder, ttlMs);
   }
 
   /** A standby's probe: takes the lease when it is free, expired, or held by a process that is gone. */
   private async contend(ttlMs: number): Promise<LeaseGrant | null> {
-    const seen = await observeLease(this.db, SCHEDULER_LEASE, this.holder);
+    const seen = await observeLease(this.leaseDb(), SCHEDULER_LEASE, this.holder);
     if (!seen || !seen.alive || seen.holder === this.holder) return this.renew(ttlMs);
     if (!seen.holderGone) return null;
-    const grant = await this.leases.takeOver(this.db, SCHEDULER_LEASE, this.holder, seen.holder, seen.epoch, ttlMs);
+    const grant = await this.leases.takeOver(this.leaseDb(), SCHEDULER_LEASE, this.holder, seen.holder, seen.epoch, ttlMs);
     if (grant) this.logger.warn(`the leader ${seen.holder} (epoch ${seen.epoch}) is gone: its session ended before its lease expired`);
     return grant;
   }

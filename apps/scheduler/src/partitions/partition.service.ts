@@ -98,6 +98,7 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
 
   private async pass(): Promise<number> {
     const self = this.leadership.holder;
+    const db = this.leadership.leaseDb();
     const ttl = this.config.scheduler.leaderTtlMs;
     if (!this.leadership.presenceHeld()) {
       this.drop([...this.owned.keys()], 'its presence lock is not held');
@@ -105,14 +106,14 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
     }
     if (performance.now() - this.lastHeartbeat >= this.renewIntervalMs()) {
       const { hostname, pid } = this.leadership.identity;
-      await this.leases.heartbeat(this.db, { holder: self, hostname, pid, clockOffsetMs: this.clock.lastReading?.offsetMs ?? null });
-      this.members = await this.leases.liveMembers(this.db, self, ttl);
+      await this.leases.heartbeat(db, { holder: self, hostname, pid, clockOffsetMs: this.clock.lastReading?.offsetMs ?? null });
+      this.members = await this.leases.liveMembers(db, self, ttl);
       this.lastHeartbeat = performance.now();
     }
     if (this.owned.size > 0 && performance.now() - this.lastRenewal >= this.renewIntervalMs()) {
       const startedAt = performance.now();
       const claims = this.claims();
-      const renewed = new Set(await this.leases.renew(this.db, self, claims, ttl));
+      const renewed = new Set(await this.leases.renew(db, self, claims, ttl));
       this.drop(claims.map((c) => c.partition).filter((p) => !renewed.has(p)), 'their leases could not be renewed');
       // A lease runs from when the database applied the statement, which is after we sent it.
       this.validUntil = startedAt + ttl - 250;
@@ -121,7 +122,7 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
 
     // Every probe reads the leases; the members only with each heartbeat, but an owner found gone
     // (its presence lock free) stops counting at once, so its share is planned for the others.
-    const leases = await this.leases.observe(this.db, self);
+    const leases = await this.leases.observe(db, self);
     const gone = new Set(leases.filter((l) => l.holderGone).map((l) => l.holder));
     const members = this.members.filter((m) => !gone.has(m));
     const owners = leases.map((l) => (l.alive && !l.holderGone ? l.holder : null));
@@ -134,12 +135,13 @@ export class PartitionService implements OnApplicationBootstrap, BeforeApplicati
     if (release.length > 0 || stray.length > 0) {
       const giveUp = [...release.map((partition) => ({ partition, epoch: this.owned.get(partition)! })), ...stray];
       for (const p of release) this.owned.delete(p);
-      await this.leases.release(this.db, self, giveUp);
+      await this.leases.release(db, self, giveUp);
       if (release.length > 0) this.logger.log(`released partitions ${release.join(', ')} to rebalance over ${members.length} schedulers`);
     }
     if (take.length > 0) {
       const startedAt = performance.now();
       const wanted = take.map((p) => ({ partition: p, epoch: leases[p]!.epoch, gone: leases[p]!.holderGone }));
+      // A transaction, so on the pool: the lease connection takes single statements only.
       const grants = await inTransaction(this.db, (tx) => this.leases.take(tx, self, wanted, ttl));
       if (grants.length > 0) {
         if (this.owned.size === 0) {

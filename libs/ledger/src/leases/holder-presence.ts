@@ -122,6 +122,16 @@ export class HolderPresence {
     }
   }
 
+  /**
+   * The connection that holds the lock, while it does (null without one): lease statements sent on
+   * it never queue behind a busy pool or a pooler's, so a standby's probe and takeover, and the
+   * leader's renewal, take one round trip whatever else the process is doing. Single statements
+   * only: several loops share it, so a transaction on it would take in their statements too.
+   */
+  connection(): Queryable | null {
+    return this.held ? this.client : null;
+  }
+
   /** Gives the lock up by closing its connection. */
   async release(): Promise<void> {
     await this.disconnect();
