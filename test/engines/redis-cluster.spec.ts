@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisCluster, type RedisClusterUnderTest } from '../support/engines.js';
 import { api, sleep, SPAWNING_TIMEOUT_MS, spawnKairos, waitFor, useTestEnvironment, type KairosChild } from '../support/kairos.js';
-import { ALLOW_LOOPBACK, audit, slotsRan, startWorkload } from './workload.js';
+import { ALLOW_LOOPBACK, WORKLOAD_LEASES, audit, slotsRan, startWorkload } from './workload.js';
 
 /** Requests per second per caller: far above what the workload sends, well below the burst below. */
 const RATE_LIMIT = 20;
@@ -21,7 +21,7 @@ describe('Redis Cluster', () => {
 
   beforeAll(async () => {
     cluster = await startRedisCluster();
-    kairos = spawnKairos('kairos', t.env({ ...ALLOW_LOOPBACK, REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.nodesVariable, KAIROS_RATE_LIMIT: String(RATE_LIMIT) }));
+    kairos = spawnKairos('kairos', t.env({ ...ALLOW_LOOPBACK, ...WORKLOAD_LEASES, REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.nodesVariable, KAIROS_RATE_LIMIT: String(RATE_LIMIT) }));
     await kairos.ready;
   }, SPAWNING_TIMEOUT_MS);
 

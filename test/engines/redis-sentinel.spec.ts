@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { command, startRedisSentinels, type RedisSentinelsUnderTest } from '../support/engines.js';
 import { api, SPAWNING_TIMEOUT_MS, spawnKairos, useTestEnvironment, type KairosChild } from '../support/kairos.js';
-import { ALLOW_LOOPBACK, audit, slotsRan, startWorkload } from './workload.js';
+import { ALLOW_LOOPBACK, WORKLOAD_LEASES, audit, slotsRan, startWorkload } from './workload.js';
 
 describe('Redis Sentinel', () => {
   const t = useTestEnvironment();
@@ -17,7 +17,7 @@ describe('Redis Sentinel', () => {
     sentinels = await startRedisSentinels();
     kairos = spawnKairos(
       'kairos',
-      t.env({ ...ALLOW_LOOPBACK, REDIS_URL: '', REDIS_SENTINELS: sentinels.sentinelsVariable, REDIS_SENTINEL_NAME: sentinels.name }),
+      t.env({ ...ALLOW_LOOPBACK, ...WORKLOAD_LEASES, REDIS_URL: '', REDIS_SENTINELS: sentinels.sentinelsVariable, REDIS_SENTINEL_NAME: sentinels.name }),
     );
     await kairos.ready;
   }, SPAWNING_TIMEOUT_MS);

@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { api, runInState, spawnKairos, startInProcess, useTestEnvironment, waitFor, type KairosChild } from '../support/kairos.js';
+import { allowance, watchMachineLag } from '../support/timer-lag.js';
 
 interface Span {
   id: string;
@@ -81,9 +82,10 @@ describe('concurrency keys and queue limits', () => {
     );
   }
 
-  it('500 runs over 20 customers with limit 1: never two of one customer at once, all finish, a freed place is taken within 100 ms p99', async () => {
+  it('500 runs over 20 customers with limit 1: never two of one customer at once, all finish, a freed place is taken within 100 ms p99 (plus what the machine held back)', async () => {
     const kairos = await start();
     const client = api(kairos.url);
+    const lag = await watchMachineLag();
     const bodies = Array.from({ length: 500 }, (_, i) => ({
       target: { type: 'handler', name: 'sleep' },
       payload: { ms: 5 + ((i * 7) % 21), customerId: `c${i % 20}` },
@@ -106,8 +108,11 @@ describe('concurrency keys and queue limits', () => {
         gaps.push(next.startedAt.getTime() - Math.max(previous.finishedAt.getTime(), next.createdAt.getTime()));
       }
     }
-    console.info(`idle gaps of a customer's runs over ${gaps.length} hand-overs: p50 ${percentile(gaps, 50)} ms, p99 ${percentile(gaps, 99)} ms, max ${Math.max(...gaps)} ms`);
-    expect(percentile(gaps, 99), `idle gaps (ms) p50 ${percentile(gaps, 50)}, max ${Math.max(...gaps)}`).toBeLessThanOrEqual(100);
+    // A hand-over is a verdict, a release and a claim: the machine may hold each back (timer-lag.ts).
+    const machine = await lag.stop();
+    const bound = 100 + allowance(machine);
+    console.info(`idle gaps of a customer's runs over ${gaps.length} hand-overs: p50 ${percentile(gaps, 50)} ms, p99 ${percentile(gaps, 99)} ms, max ${Math.max(...gaps)} ms (bound ${bound} ms: ${machine.describe()})`);
+    expect(percentile(gaps, 99), `idle gaps (ms) p50 ${percentile(gaps, 50)}, max ${Math.max(...gaps)}; ${machine.describe()}`).toBeLessThanOrEqual(bound);
     // Every run held back says so in its story, and was released.
     const { rows: events } = await t.db.query<{ held: number; released: number }>(
       `SELECT count(*) FILTER (WHERE kind = 'held')::int AS held, count(*) FILTER (WHERE kind = 'released')::int AS released
