@@ -561,6 +561,35 @@ describe('the OpenAPI document', () => {
       expect((await call('delete', '/v1/subscriptions/{id}', { params: { id } })).status).toBe(404);
     });
 
+    it('matches what the calendar routes answer', async () => {
+      const created = await call('post', '/v1/calendars', { body: examplesOf('/v1/calendars', 'post').holidays });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ name: 'bavaria', holidays: { country: 'DE', state: 'BY', region: null }, dates: ['2026-12-24', '2026-12-31'], schedules: 0 });
+      expect((await call('post', '/v1/calendars', { body: examplesOf('/v1/calendars', 'post').holidays })).status).toBe(409);
+      expect((await call('post', '/v1/calendars', { body: { name: 'x', dates: ['2026-02-30'] } })).body).toMatchObject({ code: 'INVALID_DATE', field: 'dates[0]' });
+      const first = await call('get', '/v1/calendars', { query: 'limit=1' });
+      expect(first.body.items.map((c: { name: string }) => c.name)).toEqual(['bavaria']);
+      expect((await call('get', '/v1/calendars', { query: 'limit=0' })).body.field).toBe('limit');
+      expect((await call('get', '/v1/calendars/{name}', { params: { name: 'bavaria' } })).body.description).toBe('Munich office');
+      expect((await call('get', '/v1/calendars/{name}', { params: { name: 'nowhere' } })).status).toBe(404);
+      const replaced = await call('put', '/v1/calendars/{name}', { params: { name: 'bavaria' }, body: { holidays: { country: 'DE', state: 'BY' } } });
+      expect(replaced).toMatchObject({ status: 200, body: { dates: [] } });
+      expect((await call('put', '/v1/calendars/{name}', { params: { name: 'release-freeze' }, body: examplesOf('/v1/calendars', 'post').dates })).status).toBe(201);
+      expect((await call('put', '/v1/calendars/{name}', { params: { name: 'x' }, body: { holidays: { country: 'XX' } } })).body).toMatchObject({ code: 'UNKNOWN_COUNTRY', field: 'holidays.country' });
+      const dates = await call('get', '/v1/calendars/{name}/dates', { params: { name: 'bavaria' }, query: 'from=2027-01-01&to=2027-01-31' });
+      expect(dates.body).toEqual({ from: '2027-01-01', to: '2027-01-31', items: [{ date: '2027-01-01', holiday: "New Year's Day" }, { date: '2027-01-06', holiday: 'Epiphany' }] });
+      expect((await call('get', '/v1/calendars/{name}/dates', { params: { name: 'bavaria' }, query: 'from=2027-13-01' })).body.field).toBe('from');
+      expect((await call('get', '/v1/calendars/{name}/dates', { params: { name: 'nowhere' } })).status).toBe(404);
+      const schedule = await call('post', '/v1/schedules', { body: { name: 'payroll', cron: '0 9 L * *', timezone: 'Europe/Berlin', target: { type: 'handler', name: 'echo' }, calendar: { exclude: ['bavaria'], weekdaysOnly: true, onExcluded: 'previous' } } });
+      expect(schedule.body.calendar).toEqual({ exclude: ['bavaria'], weekdaysOnly: true, onExcluded: 'previous' });
+      const inUse = await call('delete', '/v1/calendars/{name}', { params: { name: 'bavaria' } });
+      expect(inUse).toMatchObject({ status: 409, body: { code: 'CALENDAR_IN_USE', field: 'name' } });
+      expect(inUse.body.message).toContain('"payroll"');
+      expect((await call('delete', '/v1/schedules/{id}', { params: { id: schedule.body.id } })).status).toBe(204);
+      expect((await call('delete', '/v1/calendars/{name}', { params: { name: 'bavaria' } })).status).toBe(204);
+      expect((await call('delete', '/v1/calendars/{name}', { params: { name: 'bavaria' } })).status).toBe(404);
+    });
+
     it('matches what the worker-credential routes answer', async () => {
       const granted = await call('post', '/v1/worker-credentials', { body: { queues: ['media'] } });
       expect(granted.status).toBe(201);

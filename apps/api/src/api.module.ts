@@ -4,6 +4,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { QueueBoardModule } from './admin/queue-board.module.js';
 import { OPENAPI_DOCUMENT } from './api.openapi.js';
 import { AuthModule } from './auth/auth.module.js';
+import { CalendarsModule } from './calendars/calendars.module.js';
 import { CallerGuard } from './auth/caller.guard.js';
 import { ClusterController } from './cluster/cluster.controller.js';
 import { CronModule } from './cron/cron.module.js';
@@ -32,6 +33,7 @@ import { WorkersModule } from './workers/workers.module.js';
     SchedulesModule,
     SensorsModule,
     SubscriptionsModule,
+    CalendarsModule,
     RunsModule,
     DeadLettersModule,
     WorkersModule,

@@ -2,6 +2,7 @@
  * The OpenAPI 3.1 description of REST /v1, served at GET /docs/openapi.json and rendered by
  * Swagger UI at /docs: each feature folder's paths over the shared schemas, parameters and responses.
  */
+import { CALENDAR_PATHS } from './calendars/calendars.openapi.js';
 import { CLUSTER_PATHS } from './cluster/cluster.openapi.js';
 import { CRON_PATHS } from './cron/cron.openapi.js';
 import { DEAD_LETTER_PATHS } from './dead-letters/dead-letters.openapi.js';
@@ -37,11 +38,12 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
     { name: 'cluster', description: 'Who the caller is, and the state of the cluster, for the dashboard.' },
     { name: 'signing-secret', description: 'The secret webhook deliveries are signed with, and its rotation.' },
+    { name: 'calendars', description: 'Named sets of local dates (explicit dates, public holidays of a country and region) that the schedules naming them do not fire on.' },
     { name: 'subscriptions', description: "Webhooks told of the namespace's events (a run dead, a schedule late, ...), signed and retried: declare, pause, test them and read their deliveries." },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...SUBSCRIPTION_PATHS, ...CLUSTER_PATHS },
+  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...SUBSCRIPTION_PATHS, ...CALENDAR_PATHS, ...CLUSTER_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

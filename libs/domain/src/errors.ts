@@ -10,6 +10,10 @@ export const ERROR_CODES = [
   'INVALID_DURATION',
   'INVALID_INSTANT',
   'NO_FUTURE_FIRE',
+  'INVALID_DATE',
+  'UNKNOWN_COUNTRY',
+  'UNKNOWN_CALENDAR',
+  'CALENDAR_IN_USE',
   'UNKNOWN_HANDLER',
   'PAYLOAD_TOO_LARGE',
   'PAYLOAD_TOO_DEEP',
@@ -71,7 +75,7 @@ export class NotFoundError extends Error {
 /** The request is well formed but clashes with what is stored (HTTP 409). */
 export class ConflictError extends Error {
   constructor(
-    readonly code: 'CONFLICT' | 'INVALID_STATE' | 'IDEMPOTENCY_CONFLICT' | 'SIGNAL_ALREADY_DELIVERED',
+    readonly code: 'CONFLICT' | 'INVALID_STATE' | 'IDEMPOTENCY_CONFLICT' | 'SIGNAL_ALREADY_DELIVERED' | 'CALENDAR_IN_USE',
     readonly field: string | null,
     message: string,
   ) {

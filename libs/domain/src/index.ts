@@ -10,6 +10,7 @@ export * from './run-policy.js';
 export * from './steps.js';
 export * from './concurrency.js';
 export * from './sensors.js';
+export * from './calendars.js';
 export * from './schedule-spec.js';
 export * from './slot-planner.js';
 export * from './slot-range.js';

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type ErrorCode } from './errors.js';
-import { MAX_PREVIEW_COUNT } from './preview.js';
-import { previewSpec } from './wire/index.js';
+import { MAX_PREVIEW_COUNT, previewOf } from './preview.js';
+import { readPreviewRequest } from './wire/index.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
+/** A POST /v1/cron/preview body previewed, as the API answers it (no calendars). */
+function previewSpec(body: unknown, nowMs: number) {
+  const { spec, afterMs, count } = readPreviewRequest(body, nowMs);
+  return previewOf(spec, afterMs, count);
+}
 const isoTimes = (times: number[]): string[] => times.map((ms) => new Date(ms).toISOString().replace('.000Z', 'Z'));
 
 describe('previewSpec', () => {

@@ -40,6 +40,7 @@ export const REASON_CODES = {
   CATCHUP_SUPERSEDED: 'a later missed slot was fired instead (catch-up latest)',
   CATCHUP_WINDOW_MISSED: 'the slot is older than the catch-up window',
   CATCHUP_LIMIT_EXCEEDED: 'more slots were missed than the catch-up limit allows; the newest were kept',
+  CALENDAR_EXCLUDED: "the slot's local date is excluded by the schedule's calendar; no slot of that date fires",
   INVALID_DEFINITION: 'the stored definition could not be evaluated',
   // Sensor evaluations.
   SENSOR_CURSOR_MOVED: "the sensor's cursor was moved while the evaluation ran; nothing it asked for was committed",

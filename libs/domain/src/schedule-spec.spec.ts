@@ -43,6 +43,7 @@ describe('readScheduleCreate: defaults', () => {
         jitterMs: 0,
         labels: {},
         expect: null,
+        calendar: null,
       },
       paused: false,
       idempotencyKey: null,

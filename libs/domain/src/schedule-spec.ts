@@ -3,13 +3,14 @@
  * timing, bounds, a future fire) the wire's schedule body checks it with at the edge: once read,
  * the definition is valid and has a future fire (or is paused, which still requires one to exist).
  */
+import { dayExclusionOf, type CalendarDefinition, type CalendarRule } from './calendars.js';
 import type { ConcurrencySpec } from './concurrency.js';
 import { createHash } from 'node:crypto';
 import { ValidationError } from './errors.js';
 import { present, readString, type JsonObject } from './json-readers.js';
 import type { CatchupMode, JsonValue, OverlapPolicy } from './closed-sets.js';
 import type { RetryPolicy, Target } from './run-policy.js';
-import { CronSyntaxError, isValidTimeZone, nextFireAfter, parseCron, type DstPolicy, type Recurrence } from './time/index.js';
+import { CronSyntaxError, isValidTimeZone, nextFireAfter, parseCron, type DstPolicy, type PlainRecurrence, type Recurrence } from './time/index.js';
 
 export type Timing = { kind: 'cron'; cron: string } | { kind: 'every'; everyMs: number } | { kind: 'at'; atMs: number };
 
@@ -41,6 +42,8 @@ export interface ScheduleSpec {
   labels: Record<string, string>;
   /** A slot whose run has not succeeded this long after the slot is late (schedule.late). */
   expect: ScheduleExpectation | null;
+  /** The local dates that hold no slot, and what becomes of a slot on one. */
+  calendar: CalendarRule | null;
 }
 
 /** What a schedule promises of each slot's run. */
@@ -139,8 +142,15 @@ export function checkOneTiming(obj: JsonObject): void {
 /**
  * The recurrence a spec describes. `createdAtMs` anchors an `every` schedule without a startAt;
  * the anchor is stored as the schedule's creation instant so it never drifts on re-evaluation.
+ * `calendars` are the namespace's calendars the spec's calendar rule names (see calendars.ts).
  */
-export function recurrenceOf(spec: ScheduleSpec, anchorMs: number): Recurrence {
+export function recurrenceOf(spec: ScheduleSpec, anchorMs: number, calendars: readonly CalendarDefinition[] = []): Recurrence {
+  const base = plainRecurrenceOf(spec, anchorMs);
+  if (spec.calendar === null || base.kind === 'at') return base;
+  return { kind: 'calendar', base, timezone: spec.timezone, dst: spec.dst, onExcluded: spec.calendar.onExcluded, excluded: dayExclusionOf(spec.calendar, calendars) };
+}
+
+function plainRecurrenceOf(spec: ScheduleSpec, anchorMs: number): PlainRecurrence {
   switch (spec.timing.kind) {
     case 'cron':
       return { kind: 'cron', cron: parseCron(spec.timing.cron), timezone: spec.timezone, dst: spec.dst };
@@ -163,9 +173,9 @@ export function nextSlotWithinBounds(spec: ScheduleSpec, rec: Recurrence, afterM
   return slot;
 }
 
-/** The first slot of a schedule created at `nowMs`. */
-export function firstFireAt(spec: ScheduleSpec, nowMs: number): number | null {
-  return nextSlotWithinBounds(spec, recurrenceOf(spec, nowMs), nowMs);
+/** The first slot of a schedule created at `nowMs` (a calendar's marker of an excluded date counts). */
+export function firstFireAt(spec: ScheduleSpec, nowMs: number, calendars: readonly CalendarDefinition[] = []): number | null {
+  return nextSlotWithinBounds(spec, recurrenceOf(spec, nowMs, calendars), nowMs);
 }
 
 /**
@@ -173,8 +183,10 @@ export function firstFireAt(spec: ScheduleSpec, nowMs: number): number | null {
  * Keys are sorted recursively; the payload is hashed as given.
  */
 export function specHash(spec: ScheduleSpec): string {
-  // Without a concurrency key or an expectation a spec hashes as it did before they existed.
-  return createHash('sha256').update(canonicalJson({ ...spec, concurrency: spec.concurrency ?? undefined, expect: spec.expect ?? undefined })).digest('hex');
+  // Without a concurrency key, an expectation or a calendar a spec hashes as it did before they existed.
+  return createHash('sha256')
+    .update(canonicalJson({ ...spec, concurrency: spec.concurrency ?? undefined, expect: spec.expect ?? undefined, calendar: spec.calendar ?? undefined }))
+    .digest('hex');
 }
 
 /** JSON with object keys sorted, so equal values serialize equally whatever order their keys came in. */

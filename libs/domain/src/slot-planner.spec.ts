@@ -27,6 +27,7 @@ function spec(overrides: Partial<ScheduleSpec> = {}): ScheduleSpec {
     jitterMs: 0,
     labels: {},
     expect: null,
+    calendar: null,
     ...overrides,
   };
 }

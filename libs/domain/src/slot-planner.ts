@@ -8,9 +8,11 @@
  * before the boundary fell due during an outage or a pause, and the catch-up policy decides them.
  */
 import { createHash } from 'node:crypto';
+import type { CalendarDefinition } from './calendars.js';
 import type { ReasonCode } from './reason-codes.js';
 import { nextSlotWithinBounds, recurrenceOf, type ScheduleSpec } from './schedule-spec.js';
 import { slotsInRange } from './slot-range.js';
+import { isExclusionMarker, isoDateOfDay, localDayOf } from './time/index.js';
 
 /** How many of the newest due slots one evaluation records; older ones are explained by the outage record. */
 export const MAX_SLOTS_PER_EVALUATION = 1_000;
@@ -25,6 +27,8 @@ export interface PlanInput {
   nowMs: number;
   /** Slots before this instant fell due while nobody was firing them (outage or pause). */
   catchupBoundaryMs: number;
+  /** The calendars the spec's calendar rule names. */
+  calendars?: readonly CalendarDefinition[];
 }
 
 export type SlotDecision =
@@ -48,7 +52,7 @@ export interface SlotPlan {
 
 export function planSlots(input: PlanInput): SlotPlan {
   const { spec, nowMs } = input;
-  const rec = recurrenceOf(spec, input.anchorMs);
+  const rec = recurrenceOf(spec, input.anchorMs, input.calendars);
   // The due slots are those in [cursor, now]; past the newest MAX_SLOTS_PER_EVALUATION, the outage record speaks for them.
   const { slots: due, more: unrecorded } = slotsInRange(spec, rec, {
     afterMs: input.cursorMs - 1,
@@ -57,9 +61,15 @@ export function planSlots(input: PlanInput): SlotPlan {
     keep: 'newest',
   });
 
-  const onTime = due.filter((s) => s >= input.catchupBoundaryMs);
-  const late = due.filter((s) => s < input.catchupBoundaryMs);
   const decisions = new Map<number, SlotDecision>();
+  // A date the calendar excludes is recorded once, at its first slot, whenever it is evaluated.
+  for (const slotMs of rec.kind === 'calendar' ? due.filter((s) => isExclusionMarker(rec, s)) : []) {
+    const date = isoDateOfDay(localDayOf(spec.timezone, slotMs));
+    decisions.set(slotMs, { slotMs, fire: false, reason: 'CALENDAR_EXCLUDED', reasonText: `${date} (${spec.timezone}) is excluded by the schedule's calendar; no slot of that date fires` });
+  }
+  const fireable = decisions.size === 0 ? due : due.filter((s) => !decisions.has(s));
+  const onTime = fireable.filter((s) => s >= input.catchupBoundaryMs);
+  const late = fireable.filter((s) => s < input.catchupBoundaryMs);
   for (const slotMs of onTime) {
     decisions.set(slotMs, { slotMs, fire: true, availableAtMs: slotMs + jitterOffset(input.scheduleId, slotMs, spec.jitterMs), catchup: false });
   }

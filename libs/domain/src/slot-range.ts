@@ -3,7 +3,7 @@
  * backfill, the tick's due slots) is answered here, within the schedule's bounds.
  */
 import { nextSlotWithinBounds, type ScheduleSpec } from './schedule-spec.js';
-import { previousFireBefore, type Recurrence } from './time/index.js';
+import { isExclusionMarker, previousFireBefore, type Recurrence } from './time/index.js';
 
 export interface SlotRange {
   /** Slots strictly after this instant. */
@@ -52,4 +52,27 @@ export function slotsInRange(spec: ScheduleSpec, rec: Recurrence, range: SlotRan
     slot = previousFireBefore(rec, slot);
   }
   return { slots: newestFirst.reverse(), more: slot !== null && slot >= lowest };
+}
+
+/** The fires of a schedule after `afterMs` (and at or before `untilMs`), oldest first, apart from the dates its calendar excludes. */
+export interface FiresInRange extends SlotsInRange {
+  /** The slots marking each date a calendar's `skip` excludes in the range walked (see isExclusionMarker). */
+  excluded: number[];
+}
+
+/** How many excluded dates one walk passes over at most, beyond the fires it lists: about ten years. */
+const MAX_EXCLUDED_WALKED = 3_660;
+
+/** Walks slots as slotsInRange does, keeping the oldest, with the markers of excluded dates apart. */
+export function firesInRange(spec: ScheduleSpec, rec: Recurrence, range: Omit<SlotRange, 'keep'>): FiresInRange {
+  const untilMs = range.untilMs ?? Infinity;
+  const slots: number[] = [];
+  const excluded: number[] = [];
+  let slot = nextSlotWithinBounds(spec, rec, range.afterMs);
+  while (slot !== null && slot <= untilMs && slots.length < range.limit && excluded.length < MAX_EXCLUDED_WALKED) {
+    if (isExclusionMarker(rec, slot)) excluded.push(slot);
+    else slots.push(slot);
+    slot = nextSlotWithinBounds(spec, rec, slot);
+  }
+  return { slots, excluded, more: slot !== null && slot <= untilMs };
 }

@@ -34,3 +34,4 @@ export * from './sensors/sensor.repository.js';
 export * from './sensors/sensor-evaluation.repository.js';
 export * from './subscriptions/subscription.repository.js';
 export * from './schedules/deadline.repository.js';
+export * from './calendars/calendar.repository.js';

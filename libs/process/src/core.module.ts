@@ -14,6 +14,7 @@ import {
   RunRecoveryRepository,
   RunRepository,
   ScheduleRepository,
+  CalendarRepository,
   SessionRepository,
   SlotWriter,
   WorkerRepository,
@@ -65,6 +66,7 @@ export class CoreModule implements OnApplicationShutdown {
       { provide: RunRepository, useValue: new RunRepository() },
       { provide: RunRecoveryRepository, useValue: new RunRecoveryRepository() },
       { provide: ScheduleRepository, useValue: new ScheduleRepository() },
+      { provide: CalendarRepository, useValue: new CalendarRepository() },
       { provide: SessionRepository, useValue: new SessionRepository() },
       {
         provide: SlotWriter,

@@ -3,19 +3,23 @@ import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { formatInstant } from '@kairos/domain';
 import type { DatabaseClock } from '@kairos/ledger';
 import { DATABASE_CLOCK } from '@kairos/process';
-import { previewSpec } from '@kairos/domain/wire';
 import { RequiresScope } from '../auth/caller.guard.js';
+import { Caller, type CallerContext } from '../auth/request-context.js';
 import { dstView } from '../wire/policy.view.js';
+import { CronPreviewService } from './cron-preview.service.js';
 
 @Controller('v1/cron')
 export class CronPreviewController {
-  constructor(@Inject(DATABASE_CLOCK) private readonly clock: DatabaseClock) {}
+  constructor(
+    @Inject(DATABASE_CLOCK) private readonly clock: DatabaseClock,
+    private readonly previews: CronPreviewService,
+  ) {}
 
   @Post('preview')
   @RequiresScope('read')
   @HttpCode(200)
-  preview(@Body() body: unknown) {
-    const preview = previewSpec(body, this.clock.now());
-    return { fireTimes: preview.fireTimes.map(formatInstant), dst: dstView(preview.cron, preview.dst) };
+  async preview(@Caller() caller: CallerContext, @Body() body: unknown) {
+    const preview = await this.previews.preview(caller, body);
+    return { fireTimes: preview.fireTimes.map(formatInstant), excludedDates: preview.excludedDates, dst: dstView(preview.cron, preview.dst) };
   }
 }

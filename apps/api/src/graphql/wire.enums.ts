@@ -20,7 +20,7 @@ import {
   StepState,
   StepWhen,
   TickOrigin,
-  TickOutcome, CheckpointKind, CheckpointState, SensorTickState, SubscriptionStateShape, SubscriptionFormatShape, DeliveryStateShape } from '@kairos/domain/wire';
+  TickOutcome, CheckpointKind, CheckpointState, SensorTickState, SubscriptionStateShape, SubscriptionFormatShape, DeliveryStateShape, OnExcludedShape } from '@kairos/domain/wire';
 import { z } from 'zod';
 
 function wireEnum<T extends string>(name: string, shape: z.ZodEnum<{ [K in T]: K }>): Record<T, T> {
@@ -51,3 +51,4 @@ export const SensorTickStateEnum = wireEnum('SensorTickState', SensorTickState);
 export const SubscriptionStateEnum = wireEnum('SubscriptionState', SubscriptionStateShape);
 export const SubscriptionFormatEnum = wireEnum('SubscriptionFormat', SubscriptionFormatShape);
 export const DeliveryStateEnum = wireEnum('DeliveryState', DeliveryStateShape);
+export const OnExcludedEnum = wireEnum('OnExcluded', OnExcludedShape);

@@ -51,6 +51,13 @@ export const PARAMETERS: Record<string, ParameterObject> = {
     description: 'The subscription id. An id that is not a UUID is answered with 404 like any unknown one.',
     schema: { type: 'string', format: 'uuid' },
   },
+  CalendarName: {
+    name: 'name',
+    in: 'path',
+    required: true,
+    description: "The calendar's name in the namespace.",
+    schema: { type: 'string', minLength: 1, maxLength: 200 },
+  },
 };
 
 function errorResponse(description: string, example: { code: string; message: string; field: string | null }): ResponseObject {

@@ -16,6 +16,7 @@ import {
   formatOptionalInstant,
   isObject,
   specHash,
+  type CalendarDefinition,
   type FieldChange,
   type ScheduleSpec,
 } from '@kairos/domain';
@@ -90,6 +91,14 @@ export class ApplyService {
       const names = new Set(declared.map((d) => d.name));
       const rows = await this.schedules.lockForApply(tx, caller.namespaceId, request.source, [...names]);
       const byName = new Map(rows.map((r) => [r.name, r]));
+      const calendarsOf = new Map<Declared, CalendarDefinition[]>();
+      for (const d of declared) {
+        try {
+          calendarsOf.set(d, await this.service.calendarsOf(tx, caller.namespaceId, d.spec, { lock: true }));
+        } catch (error) {
+          throw located(error, d.index, d.name);
+        }
+      }
       const plan: PlanItem[] = [];
       const creates: Declared[] = [];
       const updates: { row: ScheduleRow; declared: Declared }[] = [];
@@ -106,7 +115,7 @@ export class ApplyService {
         }
         const changes = definitionChanges(specDefinition(specOf(row)), specDefinition(d.spec));
         if (row.source !== request.source) changes.push({ field: 'source', from: row.source, to: request.source });
-        const next = this.service.nextFireAfterChange(row, d.spec, nowMs);
+        const next = this.service.nextFireAfterChange(row, d.spec, nowMs, calendarsOf.get(d)!);
         if (next !== row.nextFireAt?.getTime() && changes.some((c) => c.field !== 'source')) {
           changes.push({ field: 'nextFireAt', from: formatOptionalInstant(row.nextFireAt), to: next === null ? null : formatOptionalInstant(new Date(next)) });
         }
@@ -119,7 +128,13 @@ export class ApplyService {
       plan.push(...sensors.plan);
       if (request.dryRun) return { plan, applied: false };
 
-      const fresh = creates.map((d) => this.service.newSchedule(caller, { spec: d.spec, paused: false, idempotencyKey: null }, null, nowMs, request.source));
+      const fresh = creates.map((d) => {
+        try {
+          return this.service.newSchedule(caller, { spec: d.spec, paused: false, idempotencyKey: null }, null, nowMs, request.source, calendarsOf.get(d)!);
+        } catch (error) {
+          throw located(error, d.index, d.name);
+        }
+      });
       const created = await this.service.insertNew(tx, caller, fresh);
       for (const [i, answer] of created.entries()) {
         if ('refusal' in answer) throw located(answer.refusal, creates[i]!.index, creates[i]!.name);

@@ -15,6 +15,7 @@ import {
   CatchupModeEnum,
   DstGapPolicyEnum,
   DstOverlapPolicyEnum,
+  OnExcludedEnum,
   OverlapPolicyEnum,
   ReasonCodeEnum,
   ScheduleStatusEnum,
@@ -63,6 +64,13 @@ export class ScheduleExpectationType {
   @Field(() => String, { description: 'Succeed within this long after the slot.' }) succeededWithin!: string;
 }
 
+@ObjectType('CalendarRule', { description: 'The local dates a schedule does not fire on.' })
+export class CalendarRuleType {
+  @Field(() => [String], { description: "The namespace's calendars whose dates hold no slot." }) exclude!: string[];
+  @Field(() => Boolean, { description: 'Saturdays and Sundays are excluded too.' }) weekdaysOnly!: boolean;
+  @Field(() => OnExcludedEnum) onExcluded!: 'skip' | 'previous' | 'next';
+}
+
 @ObjectType('Schedule', { description: 'A schedule: its definition with defaults filled in, and its cursor (GET /v1/schedules/:id).' })
 export class ScheduleType implements ScheduleView {
   @Field(() => ID) id!: string;
@@ -84,6 +92,7 @@ export class ScheduleType implements ScheduleView {
   @Field(() => String, { nullable: true }) endAt!: string | null;
   @Field(() => Int, { nullable: true }) maxRuns!: number | null;
   @Field(() => ScheduleExpectationType, { nullable: true, description: 'Null: nothing is expected.' }) expect!: ScheduleExpectationType | null;
+  @Field(() => CalendarRuleType, { nullable: true, description: 'Null: every date.' }) calendar!: CalendarRuleType | null;
   @Field(() => String, { nullable: true, description: 'The first late slot of a lateness under way; null while deadlines are kept.' }) lateSince!: string | null;
   @Field(() => String) jitter!: string;
   @Field(() => Boolean) paused!: boolean;

@@ -33,6 +33,7 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     maxRuns: row.maxRuns,
     jitter: formatDuration(row.jitterMs),
     expect: row.expectSucceededWithinMs === null ? null : { succeededWithin: formatDuration(row.expectSucceededWithinMs) },
+    calendar: row.calendar,
     lateSince: iso(row.lateSince),
     paused: row.status === 'paused',
     idempotencyKey: row.idempotencyKey,
@@ -79,6 +80,7 @@ export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
     labels: spec.labels,
     // Shown only when set, so a definition made before deadlines existed compares unchanged.
     ...(spec.expect === null ? {} : { expect: { succeededWithin: formatDuration(spec.expect.succeededWithinMs) } }),
+    ...(spec.calendar === null ? {} : { calendar: spec.calendar }),
   };
 }
 

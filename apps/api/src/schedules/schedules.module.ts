@@ -15,5 +15,6 @@ import { SchedulesService } from './schedules.service.js';
   imports: [TargetsModule, RunsModule, WorkersModule, SensorsModule],
   controllers: [SchedulesController, ApplyController],
   providers: [SchedulesService, ApplyService, SchedulesResolver, ScheduleRunsResolver],
+  exports: [SchedulesService],
 })
 export class SchedulesModule {}

@@ -3,8 +3,35 @@
  * one transaction, and wakes the leader's tick (NOTIFY on commit) when a schedule may be due sooner.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy, checkKeysResolve, ConflictError, requestHash, NotFoundError, ValidationError, firstFireAt, isObject, newId, nextSlotWithinBounds, readScheduleName, recurrenceOf, slotsInRange, specHash, definitionChanges, type JsonObject, type JsonValue, type ScheduleCreateRequest, type ScheduleSpec, type SlotDecision, formatInstant } from '@kairos/domain';
 import {
+  AddressPolicy,
+  checkKeysResolve,
+  ConflictError,
+  requestHash,
+  NotFoundError,
+  ValidationError,
+  excludedDatesOf,
+  firesInRange,
+  firstFireAt,
+  isObject,
+  isoDateOfDay,
+  localDayOf,
+  newId,
+  nextSlotWithinBounds,
+  readScheduleName,
+  recurrenceOf,
+  specHash,
+  definitionChanges,
+  type CalendarDefinition,
+  type JsonObject,
+  type JsonValue,
+  type ScheduleCreateRequest,
+  type ScheduleSpec,
+  type SlotDecision,
+  formatInstant,
+} from '@kairos/domain';
+import {
+  CalendarRepository,
   OutboxRepository,
   RunRepository,
   ScheduleRepository,
@@ -16,6 +43,7 @@ import {
   type DatabaseClock,
   type Db,
   type Page,
+  type Queryable,
   type ScheduleFilter,
   type ScheduleRow,
   type TickRow,
@@ -51,7 +79,24 @@ export class SchedulesService {
     private readonly outbox: OutboxRepository,
     private readonly addresses: AddressPolicy,
     private readonly workers: WorkersService,
+    private readonly calendars: CalendarRepository,
   ) {}
+
+  /**
+   * The calendars a spec's calendar rule names, each checked to exist in the namespace (held until
+   * the transaction ends with `lock`), and its first slot with them: a rule that leaves no slot to
+   * fire is refused.
+   */
+  async calendarsOf(db: Queryable, namespaceId: string, spec: ScheduleSpec, opts: { lock?: boolean } = {}): Promise<CalendarDefinition[]> {
+    const names = spec.calendar?.exclude ?? [];
+    const found = await this.calendars.byNames(db, namespaceId, names, opts);
+    for (const [i, name] of names.entries()) {
+      if (!found.some((c) => c.name === name)) {
+        throw new ValidationError('UNKNOWN_CALENDAR', `calendar.exclude[${i}]`, `no calendar named "${name}" in this namespace; create it with POST /v1/calendars or drop it from calendar.exclude`);
+      }
+    }
+    return found;
+  }
 
   async create(caller: CallerContext, body: unknown): Promise<ScheduleView> {
     return settledValue((await this.createMany(caller, [body]))[0]!);
@@ -77,12 +122,16 @@ export class SchedulesService {
         const request = readScheduleCreate(body, nowMs);
         assertTargetAddressAllowed(this.addresses, request.spec.target);
         await admit(request.spec.target);
-        accepted.push({ index, schedule: this.newSchedule(caller, request, request.idempotencyKey === null ? null : requestHash(body), nowMs, null) });
+        const calendars = await this.calendarsOf(this.db, caller.namespaceId, request.spec);
+        accepted.push({ index, schedule: this.newSchedule(caller, request, request.idempotencyKey === null ? null : requestHash(body), nowMs, null, calendars) });
       });
       if (refused) answers[index] = { ok: false, refusal: refused };
     }
     if (accepted.length === 0) return answers;
     await inTransaction(this.db, async (tx) => {
+      // The calendars named stay until the schedules naming them are written (a delete waits, then sees them).
+      const named = [...new Set(accepted.flatMap((a) => a.schedule.spec.calendar?.exclude ?? []))];
+      if (named.length > 0) await this.calendarsOf(tx, caller.namespaceId, { calendar: { exclude: named } } as ScheduleSpec, { lock: true });
       const created = await this.insertNew(tx, caller, accepted.map((a) => a.schedule));
       for (const [i, answer] of created.entries()) {
         answers[accepted[i]!.index] = 'refusal' in answer ? { ok: false, refusal: answer.refusal } : { ok: true, value: scheduleView(answer.row, answer.deduped) };
@@ -92,8 +141,10 @@ export class SchedulesService {
   }
 
   /** The row to insert for a read create request (or an apply's declared schedule, with its source). */
-  newSchedule(caller: CallerContext, request: ScheduleCreateRequest, bodyHash: string | null, nowMs: number, source: string | null): NewSchedule {
+  newSchedule(caller: CallerContext, request: ScheduleCreateRequest, bodyHash: string | null, nowMs: number, source: string | null, calendars: readonly CalendarDefinition[]): NewSchedule {
     const id = newId(nowMs);
+    const first = firstFireAt(request.spec, nowMs, calendars);
+    if (first === null) throw noFireLeft();
     return {
       id,
       namespaceId: caller.namespaceId,
@@ -103,7 +154,7 @@ export class SchedulesService {
       paused: request.paused,
       idempotencyKey: request.idempotencyKey,
       requestHash: bodyHash,
-      nextFireAt: new Date(firstFireAt(request.spec, nowMs)!),
+      nextFireAt: new Date(first),
       source,
     };
   }
@@ -188,9 +239,9 @@ export class SchedulesService {
    * When a schedule redefined as `spec` at `nowMs` fires next (from now, under its bounds; null when
    * it is done), `withdrawn` of its fired slots having been given back.
    */
-  nextFireAfterChange(current: ScheduleRow, spec: ScheduleSpec, nowMs: number, withdrawn = 0): number | null {
+  nextFireAfterChange(current: ScheduleRow, spec: ScheduleSpec, nowMs: number, calendars: readonly CalendarDefinition[], withdrawn = 0): number | null {
     const exhausted = spec.maxRuns !== null && current.fireCount - withdrawn >= spec.maxRuns;
-    return exhausted ? null : nextSlotWithinBounds(spec, recurrenceOf(spec, current.createdAt.getTime()), nowMs);
+    return exhausted ? null : nextSlotWithinBounds(spec, recurrenceOf(spec, current.createdAt.getTime(), calendars), nowMs);
   }
 
   /**
@@ -201,9 +252,10 @@ export class SchedulesService {
    */
   async writeDefinition(tx: Tx, caller: CallerContext, current: ScheduleRow, spec: ScheduleSpec, nowMs: number, appliedBy: string | null): Promise<ScheduleRow> {
     const source = appliedBy ?? current.source;
+    const calendars = await this.calendarsOf(tx, current.namespaceId, spec, { lock: true });
     // Runs made ahead for slots still to come were planned from the old definition.
     const withdrawn = await this.slotWriter.withdrawAhead(tx, current.id, caller.actor, 'SCHEDULE_CHANGED', 'the schedule was redefined before the slot came due');
-    const next = this.nextFireAfterChange(current, spec, nowMs, withdrawn);
+    const next = this.nextFireAfterChange(current, spec, nowMs, calendars, withdrawn);
     const hash = specHash(spec);
     const updated = await this.schedules.replaceDefinition(tx, current.id, spec.name ?? current.name, spec, hash, next === null ? null : new Date(next), source);
     await this.schedules.notifyChanged(tx);
@@ -299,22 +351,29 @@ export class SchedulesService {
     const overlap = request.overlap ?? 'buffer_all';
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
-    const range = slotsInRange(spec, recurrenceOf(spec, row.createdAt.getTime()), {
-      afterMs: from - 1,
-      untilMs: to,
-      limit: MAX_BACKFILL_SLOTS,
-      keep: 'oldest',
-    });
+    const calendars = await this.calendars.byNames(this.db, row.namespaceId, spec.calendar?.exclude ?? []);
+    const range = firesInRange(spec, recurrenceOf(spec, row.createdAt.getTime(), calendars), { afterMs: from - 1, untilMs: to, limit: MAX_BACKFILL_SLOTS });
     if (range.more) {
       throw new ValidationError('VALIDATION_FAILED', 'to', `the range holds more than ${MAX_BACKFILL_SLOTS} slots; backfill it in smaller ranges`);
     }
-    const slots: SlotDecision[] = range.slots.map((slotMs) => ({ slotMs, fire: true, availableAtMs: slotMs, catchup: false }));
+    // A date the calendar excludes is recorded once, as the scheduler records it, and fires nothing.
+    const slots: SlotDecision[] = [
+      ...range.slots.map((slotMs): SlotDecision => ({ slotMs, fire: true, availableAtMs: slotMs, catchup: false })),
+      ...range.excluded.map(
+        (slotMs): SlotDecision => ({
+          slotMs,
+          fire: false,
+          reason: 'CALENDAR_EXCLUDED',
+          reasonText: `${isoDateOfDay(localDayOf(spec.timezone, slotMs))} (${spec.timezone}) is excluded by the schedule's calendar; no slot of that date fires`,
+        }),
+      ),
+    ].sort((a, b) => a.slotMs - b.slotMs);
     const { runs, dispatch, alreadyTicked } = await inTransaction(this.db, async (tx) => {
       const locked = await this.require(tx, caller, id, true);
       return this.materialize(tx, locked, slots, { tickOrigin: 'backfill', runOrigin: 'backfill', overlap, actor: caller.actor });
     });
     await this.dispatcher.dispatch(dispatch);
-    return { slots: slots.length, created: runs.length, alreadyTicked, runs: await runViews(this.db, this.runs, runs) };
+    return { slots: range.slots.length, created: runs.length, alreadyTicked, runs: await runViews(this.db, this.runs, runs) };
   }
 
   /**
@@ -325,8 +384,9 @@ export class SchedulesService {
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
     const remaining = spec.maxRuns === null ? count : Math.max(0, Math.min(count, spec.maxRuns - row.fireCount));
-    const range = slotsInRange(spec, recurrenceOf(spec, row.createdAt.getTime()), { afterMs: after ?? this.clock.now(), limit: remaining, keep: 'oldest' });
-    return { fireTimes: range.slots.map((slot) => formatInstant(slot)), dst: scheduleView(row).dst };
+    const calendars = await this.calendars.byNames(this.db, row.namespaceId, spec.calendar?.exclude ?? []);
+    const range = firesInRange(spec, recurrenceOf(spec, row.createdAt.getTime(), calendars), { afterMs: after ?? this.clock.now(), limit: remaining });
+    return { fireTimes: range.slots.map((slot) => formatInstant(slot)), excludedDates: excludedDatesOf(spec, range.excluded), dst: scheduleView(row).dst };
   }
 
   async versions(caller: CallerContext, id: string, limit: number, cursor?: string): Promise<z.output<typeof ScheduleVersionPage>> {
@@ -369,6 +429,11 @@ export class SchedulesService {
     if (!row) throw new NotFoundError('schedule', id);
     return row;
   }
+}
+
+/** A calendar rule that leaves a schedule nothing to fire. */
+export function noFireLeft(): ValidationError {
+  return new ValidationError('NO_FUTURE_FIRE', 'calendar', 'the calendars excluded leave this schedule no slot to fire after now; exclude fewer dates');
 }
 
 /** The stored definition in wire form, the base a PATCH is applied to. */

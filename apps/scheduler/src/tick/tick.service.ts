@@ -12,6 +12,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import type { KairosConfig } from '@kairos/config';
 import { planWithLookahead, type DispatchItem } from '@kairos/domain';
 import {
+  CalendarRepository,
   OutboxRepository,
   PartitionLeaseRepository,
   RunRepository,
@@ -60,6 +61,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
     private readonly dispatcher: RunDispatcher,
     private readonly outbox: OutboxRepository,
     private readonly metrics: KairosMetrics,
+    private readonly calendars: CalendarRepository,
   ) {}
 
   onModuleInit(): void {
@@ -137,6 +139,8 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
       const coveredSince = new Map(held.map((h) => [h.partition, h.coveredSince.getTime()]));
       const { rows, dbNow, full } = await this.schedules.claimDue(tx, [...coveredSince.keys()], scheduler.tickBatchSize, scheduler.lookaheadMs);
       const active = await this.runs.activeBySchedule(tx, rows.map((r) => r.id));
+      // One statement for the batch's calendars, none when no schedule of it names one.
+      const calendars = await this.calendars.definitionsFor(tx, rows);
       const made: Materialized[] = [];
       const cursors: CursorAdvance[] = [];
       for (const row of rows) {
@@ -153,6 +157,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
               row.createdAt.getTime(),
               row.resumedAt?.getTime() ?? 0,
             ),
+            calendars: calendars.get(row.id),
           },
           { lookaheadMs: scheduler.lookaheadMs, overlapAllows: row.overlap === 'allow', hasActive: activeRuns.length > 0 },
         );

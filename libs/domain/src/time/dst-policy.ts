@@ -48,6 +48,11 @@ export function resolveDstPolicy(cron: CronExpression, dst: DstPolicy): Resolved
   };
 }
 
+/** The policy of a wall time that is not a cron's (an interval's slot moved by a calendar): `auto` as for fixed times of day. */
+export function resolveFixedTimePolicy(dst: DstPolicy): ResolvedDstPolicy {
+  return { gap: dst.gap === 'auto' ? FIXED_TIME.gap : dst.gap, overlap: dst.overlap === 'auto' ? FIXED_TIME.overlap : dst.overlap };
+}
+
 /** A declared policy (`auto` stays `auto`) with what it resolves to, as the API and the CLI show it. */
 export interface DstExplanation extends DstPolicy {
   /** The policy fire instants are computed with; null when DST does not apply (an interval or one-shot). */

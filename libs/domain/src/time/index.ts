@@ -8,6 +8,7 @@ export {
   DST_OVERLAP_POLICIES,
   explainDstPolicy,
   resolveDstPolicy,
+  resolveFixedTimePolicy,
   summarizeDstPolicy,
   type DstExplanation,
   type DstGapPolicy,
@@ -15,5 +16,6 @@ export {
   type DstPolicy,
   type ResolvedDstPolicy,
 } from './dst-policy.js';
-export { nextFireAfter, nextFireTimes, previousFireBefore, type Recurrence } from './recurrence.js';
+export { isExclusionMarker, localDayOf, nextFireAfter, nextFireTimes, previousFireBefore, type PlainRecurrence, type Recurrence } from './recurrence.js';
+export { MAX_MOVE_DAYS, ON_EXCLUDED, dayOfIsoDate, isoDateOfDay, weekdayOfDay, type DayExclusion, type OnExcluded } from './calendar.js';
 export { anchorOf, remoteNow, type ClockAnchor, type ClockSample } from './clock-estimate.js';

@@ -2,8 +2,9 @@
  * When a schedule fires: the fire instants of a cron expression on a zone's wall clock (with the
  * DST policy, `auto` resolved per expression, deciding gaps and overlaps), of a fixed interval, or of a one-shot timer.
  */
+import { CalendarWalk, type DayExclusion, type OnExcluded } from './calendar.js';
 import { nextMatchingLocalMs, previousMatchingLocalMs, type CronExpression } from './cron.js';
-import { resolveDstPolicy, type DstPolicy, type ResolvedDstPolicy } from './dst-policy.js';
+import { resolveDstPolicy, resolveFixedTimePolicy, type DstPolicy, type ResolvedDstPolicy } from './dst-policy.js';
 import { MAX_ZONE_OFFSET_MS, offsetTimelineOf, type OffsetTimeline } from './offset-timeline.js';
 import { DAY_MS, SECOND_MS } from './wall-clock.js';
 
@@ -12,7 +13,13 @@ export type Recurrence =
   /** Slots are anchorMs + k*everyMs for k >= 0, whatever the clocks do. */
   | { kind: 'every'; everyMs: number; anchorMs: number }
   /** A single slot. */
-  | { kind: 'at'; atMs: number };
+  | { kind: 'at'; atMs: number }
+  /** The slots of `base` on the dates a calendar allows, on `timezone`'s wall clock (see calendar.ts). */
+  | { kind: 'calendar'; base: PlainRecurrence; timezone: string; dst: DstPolicy; onExcluded: OnExcluded; excluded: DayExclusion };
+
+/** A recurrence without a calendar. */
+export type PlainRecurrence = Exclude<Recurrence, { kind: 'calendar' }>;
+type CalendarRecurrence = Extract<Recurrence, { kind: 'calendar' }>;
 
 type CronRecurrence = Extract<Recurrence, { kind: 'cron' }>;
 type EveryRecurrence = Extract<Recurrence, { kind: 'every' }>;
@@ -41,6 +48,8 @@ export function nextFireAfter(rec: Recurrence, afterMs: number): number | null {
       return rec.anchorMs + (Math.floor((afterMs - rec.anchorMs) / rec.everyMs) + 1) * rec.everyMs;
     case 'cron':
       return nextCronFire(rec, afterMs);
+    case 'calendar':
+      return calendarWalkOf(rec).next(afterMs);
   }
 }
 
@@ -59,7 +68,38 @@ export function previousFireBefore(rec: Recurrence, beforeMs: number): number | 
       return rec.anchorMs + (Math.ceil((beforeMs - rec.anchorMs) / rec.everyMs) - 1) * rec.everyMs;
     case 'cron':
       return previousCronFire(rec, beforeMs);
+    case 'calendar':
+      return calendarWalkOf(rec).previous(beforeMs);
   }
+}
+
+/** True for a slot a calendar's `skip` yields only to mark an excluded date: it never fires. */
+export function isExclusionMarker(rec: Recurrence, slotMs: number): boolean {
+  return rec.kind === 'calendar' && calendarWalkOf(rec).isExclusionMarker(slotMs);
+}
+
+/** The local date (days since 1970-01-01 on the wall clock of `timezone`) of an instant. */
+export function localDayOf(timezone: string, instantMs: number): number {
+  return Math.floor((instantMs + offsetTimelineOf(timezone).offsetAt(instantMs)) / DAY_MS);
+}
+
+const calendarWalks = new WeakMap<CalendarRecurrence, CalendarWalk>();
+
+function calendarWalkOf(rec: CalendarRecurrence): CalendarWalk {
+  let walk = calendarWalks.get(rec);
+  if (walk === undefined) {
+    const timeline = offsetTimelineOf(rec.timezone);
+    // A moved slot keeps its wall time: a cron's policy decides a gap or an overlap on its new
+    // date, and an interval's slot (an instant, not a wall time) moves as a fixed time of day does.
+    const dst = rec.base.kind === 'cron' ? resolveDstPolicy(rec.base.cron, rec.dst) : resolveFixedTimePolicy(rec.dst);
+    const base = rec.base;
+    walk = new CalendarWalk(
+      { next: (afterMs) => nextFireAfter(base, afterMs), previous: (beforeMs) => previousFireBefore(base, beforeMs) },
+      { timeline, onExcluded: rec.onExcluded, excluded: rec.excluded, instantsAtLocalMs: (localMs) => fireInstantsOfWallTime(timeline, localMs, dst) },
+    );
+    calendarWalks.set(rec, walk);
+  }
+  return walk;
 }
 
 /** Up to `count` successive fire instants strictly after `afterMs`, ascending; fewer when the recurrence ends. */

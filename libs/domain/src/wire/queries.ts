@@ -91,8 +91,15 @@ export const LatestTicksQuery = queryShape(
   z.object({ scheduleIds: param(scheduleIdList, `1 to ${MAX_PAGE_SIZE} schedule ids separated by commas.`) }),
 );
 
+const isoDate = (description: string) => param(storableText.regex(/^\d{4}-\d{2}-\d{2}$/, worded((field) => `${field} must be a date written YYYY-MM-DD`)).optional(), description);
+
+export const CalendarDatesQuery = queryShape(
+  'CalendarDatesQuery',
+  z.object({ from: isoDate('The first date listed. Default: today (UTC).'), to: isoDate('The last date listed, at most ten years after from. Default: twelve months after from.') }),
+);
+
 /** The order parameters are checked in: a listing's filters before its page. */
-const PARAMETER_ORDER = ['scheduleId', 'status', 'state', 'name', 'label', 'limit', 'cursor', 'count', 'after'];
+const PARAMETER_ORDER = ['scheduleId', 'status', 'state', 'name', 'label', 'limit', 'cursor', 'count', 'after', 'from', 'to'];
 
 /** The parameters of a listing or preview, read and checked; the first fault is a ValidationError naming the parameter. */
 export function readQuery<T extends z.ZodType>(shape: T, params: Record<string, unknown>): z.output<T> {

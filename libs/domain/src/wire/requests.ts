@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { MAX_PAYLOAD_BYTES } from '../closed-sets.js';
 import { DEFAULT_QUEUE, QUEUE_NAME_PATTERN } from '../handlers.js';
-import { checkPreviewTiming, DEFAULT_PREVIEW_COUNT, MAX_PREVIEW_COUNT, previewOf, type SpecPreview } from '../preview.js';
+import { checkPreviewTiming, DEFAULT_PREVIEW_COUNT, MAX_PREVIEW_COUNT } from '../preview.js';
 import { DEFAULT_RETRY_POLICY, DEFAULT_RUN_TIMEOUT_MS, MAX_RUN_TIMEOUT_MS, type Target } from '../run-policy.js';
 import type { RunCreateRequest } from '../run-spec.js';
 import {
@@ -30,6 +30,7 @@ import { CatchupPolicyInput, ConcurrencyInput, DstPolicyInput, durationMs, Insta
 import { checkOneExecutable } from '../steps.js';
 import { checkKeysResolve } from '../concurrency.js';
 import { SensorCreate } from './sensors.js';
+import { calendarRuleOf, CalendarRuleInput } from './calendars.js';
 
 /** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
 
@@ -83,6 +84,7 @@ const definition = {
     .describe(
       "What each slot's run must do: a slot whose run has not succeeded within `succeededWithin` after the slot (still queued, running, retrying, dead, or never made) is late: `schedule.late` goes to the subscriptions once for it, and `schedule.recovered` once a later slot succeeds in time. Default: none.",
     ),
+  calendar: CalendarRuleInput.nullable().describe('The local dates the schedule does not fire on (calendars it excludes, weekends). Default: none.'),
 };
 
 type Fields = Record<string, z.ZodType>;
@@ -174,7 +176,7 @@ const scheduleBody = screenedBy(
 );
 
 /** The order the readers report a schedule body's faults in; '' is the bounds check. */
-const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'concurrency', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', 'expect', '', 'paused', 'idempotencyKey'];
+const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'concurrency', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', 'expect', 'calendar', '', 'paused', 'idempotencyKey'];
 
 /** A POST /v1/schedules (or PUT by-name) body. `nowMs` resolves `in` and checks for a future fire. */
 export function readScheduleCreate(body: unknown, nowMs: number): ScheduleCreateRequest {
@@ -214,6 +216,7 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
     jitterMs: read.jitter ?? 0,
     labels: read.labels ?? {},
     expect: read.expect ? { succeededWithinMs: read.expect.succeededWithin! } : null,
+    calendar: read.calendar ? calendarRuleOf(read.calendar) : null,
   };
   checkKeysResolve(spec);
   checkFutureFire(spec, nowMs, TIMING_FIELDS.find((key) => read[key] != null)!);
@@ -265,6 +268,7 @@ const previewFields = {
   timezone: definition.timezone,
   dst: definition.dst,
   startAt: definition.startAt,
+  calendar: definition.calendar,
   after: instantMs(InstantInput.describe('List fire instants after this one. Default: now.')).nullable(),
   count: defaulted(integer(1, MAX_PREVIEW_COUNT).nullable(), DEFAULT_PREVIEW_COUNT),
 };
@@ -298,15 +302,15 @@ const previewBody = screenedBy(
 );
 
 /** The order the readers report a preview body's faults in; '' is the choice of cron or every. */
-const PREVIEW_READ_ORDER = ['after', 'count', '', 'cron', 'every', 'timezone', 'dst', 'startAt'];
+const PREVIEW_READ_ORDER = ['after', 'count', '', 'cron', 'every', 'timezone', 'dst', 'startAt', 'calendar'];
 
-/** The next fire instants of a POST /v1/cron/preview body, listed after `after` (default `nowMs`). */
-export function previewSpec(body: unknown, nowMs: number): SpecPreview {
+/** A POST /v1/cron/preview body: the spec to preview, and how many fire instants after which one. */
+export function readPreviewRequest(body: unknown, nowMs: number): { spec: ScheduleSpec; afterMs: number; count: number } {
   const { after, count, ...read } = readWire(previewBody, body, PREVIEW_READ_ORDER);
-  const from = after ?? nowMs;
+  const afterMs = after ?? nowMs;
   // A preview executes nothing: a placeholder target stands in, as the spec requires one.
-  const spec = specOf({ ...read, target: { type: 'handler', name: 'noop', queue: DEFAULT_QUEUE } }, from);
-  return previewOf(spec, from, count ?? DEFAULT_PREVIEW_COUNT);
+  const spec = specOf({ ...read, target: { type: 'handler', name: 'noop', queue: DEFAULT_QUEUE } }, afterMs);
+  return { spec, afterMs, count: count ?? DEFAULT_PREVIEW_COUNT };
 }
 
 const runCreateFields = {

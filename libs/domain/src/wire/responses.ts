@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { API_SCOPES } from '../api-keys.js';
 import { QUEUE_NAME_PATTERN } from '../handlers.js';
 import { TICK_PARTITIONS } from '../partitions.js';
+import { CalendarRuleView } from './calendars.js';
 import { component, page } from './registry.js';
 import {
   AttemptOutcome,
@@ -72,6 +73,7 @@ export const Schedule = component(
       .strictObject({ succeededWithin: Duration })
       .nullable()
       .describe("What each slot's run must do: succeed within `succeededWithin` after the slot; null: nothing is expected."),
+    calendar: CalendarRuleView.nullable().describe('The local dates it does not fire on; null: every date.'),
     lateSince: Instant.nullable().describe('The first late slot of a lateness under way (a slot whose run did not succeed in time); null while the schedule keeps its deadlines.'),
     paused: z.boolean().describe('Whether status is paused.'),
     idempotencyKey: z.string().nullable(),
@@ -241,8 +243,14 @@ export const BackfillResult = component(
 
 export const Preview = component(
   'Preview',
-  z.strictObject({ fireTimes: z.array(Instant), dst: DstPolicy }),
-  'The next fire instants, in UTC, and the DST policy they were computed with.',
+  z.strictObject({
+    fireTimes: z.array(Instant),
+    excludedDates: z
+      .array(z.string().meta({ format: 'date' }))
+      .describe("The local dates (YYYY-MM-DD, in the schedule's zone) up to the last fire listed that the calendar excludes and on which a slot would have fired (onExcluded skip); empty without a calendar."),
+    dst: DstPolicy,
+  }),
+  'The next fire instants, in UTC, the dates the calendar kept clear, and the DST policy they were computed with.',
 );
 
 export const RunEvent = component(

@@ -4,7 +4,8 @@
  * slot after the last one judged. A slot is on time when its run succeeded by the deadline; it is
  * late otherwise (its run still queued, running, retrying or dead, skipped, or never made because
  * the slot was missed). Slots of a backfill are not judged, nor slots that fell due while the
- * schedule was paused (their ticks are written after the resume: missed, or fired by catch-up).
+ * schedule was paused (their ticks are written after the resume: missed, or fired by catch-up), nor
+ * the dates a calendar excludes.
  */
 import type { Queryable, Tx } from '../database.js';
 
@@ -30,7 +31,7 @@ export class DeadlineRepository {
     const { rows } = await db.query<{ id: string }>(
       `SELECT s.id FROM schedules s
        WHERE s.expect_succeeded_within_ms IS NOT NULL AND s.deleted_at IS NULL
-         AND EXISTS (SELECT 1 FROM ticks t WHERE t.schedule_id = s.id AND t.origin = 'schedule'
+         AND EXISTS (SELECT 1 FROM ticks t WHERE t.schedule_id = s.id AND t.origin = 'schedule' AND t.reason_code <> 'CALENDAR_EXCLUDED'
                        AND t.scheduled_for > coalesce(s.deadline_checked_through, s.created_at - interval '1 millisecond')
                        AND t.scheduled_for <= now() - s.expect_succeeded_within_ms * interval '1 millisecond')
        LIMIT $1`,
@@ -56,7 +57,7 @@ export class DeadlineRepository {
               coalesce(t.scheduled_for < s.resumed_at AND t.created_at >= s.resumed_at, false) AS "duringPause"
        FROM s CROSS JOIN LATERAL (
          SELECT scheduled_for, outcome, run_id, created_at FROM ticks t
-         WHERE t.schedule_id = s.id AND t.origin = 'schedule'
+         WHERE t.schedule_id = s.id AND t.origin = 'schedule' AND t.reason_code <> 'CALENDAR_EXCLUDED'
            AND t.scheduled_for > coalesce(s.deadline_checked_through, s.created_at - interval '1 millisecond')
            AND t.scheduled_for <= now() - s.expect_succeeded_within_ms * interval '1 millisecond'
          ORDER BY t.scheduled_for LIMIT $2

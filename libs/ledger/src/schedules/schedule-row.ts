@@ -1,5 +1,5 @@
 /** The schedules table's columns as SQL returns them, and their translation to and from a ScheduleSpec. */
-import type { ConcurrencySpec, CatchupMode, DstGapPolicy, DstOverlapPolicy, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
+import type { CalendarRule, ConcurrencySpec, CatchupMode, DstGapPolicy, DstOverlapPolicy, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
 
 /** Every column of schedules, camelCased by the SELECT list below. */
 export interface ScheduleRow {
@@ -28,6 +28,7 @@ export interface ScheduleRow {
   jitterMs: number;
   labels: Record<string, string>;
   expectSucceededWithinMs: number | null;
+  calendar: CalendarRule | null;
   /** The first late slot of the lateness under way; null while the schedule keeps its deadlines. */
   lateSince: Date | null;
   idempotencyKey: string | null;
@@ -51,7 +52,7 @@ export const SCHEDULE_COLUMNS = `
   s.dst_gap AS "dstGap", s.dst_overlap AS "dstOverlap", s.catchup_mode AS "catchupMode",
   s.catchup_window_ms AS "catchupWindowMs", s.catchup_limit AS "catchupLimit", s.overlap, s.target, s.payload,
   s.retry, s.timeout_ms AS "timeoutMs", s.concurrency, s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
-  s.jitter_ms AS "jitterMs", s.labels, s.expect_succeeded_within_ms AS "expectSucceededWithinMs", s.late_since AS "lateSince",
+  s.jitter_ms AS "jitterMs", s.labels, s.expect_succeeded_within_ms AS "expectSucceededWithinMs", s.calendar, s.late_since AS "lateSince",
   s.idempotency_key AS "idempotencyKey", s.spec_hash AS "specHash", s.source, s.status,
   s.next_fire_at AS "nextFireAt", s.last_fire_at AS "lastFireAt", s.fire_count AS "fireCount",
   s.paused_at AS "pausedAt", s.resumed_at AS "resumedAt", s.completed_at AS "completedAt",
@@ -81,6 +82,7 @@ export function specOf(row: ScheduleRow): ScheduleSpec {
     jitterMs: row.jitterMs,
     labels: row.labels,
     expect: row.expectSucceededWithinMs === null ? null : { succeededWithinMs: row.expectSucceededWithinMs },
+    calendar: row.calendar,
   };
 }
 
@@ -109,6 +111,7 @@ export function specRecord(spec: ScheduleSpec): Record<SpecColumn, unknown> {
     jitter_ms: spec.jitterMs,
     labels: spec.labels,
     expect_succeeded_within_ms: spec.expect?.succeededWithinMs ?? null,
+    calendar: spec.calendar,
   };
 }
 
@@ -142,6 +145,7 @@ export const SPEC_COLUMN_TYPES = [
   'jsonb',
   'jsonb',
   'bigint',
+  'jsonb',
 ] as const;
 
 export const SPEC_COLUMN_NAMES = [
@@ -167,6 +171,7 @@ export const SPEC_COLUMN_NAMES = [
   'labels',
   'concurrency',
   'expect_succeeded_within_ms',
+  'calendar',
 ] as const;
 
 export type SpecColumn = (typeof SPEC_COLUMN_NAMES)[number];

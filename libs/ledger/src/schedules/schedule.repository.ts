@@ -217,6 +217,23 @@ export class ScheduleRepository {
    * Replaces the definition of a locked schedule. The cursor restarts at `nextFireAt` (computed by
    * the caller from now), so slots of the old definition are neither fired nor reported missed.
    */
+  /**
+   * Moves the cursor of a schedule locked by the caller's transaction to `nextFireAt`, re-planned
+   * from now because what it fires on changed (a calendar it names), as replaceDefinition does.
+   */
+  async replanCursor(tx: Tx, id: string, nextFireAt: Date | null): Promise<ScheduleRow> {
+    const { rows } = await tx.query<ScheduleRow>(
+      `UPDATE schedules s SET next_fire_at = $2,
+              status = CASE WHEN s.status = 'paused' THEN 'paused' WHEN $2::timestamptz IS NULL THEN 'completed' ELSE 'active' END,
+              completed_at = CASE WHEN s.status <> 'paused' AND $2::timestamptz IS NULL THEN now() END,
+              resumed_at = now(), updated_at = now()
+       WHERE s.id = $1
+       RETURNING ${SCHEDULE_COLUMNS}`,
+      [id, nextFireAt],
+    );
+    return rows[0]!;
+  }
+
   async replaceDefinition(tx: Tx, id: string, name: string, spec: ScheduleSpec, hash: string, nextFireAt: Date | null, source: string | null): Promise<ScheduleRow> {
     const values = specColumnValues(spec);
     const n = values.length;

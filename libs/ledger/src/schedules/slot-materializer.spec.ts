@@ -31,6 +31,7 @@ const ROW: ScheduleRow = {
   jitterMs: 0,
   labels: {},
   expectSucceededWithinMs: null,
+  calendar: null,
   lateSince: null,
   idempotencyKey: null,
   source: null,

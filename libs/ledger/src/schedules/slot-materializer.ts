@@ -54,7 +54,8 @@ export function materializeSlots(opts: MaterializeOptions): Materialized {
       if (opts.tickOrigin) out.ticks.push({ scheduleId: row.id, namespaceId: row.namespaceId, scheduledFor, origin: opts.tickOrigin, ...t });
     };
     if (!slot.fire) {
-      tick({ outcome: 'missed', reasonCode: slot.reason, reasonText: slot.reasonText, runId: null });
+      // A date the calendar excludes was passed over by choice; every other slot not fired was missed.
+      tick({ outcome: slot.reason === 'CALENDAR_EXCLUDED' ? 'skipped' : 'missed', reasonCode: slot.reason, reasonText: slot.reasonText, runId: null });
       continue;
     }
     const decision = decideOverlap(opts.overlap, opts.active);
