@@ -4,7 +4,8 @@
  * year a slot falls in, never a list fixed in advance. A schedule's `calendar` names the ones it
  * excludes, and may exclude Saturdays and Sundays too.
  */
-import Holidays from 'date-holidays';
+import { createRequire } from 'node:module';
+import type Holidays from 'date-holidays';
 import { ValidationError } from './errors.js';
 import { dayOfIsoDate, isoDateOfDay, weekdayOfDay, type DayExclusion, type OnExcluded } from './time/index.js';
 
@@ -40,13 +41,21 @@ export function isIsoDate(text: string): boolean {
   return ISO_DATE.test(text) && isoDateOfDay(dayOfIsoDate(text)) === text;
 }
 
-const holidayData = new Holidays();
+/**
+ * date-holidays, loaded on first use: its data (some 200 countries) stays out of every bundle that
+ * takes this library but computes no holiday, such as the SDK's.
+ */
+let holidaysClass: typeof Holidays | undefined;
+function loadHolidays(): typeof Holidays {
+  return (holidaysClass ??= createRequire(import.meta.url)('date-holidays') as typeof Holidays);
+}
 
 /**
  * A holiday source date-holidays knows: its country, its state of that country, its region of that
  * state. Codes are matched case-insensitively and returned as the data spells them.
  */
 export function checkHolidaySource(source: HolidaySource, field: string): HolidaySource {
+  const holidayData = new (loadHolidays())();
   const countries = holidayData.getCountries('en');
   const country = Object.keys(countries).find((code) => code.toLowerCase() === source.country.toLowerCase());
   if (country === undefined) {
@@ -94,12 +103,13 @@ export function publicHolidays(source: HolidaySource, year: number): readonly Ho
   const key = `${source.country}/${source.state ?? ''}/${source.region ?? ''}/${year}`;
   let holidays = holidaysByYear.get(key);
   if (holidays === undefined) {
+    const Computed = loadHolidays();
     const calendar =
       source.state === null
-        ? new Holidays(source.country, { types: ['public'] })
+        ? new Computed(source.country, { types: ['public'] })
         : source.region === null
-          ? new Holidays(source.country, source.state, { types: ['public'] })
-          : new Holidays(source.country, source.state, source.region, { types: ['public'] });
+          ? new Computed(source.country, source.state, { types: ['public'] })
+          : new Computed(source.country, source.state, source.region, { types: ['public'] });
     const found = calendar.getHolidays(year, 'en');
     holidays = (Array.isArray(found) ? found : []).map((h) => ({ date: h.date.slice(0, 10), name: h.name }));
     if (holidaysByYear.size >= MAX_REMEMBERED_YEARS) holidaysByYear.clear();

@@ -142,12 +142,15 @@ export function checkOneTiming(obj: JsonObject): void {
 /**
  * The recurrence a spec describes. `createdAtMs` anchors an `every` schedule without a startAt;
  * the anchor is stored as the schedule's creation instant so it never drifts on re-evaluation.
- * `calendars` are the namespace's calendars the spec's calendar rule names (see calendars.ts).
+ * `calendars` are the namespace's calendars the spec's calendar rule names (see calendars.ts), and
+ * `originMs` is when the schedule was last planned from (made, resumed, redefined): an excluded
+ * date is marked at its first slot after it (see CalendarWalk). A walk over past ranges (backfill)
+ * passes -Infinity, so each excluded date is marked at its first slot.
  */
-export function recurrenceOf(spec: ScheduleSpec, anchorMs: number, calendars: readonly CalendarDefinition[] = []): Recurrence {
+export function recurrenceOf(spec: ScheduleSpec, anchorMs: number, calendars: readonly CalendarDefinition[] = [], originMs = anchorMs): Recurrence {
   const base = plainRecurrenceOf(spec, anchorMs);
   if (spec.calendar === null || base.kind === 'at') return base;
-  return { kind: 'calendar', base, timezone: spec.timezone, dst: spec.dst, onExcluded: spec.calendar.onExcluded, excluded: dayExclusionOf(spec.calendar, calendars) };
+  return { kind: 'calendar', base, timezone: spec.timezone, dst: spec.dst, onExcluded: spec.calendar.onExcluded, excluded: dayExclusionOf(spec.calendar, calendars), originMs };
 }
 
 function plainRecurrenceOf(spec: ScheduleSpec, anchorMs: number): PlainRecurrence {

@@ -29,6 +29,8 @@ export interface PlanInput {
   catchupBoundaryMs: number;
   /** The calendars the spec's calendar rule names. */
   calendars?: readonly CalendarDefinition[];
+  /** When the schedule was last planned from: made, resumed or redefined (see recurrenceOf). */
+  plannedFromMs?: number;
 }
 
 export type SlotDecision =
@@ -52,7 +54,7 @@ export interface SlotPlan {
 
 export function planSlots(input: PlanInput): SlotPlan {
   const { spec, nowMs } = input;
-  const rec = recurrenceOf(spec, input.anchorMs, input.calendars);
+  const rec = recurrenceOf(spec, input.anchorMs, input.calendars, input.plannedFromMs);
   // The due slots are those in [cursor, now]; past the newest MAX_SLOTS_PER_EVALUATION, the outage record speaks for them.
   const { slots: due, more: unrecorded } = slotsInRange(spec, rec, {
     afterMs: input.cursorMs - 1,

@@ -24,6 +24,7 @@ import {
   inTransaction,
   materializeSlots,
   scheduleEvent,
+  plannedFrom,
   specOf,
   type CursorAdvance,
   type Db,
@@ -158,6 +159,7 @@ export class TickService implements OnModuleInit, OnApplicationBootstrap, Before
               row.resumedAt?.getTime() ?? 0,
             ),
             calendars: calendars.get(row.id),
+            plannedFromMs: plannedFrom(row),
           },
           { lookaheadMs: scheduler.lookaheadMs, overlapAllows: row.overlap === 'allow', hasActive: activeRuns.length > 0 },
         );

@@ -13,7 +13,7 @@ function cron(expression: string, timezone: string): PlainRecurrence {
 
 function calendarOf(base: PlainRecurrence, timezone: string, onExcluded: OnExcluded, rule: Partial<CalendarRule>, calendars: CalendarDefinition[] = []): Recurrence {
   const full: CalendarRule = { exclude: calendars.map((c) => c.name), weekdaysOnly: false, onExcluded, ...rule };
-  return { kind: 'calendar', base, timezone, dst: DEFAULT_DST_POLICY, onExcluded, excluded: dayExclusionOf(full, calendars) };
+  return { kind: 'calendar', base, timezone, dst: DEFAULT_DST_POLICY, onExcluded, excluded: dayExclusionOf(full, calendars), originMs: -Infinity };
 }
 
 const dates = (...list: string[]): CalendarDefinition => ({ name: 'dates', dates: list, holidays: null });
@@ -163,6 +163,15 @@ describe('calendars on a recurrence', () => {
     at = forward.at(-1)! + 1;
     for (let n = 0; n < 40; n++) backward.unshift((at = previousFireBefore(rec, at)!));
     expect(backward).toEqual(forward);
+  });
+
+  it('marks an excluded date at its first slot after the schedule was planned from: made in the middle of the date, it records the date too', () => {
+    const base = cron('* * * * * *', 'UTC');
+    const madeAt = Date.parse('2026-12-04T15:30:00.500Z');
+    const rec: Recurrence = { ...(calendarOf(base, 'UTC', 'skip', {}, [dates('2026-12-04')]) as Extract<Recurrence, { kind: 'calendar' }>), originMs: madeAt };
+    expect(walk(rec, '2026-12-04T15:30:00.500Z', 2)).toEqual({ fires: ['2026-12-05T00:00:00.000Z'], markers: ['2026-12-04T15:30:01.000Z'] });
+    // Walked from later in the date, the marker is behind: the next slot is the next date's.
+    expect(walk(rec, '2026-12-04T18:00:00Z', 1)).toEqual({ fires: ['2026-12-05T00:00:00.000Z'], markers: [] });
   });
 
   it('never yields a slot twice, and a moved slot never lands on a date that has one of its own', () => {

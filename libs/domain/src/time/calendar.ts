@@ -28,6 +28,11 @@ export interface CalendarWalkOptions {
   timeline: OffsetTimeline;
   onExcluded: OnExcluded;
   excluded: DayExclusion;
+  /**
+   * `skip` marks an excluded date at its first slot after this instant: a schedule made, or
+   * re-planned, in the middle of an excluded date records that date too.
+   */
+  originMs: number;
   /** The instants a wall time (ms since the local epoch) fires at on a date a slot moved to, ascending. */
   instantsAtLocalMs(localMs: number): number[];
 }
@@ -92,7 +97,7 @@ export class CalendarWalk implements SlotWalk {
       const day = this.dayOf(slot);
       if (!this.opts.excluded(day)) return slot;
       // An excluded date yields its first slot, once: past it, the walk goes on after the date.
-      if (this.firstSlotOf(day) === slot) return slot;
+      if (this.firstSlotOf(day, this.opts.originMs) === slot) return slot;
       slot = this.base.next(Math.max(slot, this.dayStart(day + 1) - 1));
     }
     return null;
@@ -102,7 +107,7 @@ export class CalendarWalk implements SlotWalk {
     const slot = this.base.previous(beforeMs);
     if (slot === null) return null;
     const day = this.dayOf(slot);
-    return this.opts.excluded(day) ? (this.firstSlotOf(day) ?? slot) : slot;
+    return this.opts.excluded(day) ? (this.firstSlotOf(day, this.opts.originMs) ?? slot) : slot;
   }
 
   /**
@@ -200,9 +205,9 @@ export class CalendarWalk implements SlotWalk {
     return this.next(lo);
   }
 
-  /** The first slot of `base` on a date, or null when it has none. */
-  private firstSlotOf(day: number): number | null {
-    const slot = this.base.next(this.dayStart(day) - 1);
+  /** The first slot of `base` on a date (after `afterMs`), or null when it has none. */
+  private firstSlotOf(day: number, afterMs = -Infinity): number | null {
+    const slot = this.base.next(Math.max(this.dayStart(day) - 1, afterMs));
     return slot !== null && this.dayOf(slot) === day ? slot : null;
   }
 

@@ -15,7 +15,7 @@ export type Recurrence =
   /** A single slot. */
   | { kind: 'at'; atMs: number }
   /** The slots of `base` on the dates a calendar allows, on `timezone`'s wall clock (see calendar.ts). */
-  | { kind: 'calendar'; base: PlainRecurrence; timezone: string; dst: DstPolicy; onExcluded: OnExcluded; excluded: DayExclusion };
+  | { kind: 'calendar'; base: PlainRecurrence; timezone: string; dst: DstPolicy; onExcluded: OnExcluded; excluded: DayExclusion; originMs: number };
 
 /** A recurrence without a calendar. */
 export type PlainRecurrence = Exclude<Recurrence, { kind: 'calendar' }>;
@@ -95,7 +95,7 @@ function calendarWalkOf(rec: CalendarRecurrence): CalendarWalk {
     const base = rec.base;
     walk = new CalendarWalk(
       { next: (afterMs) => nextFireAfter(base, afterMs), previous: (beforeMs) => previousFireBefore(base, beforeMs) },
-      { timeline, onExcluded: rec.onExcluded, excluded: rec.excluded, instantsAtLocalMs: (localMs) => fireInstantsOfWallTime(timeline, localMs, dst) },
+      { timeline, onExcluded: rec.onExcluded, excluded: rec.excluded, originMs: rec.originMs, instantsAtLocalMs: (localMs) => fireInstantsOfWallTime(timeline, localMs, dst) },
     );
     calendarWalks.set(rec, walk);
   }

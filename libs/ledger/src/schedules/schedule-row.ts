@@ -58,6 +58,11 @@ export const SCHEDULE_COLUMNS = `
   s.paused_at AS "pausedAt", s.resumed_at AS "resumedAt", s.completed_at AS "completedAt",
   s.deleted_at AS "deletedAt", s.created_at AS "createdAt", s.updated_at AS "updatedAt"`;
 
+/** When the schedule was last planned from: made, or resumed or redefined since (its cursor restarted then). */
+export function plannedFrom(row: Pick<ScheduleRow, 'createdAt' | 'resumedAt'>): number {
+  return Math.max(row.createdAt.getTime(), row.resumedAt?.getTime() ?? 0);
+}
+
 export function specOf(row: ScheduleRow): ScheduleSpec {
   return {
     name: row.name,
