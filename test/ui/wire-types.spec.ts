@@ -44,6 +44,10 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<Fits<Sent<typeof wire.SubscriptionPage>, ui.Page<ui.Subscription>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SubscriptionDeliveryPage>, ui.Page<ui.SubscriptionDelivery>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SubscriptionTestResult>, ui.SubscriptionTestResult>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.Preview>, ui.Preview>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.CalendarView>, ui.Calendar>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.CalendarPage>, ui.Page<ui.Calendar>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.CalendarDates>, ui.CalendarDates>>().toEqualTypeOf<true>();
   });
 
   it('declares no field wider than the API sends it', () => {
@@ -63,6 +67,9 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<NoWider<ui.SubscriptionDelivery, Sent<typeof wire.SubscriptionDelivery>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.DeliveryAttempt, Sent<typeof wire.DeliveryAttempt>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.SubscriptionTestResult, Sent<typeof wire.SubscriptionTestResult>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.Preview, Sent<typeof wire.Preview>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.Calendar, Sent<typeof wire.CalendarView>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.CalendarDates, Sent<typeof wire.CalendarDates>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Omit<ui.Cluster, 'outages' | 'schedulers'>, SentCluster>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['outages'][number], SentCluster['outages'][number]>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['schedulers'][number], SentCluster['schedulers'][number]>>().toEqualTypeOf<true>();

@@ -113,6 +113,8 @@ export interface Schedule {
   expect: { succeededWithin: string } | null;
   /** The first late slot of a lateness under way; null while the schedule keeps its deadlines. */
   lateSince: string | null;
+  /** The local dates it does not fire on; null: every date. */
+  calendar: CalendarRule | null;
   labels: Record<string, string>;
   status: ScheduleStatus;
   nextFireAt: string | null;
@@ -120,6 +122,22 @@ export interface Schedule {
   fireCount: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** skip: an excluded date fires nothing (one CALENDAR_EXCLUDED tick records it); previous / next: its slots move to the nearest allowed date before / after it, at the same local time. */
+export type OnExcluded = 'skip' | 'previous' | 'next';
+
+/** The dates a schedule does not fire on: the calendars it excludes, and Saturdays and Sundays if weekdaysOnly (each slot's local date in the schedule's zone). */
+export interface CalendarRule {
+  exclude: string[];
+  weekdaysOnly: boolean;
+  onExcluded: OnExcluded;
+}
+
+/** The next fire instants of a schedule, and the local dates (YYYY-MM-DD, in its zone) its calendar kept clear up to the last of them (skip only). */
+export interface Preview {
+  fireTimes: string[];
+  excludedDates: string[];
 }
 
 /** At most `limit` runs holding the key run at once; on a run the key is resolved from its payload. */
@@ -398,4 +416,30 @@ export interface SubscriptionDelivery {
 /** The ping written by POST /v1/subscriptions/{id}/test; its delivery is listed with the others. */
 export interface SubscriptionTestResult {
   eventId: string;
+}
+
+/** A named set of local dates the schedules that name it do not fire on: its own dates, and the public holidays of a country (and state and region). */
+export interface Calendar {
+  name: string;
+  /** Ascending. */
+  dates: string[];
+  holidays: { country: string; state: string | null; region: string | null } | null;
+  description: string | null;
+  /** How many schedules name it. */
+  schedules: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One date a calendar excludes: a holiday's name, or null for one of its own dates. */
+export interface CalendarDate {
+  date: string;
+  holiday: string | null;
+}
+
+/** The dates a calendar excludes between from and to (inclusive), ascending. */
+export interface CalendarDates {
+  from: string;
+  to: string;
+  items: CalendarDate[];
 }
