@@ -5,6 +5,8 @@ import { Failure, useLoad } from './components/load.js';
 import { ApiError, kairosApi } from './data/kairos-api.js';
 import { pathOf, type UiRoute } from './logic/ui-route.js';
 import { useRoute } from './navigation.js';
+import { CalendarPage } from './pages/calendar-page.js';
+import { CalendarsPage } from './pages/calendars-page.js';
 import { ClusterPage } from './pages/cluster-page.js';
 import { DeadLettersPage } from './pages/dead-letters-page.js';
 import { LoginPage } from './pages/login-page.js';
@@ -35,6 +37,7 @@ export function App() {
 
 const NAV = [
   { page: 'schedules', label: 'Schedules', href: pathOf({ page: 'schedules' }) },
+  { page: 'calendars', label: 'Calendars', href: pathOf({ page: 'calendars' }) },
   { page: 'sensors', label: 'Sensors', href: pathOf({ page: 'sensors' }) },
   { page: 'subscriptions', label: 'Subscriptions', href: pathOf({ page: 'subscriptions' }) },
   { page: 'dead-letters', label: 'Dead letters', href: pathOf({ page: 'dead-letters' }) },
@@ -42,7 +45,7 @@ const NAV = [
 ] as const;
 
 /** The section a page of one thing belongs to, for the navigation's current link. */
-const SECTION_OF: Partial<Record<UiRoute['page'], UiRoute['page']>> = { schedule: 'schedules', sensor: 'sensors', subscription: 'subscriptions' };
+const SECTION_OF: Partial<Record<UiRoute['page'], UiRoute['page']>> = { schedule: 'schedules', calendar: 'calendars', sensor: 'sensors', subscription: 'subscriptions' };
 
 function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor: string; onLoggedOut: () => void }) {
   const route = useRoute();
@@ -87,6 +90,8 @@ function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor
         {route.page === 'schedules' && <SchedulesPage />}
         {route.page === 'schedule' && <SchedulePage id={route.id} />}
         {route.page === 'run' && <RunPage id={route.id} />}
+        {route.page === 'calendars' && <CalendarsPage />}
+        {route.page === 'calendar' && <CalendarPage name={route.name} />}
         {route.page === 'dead-letters' && <DeadLettersPage />}
         {route.page === 'cluster' && <ClusterPage />}
         {route.page === 'sensors' && <SensorsPage />}

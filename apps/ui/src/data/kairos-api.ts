@@ -5,6 +5,8 @@
  */
 import { createClient, type Client } from 'graphql-ws';
 import type {
+  Calendar,
+  CalendarDates,
   Cluster,
   JsonValue,
   Page,
@@ -135,6 +137,12 @@ export const kairosApi = {
     }
   },
   queue: (name: string) => call<Queue>('GET', `/v1/queues/${encodeURIComponent(name)}`),
+
+  calendars: (q: { limit: number; cursor?: string }) => call<Page<Calendar>>('GET', `/v1/calendars${query({ ...q })}`),
+  calendar: (name: string) => call<Calendar>('GET', `/v1/calendars/${encodeURIComponent(name)}`),
+  /** The dates the calendar excludes from `from` to `to` (YYYY-MM-DD, inclusive); without them, from today for twelve months. */
+  calendarDates: (name: string, range: { from?: string; to?: string } = {}) =>
+    call<CalendarDates>('GET', `/v1/calendars/${encodeURIComponent(name)}/dates${query({ ...range })}`),
 
   sensors: (q: { limit: number; cursor?: string }) => call<Page<Sensor>>('GET', `/v1/sensors${query({ ...q })}`),
   sensor: (id: string) => call<Sensor>('GET', `/v1/sensors/${encodeURIComponent(id)}`),

@@ -3,6 +3,8 @@ export type UiRoute =
   | { page: 'schedules' }
   | { page: 'schedule'; id: string }
   | { page: 'run'; id: string }
+  | { page: 'calendars' }
+  | { page: 'calendar'; name: string }
   | { page: 'dead-letters' }
   | { page: 'cluster' }
   | { page: 'sensors' }
@@ -22,6 +24,7 @@ export function routeOf(pathname: string): UiRoute {
   if (more.length > 0) return { page: 'not-found', path: pathname };
   if (first === 'schedules' && id) return { page: 'schedule', id: decodeURIComponent(id) };
   if (first === 'runs' && id) return { page: 'run', id: decodeURIComponent(id) };
+  if (first === 'calendars') return id ? { page: 'calendar', name: decodeURIComponent(id) } : { page: 'calendars' };
   if (first === 'dead-letters' && id === undefined) return { page: 'dead-letters' };
   if (first === 'cluster' && id === undefined) return { page: 'cluster' };
   if (first === 'sensors') return id ? { page: 'sensor', id: decodeURIComponent(id) } : { page: 'sensors' };
@@ -37,6 +40,10 @@ export function pathOf(route: Exclude<UiRoute, { page: 'not-found' }>): string {
       return `${UI_BASE}/schedules/${encodeURIComponent(route.id)}`;
     case 'run':
       return `${UI_BASE}/runs/${encodeURIComponent(route.id)}`;
+    case 'calendars':
+      return `${UI_BASE}/calendars`;
+    case 'calendar':
+      return `${UI_BASE}/calendars/${encodeURIComponent(route.name)}`;
     case 'dead-letters':
       return `${UI_BASE}/dead-letters`;
     case 'cluster':
