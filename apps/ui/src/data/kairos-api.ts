@@ -10,6 +10,7 @@ import type {
   Cluster,
   JsonValue,
   Page,
+  Preview,
   Queue,
   Run,
   RunEvent,
@@ -87,7 +88,7 @@ export const kairosApi = {
 
   schedules: (q: ScheduleQuery) => call<Page<Schedule>>('GET', `/v1/schedules${query({ ...q })}`),
   schedule: (id: string) => call<Schedule>('GET', `/v1/schedules/${encodeURIComponent(id)}`),
-  preview: (id: string, count: number) => call<{ fireTimes: string[] }>('GET', `/v1/schedules/${encodeURIComponent(id)}/preview${query({ count })}`),
+  preview: (id: string, count: number) => call<Preview>('GET', `/v1/schedules/${encodeURIComponent(id)}/preview${query({ count })}`),
   ticks: (id: string, limit: number) => call<Page<Tick>>('GET', `/v1/schedules/${encodeURIComponent(id)}/ticks${query({ limit })}`),
   versions: (id: string, limit: number) => call<Page<ScheduleVersion>>('GET', `/v1/schedules/${encodeURIComponent(id)}/versions${query({ limit })}`),
   /** The outcome of each schedule's newest tick, by schedule id (schedules without ticks are absent). */

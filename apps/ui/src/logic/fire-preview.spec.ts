@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markOffsetChanges } from './fire-preview.js';
+import { markOffsetChanges, withExcludedDates } from './fire-preview.js';
 
 describe('markOffsetChanges', () => {
   it.each([
@@ -44,5 +44,30 @@ describe('markOffsetChanges', () => {
     { name: 'no fires', zone: 'Europe/Berlin', fires: [], expected: [] },
   ])('$name', ({ zone, fires, expected }) => {
     expect(markOffsetChanges(fires, zone)).toEqual(expected.map((e, i) => ({ instant: fires[i], ...e })));
+  });
+});
+
+describe('withExcludedDates', () => {
+  const fires = markOffsetChanges(['2026-12-04T08:00:00Z', '2026-12-07T08:00:00Z', '2026-12-08T08:00:00Z'], 'Europe/Berlin');
+
+  it('puts each date the calendar kept clear before the first fire on a later local date', () => {
+    const entries = withExcludedDates(fires, ['2026-12-06', '2026-12-05']);
+    expect(entries.map((e) => (e.kind === 'fire' ? e.local : `clear ${e.date}`))).toEqual([
+      '2026-12-04 09:00',
+      'clear 2026-12-05',
+      'clear 2026-12-06',
+      '2026-12-07 09:00',
+      '2026-12-08 09:00',
+    ]);
+  });
+
+  it('reads the local date, not the UTC one: a fire at 00:30 in Berlin is on the day after its UTC date', () => {
+    const late = markOffsetChanges(['2026-12-04T23:30:00Z'], 'Europe/Berlin');
+    expect(withExcludedDates(late, ['2026-12-04']).map((e) => e.kind)).toEqual(['excluded', 'fire']);
+  });
+
+  it('keeps dates after the last fire at the end, and the fires alone without dates', () => {
+    expect(withExcludedDates(fires.slice(0, 1), ['2026-12-05']).map((e) => e.kind)).toEqual(['fire', 'excluded']);
+    expect(withExcludedDates(fires, []).every((e) => e.kind === 'fire')).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-/** One schedule: its definition and policies (its deadline, and a badge while it is late), the next ten fires (DST changes marked), its ticks and runs (new runs appear live), the versions of its definition, and its actions. */
+/** One schedule: its definition and policies (its deadline, and a badge while it is late; its calendar rule, linking each calendar), the next ten fires (DST changes and the dates its calendar keeps clear marked), its ticks and runs (new runs appear live), the versions of its definition, and its actions. */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { LateBadge } from '../components/late-badge.js';
@@ -7,9 +7,10 @@ import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
 import { followScheduleRuns, kairosApi } from '../data/kairos-api.js';
-import type { Run, Schedule } from '../data/wire.js';
+import type { CalendarDate, CalendarRule, Run, Schedule } from '../data/wire.js';
+import { ON_EXCLUDED_WORDS, weekdayOf, whyExcluded } from '../logic/calendars.js';
 import { expectInWords } from '../logic/deadlines.js';
-import { markOffsetChanges } from '../logic/fire-preview.js';
+import { markOffsetChanges, withExcludedDates } from '../logic/fire-preview.js';
 import { durationBetween } from '../logic/run-story.js';
 import { specInWords } from '../logic/spec-words.js';
 import { dependsOnInWords, targetInWords, whenInWords, type ScheduleStep } from '../logic/step-graph.js';
@@ -145,6 +146,7 @@ function Definition({ schedule: s }: { schedule: Schedule }) {
     ['Timeout', s.timeout],
     ['Concurrency', s.concurrency === null ? 'none' : `key ${s.concurrency.key}, at most ${s.concurrency.limit} at once`],
     ['Deadline', expectInWords(s.expect)],
+    ['Calendar', <CalendarRuleInWords rule={s.calendar} />],
     ['Bounds', `${s.startAt ?? 'from creation'} to ${s.endAt ?? 'no end'}${s.maxRuns !== null ? `, at most ${s.maxRuns} runs` : ''}`],
     ['Fired', `${s.fireCount} times, last ${s.lastFireAt ?? 'never'}`],
     ['Labels', Object.entries(s.labels).map(([k, v]) => `${k}:${v}`).join(', ') || 'none'],
@@ -225,29 +227,67 @@ function Steps({ steps }: { steps: ScheduleStep[] }) {
   );
 }
 
+/** "Excludes bavaria, weekends; slots on excluded dates move to the previous allowed date", each calendar linking to its page. */
+function CalendarRuleInWords({ rule }: { rule: CalendarRule | null }) {
+  if (rule === null) return <>none: it fires on every date</>;
+  return (
+    <span data-testid="calendar-rule">
+      Excludes{' '}
+      {rule.exclude.map((name, i) => (
+        <span key={name}>
+          {i > 0 && ', '}
+          <Link href={pathOf({ page: 'calendar', name })}>{name}</Link>
+        </span>
+      ))}
+      {rule.weekdaysOnly && (rule.exclude.length > 0 ? ', weekends' : 'weekends')}; {ON_EXCLUDED_WORDS[rule.onExcluded]}
+    </span>
+  );
+}
+
 function NextFires({ schedule }: { schedule: Schedule }) {
-  const [preview] = useLoad(() => kairosApi.preview(schedule.id, 10), [schedule.id, schedule.updatedAt]);
+  const [preview] = useLoad(async () => {
+    const { fireTimes, excludedDates } = await kairosApi.preview(schedule.id, 10);
+    return { fireTimes, excludedDates, listed: await listedBy(schedule.calendar, excludedDates) };
+  }, [schedule.id, schedule.updatedAt]);
   return (
     <section aria-labelledby="next-fires">
       <h2 id="next-fires">Next ten fires</h2>
       <Show loaded={preview}>
-        {({ fireTimes }) =>
+        {({ fireTimes, excludedDates, listed }) =>
           fireTimes.length === 0 ? (
             <p>No future fires.</p>
           ) : (
-            <ol class="fires">
-              {markOffsetChanges(fireTimes, schedule.timezone).map((f) => (
-                <li key={f.instant} class={f.offsetChanged ? 'dst' : undefined}>
-                  <When at={f.instant} /> · {f.local} ({schedule.timezone}, UTC{f.offset})
-                  {f.offsetChanged && <strong class="dst-mark"> DST change: offset now {f.offset}</strong>}
-                </li>
-              ))}
-            </ol>
+            <>
+              {excludedDates.length > 0 && <p class="muted">Marked ✕ among them: the dates its calendar keeps clear, on which nothing fires (a CALENDAR_EXCLUDED tick records each).</p>}
+              <ol class="fires">
+                {withExcludedDates(markOffsetChanges(fireTimes, schedule.timezone), excludedDates).map((f) =>
+                  f.kind === 'excluded' ? (
+                    <li key={f.date} class="excluded" data-excluded-date={f.date}>
+                      <span class="excluded-mark">✕ {f.date}</span> {weekdayOf(f.date)} · no fire: {whyExcluded(f.date, schedule.calendar!, listed)}
+                    </li>
+                  ) : (
+                    <li key={f.instant} class={f.offsetChanged ? 'dst' : undefined}>
+                      <When at={f.instant} /> · {f.local} ({schedule.timezone}, UTC{f.offset})
+                      {f.offsetChanged && <strong class="dst-mark"> DST change: offset now {f.offset}</strong>}
+                    </li>
+                  ),
+                )}
+              </ol>
+            </>
           )
         }
       </Show>
     </section>
   );
+}
+
+/** The dates each calendar the rule names lists over the excluded dates, for why each is excluded; a calendar that cannot be read lists none. */
+async function listedBy(rule: CalendarRule | null, excludedDates: readonly string[]): Promise<Map<string, CalendarDate[]>> {
+  if (rule === null || excludedDates.length === 0) return new Map();
+  const sorted = [...excludedDates].sort();
+  const range = { from: sorted[0]!, to: sorted[sorted.length - 1]! };
+  const lists = await Promise.all(rule.exclude.map(async (name) => [name, (await kairosApi.calendarDates(name, range).catch(() => null))?.items ?? []] as const));
+  return new Map(lists);
 }
 
 /** The newest runs; the scheduleRuns subscription adds new ones and updates states as they change. */
