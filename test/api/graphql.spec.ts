@@ -18,7 +18,9 @@ const DST = 'dst { gap overlap resolved { gap overlap } description }';
 const STEP = `steps { name dependsOn when target retry { maxAttempts backoff { type base max jitter } } timeout concurrency { key limit } }`;
 const RUN_STEP = `steps { name dependsOn when state attempt maxAttempts result error reasonCode reasonText startedAt finishedAt runId }`;
 const SCHEDULE = `id name cron every at timezone ${DST} catchup { mode window limit } overlap target ${STEP} payload ${RETRY}
-  timeout concurrency { key limit } startAt endAt maxRuns jitter expect { succeededWithin } lateSince paused idempotencyKey labels status nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
+  timeout concurrency { key limit } startAt endAt maxRuns jitter expect { succeededWithin } calendar { exclude weekdaysOnly onExcluded } lateSince paused idempotencyKey labels status
+  nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
+const CALENDAR = 'name dates holidays { country state region } description schedules createdAt updatedAt';
 const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RUN_STEP} parentRunId stepName
   concurrency { key limit } sensorId runKey checkpoints { name kind state result startedAt finishedAt wakeAt } ${RETRY} payload result
   error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch`;
@@ -276,7 +278,7 @@ describe('GraphQL mirrors the REST API', () => {
     expect(preview.data.schedulePreview).toEqual(['2030-01-01T01:00:00Z', '2030-01-01T02:00:00Z', '2030-01-01T03:00:00Z']);
     // REST's preview also names the DST policy: in GraphQL it is the schedule's own dst.
     const { dst } = (await gql(`query ($id: ID!) { schedule(id: $id) { ${DST} } }`, { id })).data.schedule;
-    expect((await rest.get(`/v1/schedules/${id}/preview?count=3&after=${after}`)).body).toEqual({ fireTimes: preview.data.schedulePreview, dst });
+    expect((await rest.get(`/v1/schedules/${id}/preview?count=3&after=${after}`)).body).toEqual({ fireTimes: preview.data.schedulePreview, excludedDates: [], dst });
   });
 
   it('starts an ad-hoc run and reads it back with its events, as REST does', async () => {
@@ -338,10 +340,55 @@ describe('GraphQL mirrors the REST API', () => {
     const dst = await gql(`query ($input: JSON!) { cronPreviewDst(input: $input) { gap overlap resolved { gap overlap } description } }`, { input });
     expect(dst.errors).toBeUndefined();
     expect(dst.data.cronPreviewDst).toMatchObject({ gap: 'auto', overlap: 'auto', resolved: { gap: 'shift', overlap: 'first' } });
-    expect((await rest.post('/v1/cron/preview', input)).body).toEqual({ fireTimes: preview.data.cronPreview, dst: dst.data.cronPreviewDst });
+    expect((await rest.post('/v1/cron/preview', input)).body).toEqual({ fireTimes: preview.data.cronPreview, excludedDates: [], dst: dst.data.cronPreviewDst });
 
     const invalid = await gql(`{ cronPreview(input: { cron: "0 0 * * 8" }) }`);
     expect(onlyError(invalid).extensions).toEqual({ code: 'INVALID_CRON', field: 'cron', status: 400 });
+  });
+
+  it('manages calendars like REST: create, list page by page, get, its dates, put, delete; refusals carry the REST codes', async () => {
+    const input = { name: 'bavaria', holidays: { country: 'DE', state: 'BY' }, dates: ['2030-12-31', '2030-12-24'], description: 'Munich office' };
+    const created = await gql(`mutation ($input: JSON!) { createCalendar(input: $input) { ${CALENDAR} } }`, { input });
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createCalendar).toMatchObject({ name: 'bavaria', dates: ['2030-12-24', '2030-12-31'], holidays: { country: 'DE', state: 'BY', region: null }, schedules: 0 });
+    expect(created.data.createCalendar).toEqual((await rest.get('/v1/calendars/bavaria')).body);
+    expect(onlyError(await gql(`mutation ($input: JSON!) { createCalendar(input: $input) { name } }`, { input })).extensions).toEqual({ code: 'CONFLICT', field: 'name', status: 409 });
+
+    const put = await gql(`mutation ($input: JSON!) { putCalendar(name: "freeze", input: $input) { ${CALENDAR} } }`, { input: { dates: ['2030-12-23'] } });
+    expect(put.data.putCalendar).toMatchObject({ name: 'freeze', dates: ['2030-12-23'], holidays: null, description: null });
+    const page = `query ($cursor: String) { calendars(limit: 1, cursor: $cursor) { items { ${CALENDAR} } nextCursor } }`;
+    const first = await gql(page);
+    expect(first.data.calendars).toEqual((await rest.get('/v1/calendars?limit=1')).body);
+    const second = await gql(page, { cursor: first.data.calendars.nextCursor });
+    expect([...first.data.calendars.items, ...second.data.calendars.items].map((c: { name: string }) => c.name)).toEqual(['bavaria', 'freeze']);
+    expect(second.data.calendars.nextCursor).toBeNull();
+    expect((await gql(`{ calendar(name: "freeze") { ${CALENDAR} } }`)).data.calendar).toEqual(put.data.putCalendar);
+
+    const dates = await gql(`{ calendarDates(name: "bavaria", from: "2030-12-20", to: "2030-12-31") { from to items { date holiday } } }`);
+    expect(dates.errors).toBeUndefined();
+    expect(dates.data.calendarDates).toEqual((await rest.get('/v1/calendars/bavaria/dates?from=2030-12-20&to=2030-12-31')).body);
+    expect(dates.data.calendarDates.items.map((d: { date: string; holiday: string | null }) => [d.date, d.holiday === null])).toEqual([
+      ['2030-12-24', true],
+      ['2030-12-25', false],
+      ['2030-12-26', false],
+      ['2030-12-31', true],
+    ]);
+    expect(onlyError(await gql(`{ calendarDates(name: "bavaria", from: "2030-02-30") { from } }`)).extensions).toEqual({ code: 'INVALID_DATE', field: 'from', status: 400 });
+    expect(onlyError(await gql(`{ calendar(name: "nowhere") { name } }`)).extensions).toEqual({ code: 'NOT_FOUND', field: null, status: 404 });
+    expect(onlyError(await gql(`mutation { createCalendar(input: { name: "empty" }) { name } }`)).extensions).toEqual({ code: 'MISSING_FIELD', field: 'dates', status: 400 });
+
+    const schedule = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { id calendar { exclude weekdaysOnly onExcluded } } }`, {
+      input: { name: 'munich-report', cron: '0 9 * * *', timezone: 'Europe/Berlin', target: echo, calendar: { exclude: ['bavaria'], onExcluded: 'next' } },
+    });
+    expect(schedule.data.createSchedule.calendar).toEqual({ exclude: ['bavaria'], weekdaysOnly: false, onExcluded: 'next' });
+    expect((await gql(`{ calendar(name: "bavaria") { schedules } }`)).data.calendar.schedules).toBe(1);
+    const inUse = onlyError(await gql(`mutation { deleteCalendar(name: "bavaria") }`));
+    expect(inUse.extensions).toEqual({ code: 'CALENDAR_IN_USE', field: 'name', status: 409 });
+    expect(inUse.message).toMatch(/"munich-report"/);
+
+    expect((await gql(`mutation { deleteCalendar(name: "freeze") }`)).data).toEqual({ deleteCalendar: true });
+    expect((await rest.get('/v1/calendars/freeze')).status).toBe(404);
+    expect(onlyError(await gql(`mutation { deleteCalendar(name: "freeze") }`)).extensions).toEqual({ code: 'NOT_FOUND', field: null, status: 404 });
   });
 });
 
