@@ -1,7 +1,8 @@
 /**
  * The SDK's client types are a hand-kept copy of the API's wire shapes, because the published
  * package must not need zod for its declarations. The compiler holds the copy to the declarations:
- * every response the API can send is a value of the client's response type. `npm run lint`
+ * every response the API can send is a value of the client's response type, and the bodies typed
+ * here are values the API's readers take. `npm run lint`
  * type-checks this file (a drift fails it); at run time the assertions are no-ops.
  */
 import { describe, expectTypeOf, it } from 'vitest';
@@ -42,5 +43,15 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<Sent<typeof wire.SubscriptionPage>, sdk.Page<sdk.Subscription>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SubscriptionDeliveryPage>, sdk.Page<sdk.SubscriptionDelivery>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SubscriptionTestResult>, sdk.SubscriptionTestResult>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.CalendarView>, sdk.Calendar>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.CalendarPage>, sdk.Page<sdk.Calendar>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.CalendarDates>, sdk.CalendarDates>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.CalendarRuleView>, sdk.CalendarRule>>().toEqualTypeOf<true>();
+  });
+
+  it('types the bodies the client sends as the API reads them', () => {
+    expectTypeOf<Fits<sdk.CalendarInput, z.input<typeof wire.CalendarCreate>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<sdk.CalendarFields, z.input<typeof wire.CalendarPut>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['calendar']>, z.input<typeof wire.CalendarRuleInput>>>().toEqualTypeOf<true>();
   });
 });

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KairosApiError, KairosClient, verifySignature, type Run, type Schedule } from '@kairos/sdk';
+import { KairosApiError, KairosClient, verifySignature, type Calendar, type Run, type Schedule } from '@kairos/sdk';
 import type { StartedKairos } from '@kairos/process';
 import { startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
 
@@ -81,6 +81,44 @@ describe('KairosClient and verifySignature', () => {
     const gone = await client.schedules.get(created.id).catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(KairosApiError);
     expect(gone).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
+  it('manages calendars: create, put, get, list page by page and from a cursor, dates, delete; a schedule excludes them', async () => {
+    const bavaria = await client.calendars.create({ name: 'bavaria', holidays: { country: 'DE', state: 'BY' }, dates: ['2030-12-24'] });
+    expect(bavaria).toMatchObject({ name: 'bavaria', dates: ['2030-12-24'], holidays: { country: 'DE', state: 'BY', region: null }, description: null, schedules: 0 });
+    expect(await client.calendars.put('freeze', { dates: ['2030-12-22', '2030-12-21'], description: 'release freeze' })).toMatchObject({ name: 'freeze', dates: ['2030-12-21', '2030-12-22'] });
+    expect(await client.calendars.put('freeze', { dates: ['2030-12-21'] })).toMatchObject({ dates: ['2030-12-21'], description: null });
+    expect(await client.calendars.get('bavaria')).toEqual(bavaria);
+    const listed: Calendar[] = await collect(client.calendars.list({ limit: 1 }));
+    expect(listed.map((c) => c.name)).toEqual(['bavaria', 'freeze']);
+    const { nextCursor } = (await (await fetch(`${kairos.url}/v1/calendars?limit=1`)).json()) as { nextCursor: string };
+    expect((await collect(client.calendars.list({ cursor: nextCursor }))).map((c) => c.name)).toEqual(['freeze']);
+
+    const dates = await client.calendars.dates('bavaria', { from: '2030-12-20', to: '2030-12-31' });
+    expect(dates).toMatchObject({ from: '2030-12-20', to: '2030-12-31' });
+    expect(dates.items.map((d) => [d.date, d.holiday === null])).toEqual([
+      ['2030-12-24', true],
+      ['2030-12-25', false],
+      ['2030-12-26', false],
+    ]);
+    // By default, the twelve months from today.
+    expect((await client.calendars.dates('freeze')).from).toBe(new Date().toISOString().slice(0, 10));
+
+    const schedule = await client.schedules.create({ name: 'munich', cron: '0 9 * * *', timezone: 'Europe/Berlin', target: { type: 'handler', name: 'echo' }, calendar: { exclude: ['bavaria'], weekdaysOnly: true } });
+    expect(schedule.calendar).toEqual({ exclude: ['bavaria'], weekdaysOnly: true, onExcluded: 'skip' });
+    expect(await client.schedules.preview(schedule.id, { count: 3, after: '2030-12-23T00:00:00Z' })).toMatchObject({
+      fireTimes: ['2030-12-23T08:00:00Z', '2030-12-27T08:00:00Z', '2030-12-30T08:00:00Z'],
+      excludedDates: ['2030-12-24', '2030-12-25', '2030-12-26', '2030-12-28', '2030-12-29'],
+    });
+    const inUse = await client.calendars.delete('bavaria').catch((e: unknown) => e);
+    expect(inUse).toBeInstanceOf(KairosApiError);
+    expect(inUse).toMatchObject({ status: 409, code: 'CALENDAR_IN_USE', field: 'name' });
+
+    await client.schedules.delete(schedule.id);
+    await client.calendars.delete('bavaria');
+    await client.calendars.delete('freeze');
+    expect(await client.calendars.get('bavaria').catch((e: unknown) => e)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(await collect(client.calendars.list())).toEqual([]);
   });
 
   it('manages runs: create, get, list, events, cancel, retry; and dead letters: list, republish', async () => {

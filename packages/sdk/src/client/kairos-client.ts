@@ -8,6 +8,10 @@ import type {
   BatchRefusal,
   BackfillInput,
   BackfillResult,
+  Calendar,
+  CalendarDates,
+  CalendarFields,
+  CalendarInput,
   CronPreviewInput,
   DeadLetterFilter,
   Executable,
@@ -183,6 +187,23 @@ export class KairosClient {
     deliveries: (id: string, options: { limit?: number } = {}) => this.pages<SubscriptionDelivery>(`/v1/subscriptions/${enc(id)}/deliveries`, options),
   };
 
+  /**
+   * Calendars: named sets of local dates (explicit dates, public holidays of a country, or both)
+   * that schedules exclude in `calendar.exclude`. Changing one re-plans the schedules naming it.
+   */
+  readonly calendars = {
+    create: (input: CalendarInput) => this.request<Calendar>('POST', '/v1/calendars', { body: input }),
+    /** Creates the calendar of that name, or replaces its dates, holidays and description. */
+    put: (name: string, input: CalendarFields) => this.request<Calendar>('PUT', `/v1/calendars/${enc(name)}`, { body: input }),
+    get: (name: string) => this.request<Calendar>('GET', `/v1/calendars/${enc(name)}`),
+    /** Every calendar, by name, fetched a page at a time (from `cursor`, a nextCursor of GET /v1/calendars, when given). */
+    list: (options: { limit?: number; cursor?: string } = {}) => this.pages<Calendar>('/v1/calendars', options),
+    /** 409 CALENDAR_IN_USE while a schedule names it. */
+    delete: (name: string) => this.request<void>('DELETE', `/v1/calendars/${enc(name)}`),
+    /** The dates it excludes from `from` to `to` (YYYY-MM-DD, inclusive); by default the twelve months from today. */
+    dates: (name: string, range: { from?: string; to?: string } = {}) => this.request<CalendarDates>('GET', `/v1/calendars/${enc(name)}/dates`, { query: range }),
+  };
+
   /** The namespace's queues and their limits: at most maxRunning runs at once, at most rate.max starts per rate.per. */
   readonly queues = {
     /** Every queue with limits, active runs or live workers, by name. */
@@ -213,9 +234,9 @@ export class KairosClient {
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
-  /** Follows `nextCursor` until the last page, yielding each item. */
+  /** Follows `nextCursor` from `query.cursor` (absent: the first page) until the last page, yielding each item. */
   private async *pages<T>(path: string, query: Query): AsyncGenerator<T, void, undefined> {
-    let cursor: string | undefined;
+    let cursor = query.cursor === undefined ? undefined : String(query.cursor);
     do {
       const page: Page<T> = await this.request<Page<T>>('GET', path, { query: { ...query, cursor } });
       yield* page.items;

@@ -111,6 +111,8 @@ export interface ScheduleFields {
    * its slot makes the schedule late (`schedule.late` to the subscriptions). Default none.
    */
   expect?: { succeededWithin: DurationInput } | null;
+  /** The local dates (in its timezone) it does not fire on. Default none. */
+  calendar?: CalendarRuleInput | null;
 }
 export type ScheduleInput = ScheduleFields & Executable;
 /** PATCH: the given fields replace the stored ones. To switch between target and steps, give the new one and null for the other. */
@@ -140,6 +142,8 @@ export interface Schedule {
   jitter: string;
   /** Null: nothing is expected of its runs. */
   expect: { succeededWithin: string } | null;
+  /** Null: it fires on every date. */
+  calendar: CalendarRule | null;
   /** The first late slot of a lateness under way; null while the schedule keeps its deadlines. */
   lateSince: Instant | null;
   paused: boolean;
@@ -152,6 +156,24 @@ export interface Schedule {
   createdAt: Instant;
   updatedAt: Instant;
   deduped: boolean;
+}
+
+/** skip: an excluded date fires nothing (one tick CALENDAR_EXCLUDED records it); previous / next: its slots move to the nearest allowed date before / after it, at the same local time. */
+export type OnExcluded = 'skip' | 'previous' | 'next';
+/** The dates a schedule does not fire on: each slot's local date, in the schedule's timezone, is tested. */
+export interface CalendarRuleInput {
+  /** Names of the namespace's calendars (at least one, unless weekdaysOnly). */
+  exclude?: string[] | null;
+  /** Saturdays and Sundays are excluded too. Default false. */
+  weekdaysOnly?: boolean | null;
+  /** Default skip. */
+  onExcluded?: OnExcluded | null;
+}
+/** A schedule's calendar rule, with its defaults filled in. */
+export interface CalendarRule {
+  exclude: string[];
+  weekdaysOnly: boolean;
+  onExcluded: OnExcluded;
 }
 
 export interface ScheduleListFilter {
@@ -191,6 +213,8 @@ export interface Tick {
 
 export interface Preview {
   fireTimes: Instant[];
+  /** The local dates (YYYY-MM-DD, in the schedule's timezone) up to the last fire listed that its calendar kept clear (onExcluded skip). */
+  excludedDates: string[];
 }
 export interface CronPreviewInput {
   cron?: string;
@@ -552,6 +576,51 @@ export interface SubscriptionDelivery {
 /** A `ping` written for the subscription, delivered like any other event. */
 export interface SubscriptionTestResult {
   eventId: string;
+}
+
+/** Public holidays of a country (ISO 3166-1 alpha-2, e.g. "DE"), and of its state ("BY") and region, computed for each year a slot falls in. */
+export interface HolidaySource {
+  country: string;
+  state?: string | null;
+  region?: string | null;
+}
+/** A calendar's fields but its name (PUT /v1/calendars/:name): explicit dates, public holidays, or both. */
+export interface CalendarFields {
+  /** Local dates written YYYY-MM-DD, read in each schedule's own timezone. */
+  dates?: string[] | null;
+  holidays?: HolidaySource | null;
+  /** At most 500 characters. */
+  description?: string | null;
+}
+/** POST /v1/calendars. */
+export interface CalendarInput extends CalendarFields {
+  /** Unique per namespace; schedules name it in calendar.exclude. */
+  name: string;
+}
+/** A calendar: the local dates it excludes from the schedules that name it. */
+export interface Calendar {
+  name: string;
+  /** Its own dates, ascending. */
+  dates: string[];
+  holidays: { country: string; state: string | null; region: string | null } | null;
+  description: string | null;
+  /** How many schedules name it; it cannot be deleted while any does (409 CALENDAR_IN_USE). */
+  schedules: number;
+  createdAt: Instant;
+  updatedAt: Instant;
+}
+/** One date a calendar excludes. */
+export interface CalendarDate {
+  /** YYYY-MM-DD. */
+  date: string;
+  /** The public holiday's name; null for a date the calendar lists itself. */
+  holiday: string | null;
+}
+/** The dates a calendar excludes between from and to (inclusive), ascending. */
+export interface CalendarDates {
+  from: string;
+  to: string;
+  items: CalendarDate[];
 }
 
 /** A source's declaration of schedules for POST /v1/apply. */
