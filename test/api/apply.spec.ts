@@ -169,6 +169,92 @@ describe('POST /v1/apply', () => {
     expect(updated.sort()).toEqual([0, 30]);
   });
 
+  it('writes its calendars before its schedules, which may name them; plans them create, update or unchanged, and never prunes one', async () => {
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const closed = { name: 'office-closed', dates: [day(0), day(1), day(2)], description: 'moving house' };
+    const noon = { name: 'noon', cron: '0 12 * * *', timezone: 'UTC', target, calendar: { exclude: ['office-closed'] } };
+    const calendars = () => count(`SELECT count(*)::int AS n FROM calendars WHERE name = 'office-closed'`);
+
+    // A dry run plans the schedules with the calendars the declaration holds, written or not.
+    const dry = await client.post('/v1/apply', { source: 'office', calendars: [closed], schedules: [noon], dryRun: true });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body.plan).toEqual([
+      {
+        kind: 'calendar',
+        name: 'office-closed',
+        action: 'create',
+        changes: [
+          { field: 'dates', from: null, to: closed.dates },
+          { field: 'description', from: null, to: 'moving house' },
+        ],
+      },
+      expect.objectContaining({ kind: 'schedule', name: 'noon', action: 'create' }),
+    ]);
+    expect(await calendars()).toBe(0);
+
+    expect((await client.post('/v1/apply', { source: 'office', calendars: [closed], schedules: [noon] })).body.applied).toBe(true);
+    expect((await client.get('/v1/calendars/office-closed')).body).toMatchObject({ dates: closed.dates, holidays: null, schedules: 1 });
+    const schedule = (await client.get('/v1/schedules?name=noon')).body.items[0];
+    expect(schedule.calendar).toEqual({ exclude: ['office-closed'], weekdaysOnly: false, onExcluded: 'skip' });
+    const firstFire = async () => (await client.get(`/v1/schedules/${schedule.id}/preview?count=1`)).body.fireTimes[0];
+    expect(await firstFire()).toBe(`${day(3)}T12:00:00Z`);
+
+    const again = await client.post('/v1/apply', { source: 'office', calendars: [closed], schedules: [noon] });
+    expect(again.body.plan.map((p: { kind: string; action: string }) => `${p.kind} ${p.action}`)).toEqual(['calendar unchanged', 'schedule unchanged']);
+
+    // A changed calendar re-plans the schedules naming it, in the same transaction; the schedule itself is unchanged.
+    const reopened = { ...closed, dates: [day(0)], holidays: { country: 'DE', state: 'BY' } };
+    const changed = await client.post('/v1/apply', { source: 'office', calendars: [reopened], schedules: [noon] });
+    expect(changed.body.plan).toEqual([
+      {
+        kind: 'calendar',
+        name: 'office-closed',
+        action: 'update',
+        changes: [
+          { field: 'dates', from: closed.dates, to: [day(0)] },
+          { field: 'holidays', from: null, to: { country: 'DE', state: 'BY', region: null } },
+        ],
+      },
+      { kind: 'schedule', name: 'noon', action: 'unchanged', changes: [] },
+    ]);
+    expect((await client.get('/v1/calendars/office-closed')).body).toMatchObject({ dates: [day(0)], holidays: { country: 'DE', state: 'BY', region: null } });
+    const excluded = (await client.get(`/v1/calendars/office-closed/dates?from=${day(1)}&to=${day(3)}`)).body.items.map((d: { date: string }) => d.date);
+    expect(await firstFire()).toBe(`${[day(1), day(2), day(3)].find((d) => !excluded.includes(d))}T12:00:00Z`);
+
+    // A prune deletes the source's schedules, never a calendar: another source's schedules may name it.
+    const pruned = await client.post('/v1/apply', { source: 'office', schedules: [], prune: true });
+    expect(pruned.body.plan).toEqual([{ kind: 'schedule', name: 'noon', action: 'delete', changes: [] }]);
+    expect(await calendars()).toBe(1);
+  });
+
+  it('applies nothing when a calendar is refused, or a schedule after the calendars were written, and says which, where', async () => {
+    const holidays = (name: string) => ({ name, holidays: { country: 'DE' } });
+    for (const [body, code, field, message] of [
+      [{ source: 'cal', calendars: [holidays('fine'), { name: 'bad-date', dates: ['2026-02-30'] }] }, 'INVALID_DATE', /^calendars\[1\]\.dates/, /^calendars\[1\] \(bad-date\)\.dates/],
+      [{ source: 'cal', calendars: [holidays('twice'), holidays('twice')] }, 'CONFLICTING_FIELDS', /^calendars\[1\]\.name$/, /calendars\[0\] already declares "twice"/],
+      [{ source: 'cal', calendars: [{ name: 'empty' }] }, 'MISSING_FIELD', /^calendars\[0\]\.dates$/, /^calendars\[0\] \(empty\)\.dates: /],
+      [{ source: 'cal', calendars: ['bavaria'] }, 'VALIDATION_FAILED', /^calendars\[0\]$/, /^calendars\[0\]: must be a JSON object/],
+      [{ source: 'cal', calendars: [holidays('named')], schedules: [{ name: 's', every: '1h', target, calendar: { exclude: ['named', 'nowhere'] } }] }, 'UNKNOWN_CALENDAR', /^schedules\[0\]\.calendar\.exclude\[1\]$/, /no calendar named "nowhere"/],
+    ] as const) {
+      const answer = await client.post('/v1/apply', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.code, JSON.stringify(answer.body)).toBe(code);
+      expect(answer.body.field).toMatch(field);
+      expect(answer.body.message).toMatch(message);
+    }
+    // The schedule's last two slots fall on dates the calendar moves past its end: refused once the calendar is written, which is undone with it.
+    const refused = await client.post('/v1/apply', {
+      source: 'cal',
+      calendars: [{ name: 'new-year', dates: ['2031-01-01', '2031-01-02'] }],
+      schedules: [
+        { name: 'twice', cron: '0 12 * * *', timezone: 'UTC', startAt: '2031-01-01T00:00:00Z', endAt: '2031-01-02T13:00:00Z', target, calendar: { exclude: ['new-year'], onExcluded: 'next' } },
+      ],
+    });
+    expect(refused.body).toMatchObject({ code: 'NO_FUTURE_FIRE', field: 'schedules[0].calendar' });
+    expect(await count(`SELECT count(*)::int AS n FROM calendars WHERE name = ANY($1)`, [['fine', 'bad-date', 'twice', 'empty', 'named', 'new-year']])).toBe(0);
+    expect(await sourceCount('cal')).toBe(0);
+  });
+
   it('applies 1,000 schedules within 5 s', async () => {
     const started = performance.now();
     const applied = await client.post('/v1/apply', { source: 'thousand', schedules: declared(1_000, 'k') });
@@ -230,5 +316,49 @@ describe('kairos apply', () => {
     const schema = await cli(['schema'], {});
     expect(schema.code).toBe(0);
     expect(JSON.parse(schema.output)).toMatchObject({ title: 'Kairos apply file', required: ['source'], $defs: { ScheduleCreate: expect.any(Object) } });
+  });
+
+  it("applies a file's calendars with its schedules that name them, and names the file of a refused calendar", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kairos-apply-calendars-'));
+    await writeFile(
+      join(dir, 'a-office.yaml'),
+      [
+        'source: office-service',
+        'calendars:',
+        '  - name: office-holidays',
+        '    holidays: { country: DE, state: BY }',
+        '    dates: ["2026-12-24", "2026-12-31"]',
+        'schedules:',
+        '  - name: payroll',
+        '    cron: "0 9 * * *"',
+        '    timezone: Europe/Berlin',
+        '    calendar: { exclude: [office-holidays], weekdaysOnly: true, onExcluded: previous }',
+        '    target: { type: handler, name: echo }',
+        '',
+      ].join('\n'),
+    );
+    const key = await issueKey(t, 'default', 'read,write');
+    const env = { KAIROS_URL: kairos.url, KAIROS_API_KEY: key };
+
+    const dry = await cli(['apply', '-f', dir, '--dry-run'], env);
+    expect(dry.code, dry.output).toBe(2);
+    expect(dry.output).toContain('+ create calendar office-holidays\n+ create schedule payroll');
+    expect(dry.output).toContain('2 to create, 0 to update, 0 to delete, 0 unchanged: dry run, nothing applied');
+
+    const applied = await cli(['apply', '-f', dir], env);
+    expect(applied.code, applied.output).toBe(0);
+    const stored = await t.db.query(`SELECT c.dates::text[] AS dates, c.holidays, s.calendar FROM calendars c JOIN schedules s ON s.name = 'payroll' WHERE c.name = 'office-holidays'`);
+    expect(stored.rows).toEqual([
+      {
+        dates: ['2026-12-24', '2026-12-31'],
+        holidays: { country: 'DE', state: 'BY', region: null },
+        calendar: { exclude: ['office-holidays'], weekdaysOnly: true, onExcluded: 'previous' },
+      },
+    ]);
+
+    await writeFile(join(dir, 'b-more.json'), JSON.stringify({ source: 'office-service', calendars: [{ name: 'broken', dates: ['2026-13-01'] }] }));
+    const refused = await cli(['apply', '-f', dir], env);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(/b-more\.json: calendars\[0\] \(broken\)\.dates/);
   });
 });

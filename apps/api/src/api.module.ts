@@ -17,6 +17,7 @@ import { RateLimitMiddleware } from './requests/rate-limit.middleware.js';
 import { RequestShapeMiddleware } from './requests/request-shape.middleware.js';
 import { SecurityHeadersMiddleware } from './requests/security-headers.middleware.js';
 import { RunsModule } from './runs/runs.module.js';
+import { ApplyModule } from './schedules/apply.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { SensorsModule } from './sensors/sensors.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
@@ -34,6 +35,7 @@ import { WorkersModule } from './workers/workers.module.js';
     SensorsModule,
     SubscriptionsModule,
     CalendarsModule,
+    ApplyModule,
     RunsModule,
     DeadLettersModule,
     WorkersModule,

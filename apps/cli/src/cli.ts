@@ -25,10 +25,10 @@ const USAGE = `usage: kairos <command> [options]
 
 commands:
   apply -f FILE|FOLDER... [--dry-run] [--prune] [--output json]
-                                  plan and apply a source's declared schedules and sensors
-                                  (YAML or JSON) through the API at KAIROS_URL with KAIROS_API_KEY;
-                                  exit 0 nothing to change or applied, 2 a dry run found
-                                  changes, 1 an error
+                                  plan and apply a source's declared calendars, schedules and
+                                  sensors (YAML or JSON) through the API at KAIROS_URL with
+                                  KAIROS_API_KEY; exit 0 nothing to change or applied, 2 a
+                                  dry run found changes, 1 an error
   schema                          print the JSON Schema of an apply file
   signal <run id> <name> [json]   send a signal to a run waiting in ctx.waitForSignal(name),
                                   through the API at KAIROS_URL with KAIROS_API_KEY

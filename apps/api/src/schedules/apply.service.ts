@@ -1,16 +1,16 @@
 /**
- * Schedules as code: POST /v1/apply plans a source's declared schedules against the ledger and,
- * unless it is a dry run, applies the plan in one transaction, every change or none. Each schedule
- * is found by its name; one whose spec hash and source are unchanged is left alone (no version, no
- * cursor reset). With `prune`, schedules of the same source the declaration no longer names are
- * deleted. Applies of one source are serialized by a transaction-scoped advisory lock; the rows a
- * plan reads are locked, so an apply of another source, or a change through the API, never
- * interleaves with it.
+ * Schedules as code: POST /v1/apply plans a source's declared schedules (and its sensors and
+ * calendars) against the ledger and, unless it is a dry run, applies the plan in one transaction,
+ * every change or none. Each schedule is found by its name; one whose spec hash and source are
+ * unchanged is left alone (no version, no cursor reset). With `prune`, schedules of the same
+ * source the declaration no longer names are deleted. The declared calendars are written first,
+ * so the schedules may name them; calendars are never pruned. Applies of one source are
+ * serialized by a transaction-scoped advisory lock; the rows a plan reads are locked, so an apply
+ * of another source, or a change through the API, never interleaves with it.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AddressPolicy,
-  ConflictError,
   ValidationError,
   definitionChanges,
   formatOptionalInstant,
@@ -24,14 +24,16 @@ import { readApplyRequest, readScheduleCreate } from '@kairos/domain/wire';
 import { ScheduleRepository, inTransaction, specOf, type DatabaseClock, type Db, type ScheduleRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
+import { CalendarApply } from '../calendars/calendar-apply.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
+import { locatedIn } from './apply-refusal.js';
 import { specDefinition } from './schedule.view.js';
 import { SchedulesService } from './schedules.service.js';
 import { SensorApply } from '../sensors/sensor-apply.js';
 
 export interface PlanItem {
-  kind: 'schedule' | 'sensor';
+  kind: 'schedule' | 'sensor' | 'calendar';
   name: string;
   action: 'create' | 'update' | 'unchanged' | 'delete';
   changes: FieldChange[];
@@ -56,17 +58,8 @@ const NOT_DECLARABLE: Record<string, string> = {
   paused: 'pausing is an operation, not part of the declaration: POST /v1/schedules/:id/pause',
 };
 
-/**
- * A refusal of schedule `index` (`name`), said where it lies: its field under `schedules[i]`, and
- * its message prefixed with the schedule and the field (`schedules[1] (invoice-sweep).cron: ...`).
- */
-function located(error: unknown, index: number, name: string | undefined): unknown {
-  if (!(error instanceof ValidationError || error instanceof ConflictError)) return error;
-  const at = `schedules[${index}]`;
-  const field = error.field ? `${at}.${error.field}` : at;
-  const message = `${at}${name === undefined ? '' : ` (${name})`}${error.field ? `.${error.field}` : ''}: ${error.message}`;
-  return error instanceof ValidationError ? new ValidationError(error.code, field, message) : new ConflictError(error.code, field, message);
-}
+/** A refusal of schedule `index` (`name`), said under `schedules[i]`. */
+const located = (error: unknown, index: number, name: string | undefined): unknown => locatedIn('schedules', error, index, name);
 
 @Injectable()
 export class ApplyService {
@@ -78,28 +71,31 @@ export class ApplyService {
     private readonly workers: WorkersService,
     private readonly addresses: AddressPolicy,
     private readonly sensorApply: SensorApply,
+    private readonly calendarApply: CalendarApply,
   ) {}
 
   async apply(caller: CallerContext, body: unknown): Promise<ApplyResult> {
     const request = readApplyRequest(body);
     const nowMs = this.clock.now();
+    const declaredCalendars = this.calendarApply.read(request.calendars);
     const declared = await this.read(request.schedules, nowMs);
     const declaredSensors = await this.sensorApply.read(request.sensors);
     return inTransaction(this.db, async (tx) => {
       // One apply of a source at a time; the second waits for the first to commit, then plans against what it wrote.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [caller.namespaceId, request.source]);
+      const calendars = await this.calendarApply.plan(tx, caller, declaredCalendars);
       const names = new Set(declared.map((d) => d.name));
       const rows = await this.schedules.lockForApply(tx, caller.namespaceId, request.source, [...names]);
       const byName = new Map(rows.map((r) => [r.name, r]));
       const calendarsOf = new Map<Declared, CalendarDefinition[]>();
       for (const d of declared) {
         try {
-          calendarsOf.set(d, await this.service.calendarsOf(tx, caller.namespaceId, d.spec, { lock: true }));
+          calendarsOf.set(d, await this.service.calendarsOf(tx, caller.namespaceId, d.spec, { lock: true, declared: calendars.declared }));
         } catch (error) {
           throw located(error, d.index, d.name);
         }
       }
-      const plan: PlanItem[] = [];
+      const plan: PlanItem[] = [...calendars.plan];
       const creates: Declared[] = [];
       const updates: { row: ScheduleRow; declared: Declared }[] = [];
       for (const d of declared) {
@@ -128,6 +124,11 @@ export class ApplyService {
       plan.push(...sensors.plan);
       if (request.dryRun) return { plan, applied: false };
 
+      // Changed calendars re-planned the schedules naming them: their updates start from the rows as re-planned.
+      if (await calendars.apply()) {
+        const replanned = new Map((await this.schedules.lockForApply(tx, caller.namespaceId, request.source, [...names])).map((r) => [r.id, r]));
+        for (const u of updates) u.row = replanned.get(u.row.id) ?? u.row;
+      }
       const fresh = creates.map((d) => {
         try {
           return this.service.newSchedule(caller, { spec: d.spec, paused: false, idempotencyKey: null }, null, nowMs, request.source, calendarsOf.get(d)!);

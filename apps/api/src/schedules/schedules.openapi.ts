@@ -198,7 +198,7 @@ export const SCHEDULE_PATHS: Record<string, PathItemObject> = {
       tags: ['schedules'],
       summary: "Plan and apply a source's declared schedules",
       description:
-        "Finds each declared schedule by its name and plans create, update (with its field changes), unchanged, or, with prune, delete for the source's schedules it no longer names. Unless dryRun, the plan is applied in one transaction: every change or none; an unchanged schedule keeps its cursor and gets no new version. A refusal names the schedule: `schedules[1] (invoice-sweep).cron`. Applies of one source run one at a time.",
+        "Finds each declared schedule by its name and plans create, update (with its field changes), unchanged, or, with prune, delete for the source's schedules it no longer names. Unless dryRun, the plan is applied in one transaction: every change or none; an unchanged schedule keeps its cursor and gets no new version. Its calendars, found by name, are planned create, update or unchanged and written first, so its schedules may name them; a calendar belongs to the namespace, not to the source, and a prune never deletes one. A refusal names the item: `schedules[1] (invoice-sweep).cron`, `calendars[0] (bavaria).dates`. Applies of one source run one at a time.",
       requestBody: body('ApplyRequest'),
       ok: { 200: json('ApplyResult', 'The plan, and whether it was applied.') },
       errors: [400],

@@ -9,8 +9,7 @@ import { SchedulesService } from './schedules.service.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { ScheduleStatusEnum } from '../graphql/wire.enums.js';
 import { RunType } from '../runs/run.types.js';
-import { ApplyResultType, BackfillResultType, ScheduleBatchItemType, SchedulePageType, ScheduleType, ScheduleVersionPageType, TickPageType } from './schedule.types.js';
-import { ApplyService } from './apply.service.js';
+import { BackfillResultType, ScheduleBatchItemType, SchedulePageType, ScheduleType, ScheduleVersionPageType, TickPageType } from './schedule.types.js';
 
 const id = () => ID;
 const optionalInt = { type: () => Int, nullable: true } as const;
@@ -18,10 +17,7 @@ const optionalString = { type: () => String, nullable: true } as const;
 
 @Resolver(() => ScheduleType)
 export class SchedulesResolver {
-  constructor(
-    private readonly schedules: SchedulesService,
-    private readonly applies: ApplyService,
-  ) {}
+  constructor(private readonly schedules: SchedulesService) {}
 
   @Query(() => ScheduleType, { description: 'GET /v1/schedules/:id' })
   schedule(@Caller() caller: CallerContext, @Args('id', { type: id }) scheduleId: string) {
@@ -88,11 +84,6 @@ export class SchedulesResolver {
   async createSchedules(@Caller() caller: CallerContext, @Args('items', { type: () => [JsonScalar] }) items: JsonValue[]) {
     const settled = await this.schedules.createBatch(caller, { items });
     return settled.map((s) => (s.ok ? { schedule: s.value, error: null } : { schedule: null, error: refusalBody(s.refusal) }));
-  }
-
-  @Mutation(() => ApplyResultType, { description: "POST /v1/apply: `input` is its body ({ source, schedules, prune, dryRun }); the plan, applied in one transaction unless a dry run." })
-  apply(@Caller() caller: CallerContext, @Args('input', { type: () => JsonScalar }) input: JsonValue) {
-    return this.applies.apply(caller, input);
   }
 
   @Mutation(() => ScheduleType, { description: 'PUT /v1/schedules/by-name/:name: creates the schedule or replaces its definition.' })

@@ -39,6 +39,7 @@ import {
   scheduleEvent,
   inTransaction,
   materializeSlots,
+  plannedFrom,
   specOf,
   type DatabaseClock,
   type Db,
@@ -85,13 +86,22 @@ export class SchedulesService {
   /**
    * The calendars a spec's calendar rule names, each checked to exist in the namespace (held until
    * the transaction ends with `lock`), and its first slot with them: a rule that leaves no slot to
-   * fire is refused.
+   * fire is refused. Those in `declared` (an apply's own calendars, not written yet in a dry run)
+   * are taken from there.
    */
-  async calendarsOf(db: Queryable, namespaceId: string, spec: ScheduleSpec, opts: { lock?: boolean } = {}): Promise<CalendarDefinition[]> {
+  async calendarsOf(
+    db: Queryable,
+    namespaceId: string,
+    spec: ScheduleSpec,
+    opts: { lock?: boolean; declared?: ReadonlyMap<string, CalendarDefinition> } = {},
+  ): Promise<CalendarDefinition[]> {
     const names = spec.calendar?.exclude ?? [];
-    const found = await this.calendars.byNames(db, namespaceId, names, opts);
+    const declared = opts.declared ?? new Map<string, CalendarDefinition>();
+    const found = [...(await this.calendars.byNames(db, namespaceId, names.filter((name) => !declared.has(name)), opts))];
     for (const [i, name] of names.entries()) {
-      if (!found.some((c) => c.name === name)) {
+      const own = declared.get(name);
+      if (own !== undefined) found.push(own);
+      else if (!found.some((c) => c.name === name)) {
         throw new ValidationError('UNKNOWN_CALENDAR', `calendar.exclude[${i}]`, `no calendar named "${name}" in this namespace; create it with POST /v1/calendars or drop it from calendar.exclude`);
       }
     }
@@ -241,7 +251,8 @@ export class SchedulesService {
    */
   nextFireAfterChange(current: ScheduleRow, spec: ScheduleSpec, nowMs: number, calendars: readonly CalendarDefinition[], withdrawn = 0): number | null {
     const exhausted = spec.maxRuns !== null && current.fireCount - withdrawn >= spec.maxRuns;
-    return exhausted ? null : nextSlotWithinBounds(spec, recurrenceOf(spec, current.createdAt.getTime(), calendars), nowMs);
+    // The cursor restarts from now: so does the planning (see recurrenceOf).
+    return exhausted ? null : nextSlotWithinBounds(spec, recurrenceOf(spec, current.createdAt.getTime(), calendars, nowMs), nowMs);
   }
 
   /**
@@ -352,7 +363,7 @@ export class SchedulesService {
     const row = await this.require(this.db, caller, id);
     const spec = specOf(row);
     const calendars = await this.calendars.byNames(this.db, row.namespaceId, spec.calendar?.exclude ?? []);
-    const range = firesInRange(spec, recurrenceOf(spec, row.createdAt.getTime(), calendars), { afterMs: from - 1, untilMs: to, limit: MAX_BACKFILL_SLOTS });
+    const range = firesInRange(spec, recurrenceOf(spec, row.createdAt.getTime(), calendars, -Infinity), { afterMs: from - 1, untilMs: to, limit: MAX_BACKFILL_SLOTS });
     if (range.more) {
       throw new ValidationError('VALIDATION_FAILED', 'to', `the range holds more than ${MAX_BACKFILL_SLOTS} slots; backfill it in smaller ranges`);
     }
@@ -385,7 +396,7 @@ export class SchedulesService {
     const spec = specOf(row);
     const remaining = spec.maxRuns === null ? count : Math.max(0, Math.min(count, spec.maxRuns - row.fireCount));
     const calendars = await this.calendars.byNames(this.db, row.namespaceId, spec.calendar?.exclude ?? []);
-    const range = firesInRange(spec, recurrenceOf(spec, row.createdAt.getTime(), calendars), { afterMs: after ?? this.clock.now(), limit: remaining });
+    const range = firesInRange(spec, recurrenceOf(spec, row.createdAt.getTime(), calendars, plannedFrom(row)), { afterMs: after ?? this.clock.now(), limit: remaining });
     return { fireTimes: range.slots.map((slot) => formatInstant(slot)), excludedDates: excludedDatesOf(spec, range.excluded), dst: scheduleView(row).dst };
   }
 

@@ -5,10 +5,11 @@
  * id, cursor, pause and ticks; with prune, the source's sensors no longer declared are deleted.
  */
 import { Injectable } from '@nestjs/common';
-import { ConflictError, isObject, ValidationError, type FieldChange } from '@kairos/domain';
+import { isObject, ValidationError, type FieldChange } from '@kairos/domain';
 import { readSensorCreate, type SensorSpec } from '@kairos/domain/wire';
 import { SensorRepository, type SensorRow, type Tx } from '@kairos/ledger';
 import type { CallerContext } from '../auth/request-context.js';
+import { locatedIn } from '../schedules/apply-refusal.js';
 import { WorkersService } from '../workers/workers.service.js';
 import { sensorChanges, sensorSpecOf } from './sensor.view.js';
 import { SensorsService } from './sensors.service.js';
@@ -38,17 +39,8 @@ const NOT_DECLARABLE: Record<string, string> = {
   paused: 'pausing is an operation, not part of the declaration: POST /v1/sensors/:id/pause',
 };
 
-/**
- * A refusal of sensor `index` (`name`), said where it lies: its field under `sensors[i]`, and its
- * message prefixed with the sensor and the field (`sensors[1] (new-invoices).every: ...`).
- */
-function located(error: unknown, index: number, name: string | undefined): unknown {
-  if (!(error instanceof ValidationError || error instanceof ConflictError)) return error;
-  const at = `sensors[${index}]`;
-  const field = error.field ? `${at}.${error.field}` : at;
-  const message = `${at}${name === undefined ? '' : ` (${name})`}${error.field ? `.${error.field}` : ''}: ${error.message}`;
-  return error instanceof ValidationError ? new ValidationError(error.code, field, message) : new ConflictError(error.code, field, message);
-}
+/** A refusal of sensor `index` (`name`), said under `sensors[i]`. */
+const located = (error: unknown, index: number, name: string | undefined): unknown => locatedIn('sensors', error, index, name);
 
 @Injectable()
 export class SensorApply {

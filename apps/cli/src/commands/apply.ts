@@ -1,9 +1,10 @@
 /**
  * `kairos apply -f FILE... [--dry-run] [--prune] [--output json]`: a client of POST /v1/apply. It
  * reads YAML or JSON files (or every .yaml, .yml and .json file of a folder), which must all
- * declare one `source`, sends their schedules and sensors as one declaration to the Kairos at
- * KAIROS_URL with KAIROS_API_KEY, and prints the plan. Exit 0: nothing to change, or applied; 2:
- * a dry run found changes; 1: an error, which names the file, the schedule (or sensor) and the field.
+ * declare one `source`, sends their calendars, schedules and sensors as one declaration to the
+ * Kairos at KAIROS_URL with KAIROS_API_KEY, and prints the plan. Exit 0: nothing to change, or
+ * applied; 2: a dry run found changes; 1: an error, which names the file, the schedule (or sensor,
+ * or calendar) and the field.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
@@ -26,6 +27,7 @@ interface Declaration {
   source: string;
   schedules: unknown[];
   sensors: unknown[];
+  calendars: unknown[];
 }
 
 /** A refusal the CLI words itself (a file it cannot read, a server it cannot reach). */
@@ -60,25 +62,33 @@ function readDeclaration(file: string): Declaration {
   } catch (error) {
     throw new ApplyError(`${file}: not valid ${extname(file) === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new ApplyError(`${file}: must hold an object with "source" and "schedules" or "sensors"`);
-  const { source, schedules, sensors, ...rest } = doc as Record<string, unknown>;
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new ApplyError(`${file}: must hold an object with "source" and "schedules", "sensors" or "calendars"`);
+  const { source, schedules, sensors, calendars, ...rest } = doc as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw new ApplyError(`${file}: unknown field "${unknown[0]}"; a declaration holds source, schedules and sensors`);
+  if (unknown.length > 0) throw new ApplyError(`${file}: unknown field "${unknown[0]}"; a declaration holds source, schedules, sensors and calendars`);
   if (typeof source !== 'string' || source === '') throw new ApplyError(`${file}: source is required: who owns these schedules (a service or team name)`);
   if (schedules !== undefined && !Array.isArray(schedules)) throw new ApplyError(`${file}: schedules must be a list`);
   if (sensors !== undefined && !Array.isArray(sensors)) throw new ApplyError(`${file}: sensors must be a list`);
-  return { file, source, schedules: (schedules as unknown[] | undefined) ?? [], sensors: (sensors as unknown[] | undefined) ?? [] };
+  if (calendars !== undefined && !Array.isArray(calendars)) throw new ApplyError(`${file}: calendars must be a list`);
+  return {
+    file,
+    source,
+    schedules: (schedules as unknown[] | undefined) ?? [],
+    sensors: (sensors as unknown[] | undefined) ?? [],
+    calendars: (calendars as unknown[] | undefined) ?? [],
+  };
 }
 
 /** Where each item of the sent declaration's lists came from: its file and its index there. */
 interface Origins {
   schedules: readonly { file: string; index: number }[];
   sensors: readonly { file: string; index: number }[];
+  calendars: readonly { file: string; index: number }[];
 }
 
-/** `schedules[N]...` (or `sensors[N]...`) of the sent declaration, said of the file and the index it came from. */
+/** `schedules[N]...` (or `sensors[N]...`, `calendars[N]...`) of the sent declaration, said of the file and the index it came from. */
 function locate(text: string, origins: Origins): string {
-  const match = /(schedules|sensors)\[(\d+)\]/.exec(text);
+  const match = /(schedules|sensors|calendars)\[(\d+)\]/.exec(text);
   const list = match?.[1] as keyof Origins | undefined;
   const origin = match ? origins[list!][Number(match[2])] : undefined;
   if (!origin) return text;
@@ -115,11 +125,13 @@ export async function applyCommand(
   const origins: Origins = {
     schedules: declarations.flatMap((d) => d.schedules.map((_, index) => ({ file: d.file, index }))),
     sensors: declarations.flatMap((d) => d.sensors.map((_, index) => ({ file: d.file, index }))),
+    calendars: declarations.flatMap((d) => d.calendars.map((_, index) => ({ file: d.file, index }))),
   };
   const answer = await apiRequest<{ plan?: PlanItem[]; applied?: boolean }>(env, 'POST', '/v1/apply', {
     source,
     schedules: declarations.flatMap((d) => d.schedules),
     sensors: declarations.flatMap((d) => d.sensors),
+    calendars: declarations.flatMap((d) => d.calendars),
     prune: opts.prune,
     dryRun: opts.dryRun,
   });

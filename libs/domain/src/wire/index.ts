@@ -89,7 +89,7 @@ export function applyFileJsonSchema(): JsonSchema {
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'Kairos apply file',
-    description: "A source's declaration of schedules and sensors, for `kairos apply -f FILE` (YAML or JSON).",
+    description: "A source's declaration of schedules, sensors and calendars, for `kairos apply -f FILE` (YAML or JSON).",
     type: 'object',
     properties: {
       source: request.properties.source,
@@ -102,6 +102,11 @@ export function applyFileJsonSchema(): JsonSchema {
         type: 'array',
         description: 'Each a body of POST /v1/sensors (no paused).',
         items: { $ref: '#/$defs/SensorCreate' },
+      },
+      calendars: {
+        type: 'array',
+        description: 'Each a body of POST /v1/calendars, written before the schedules, which may name them; a prune never deletes one.',
+        items: { $ref: '#/$defs/CalendarCreate' },
       },
     },
     required: ['source'],

@@ -30,7 +30,7 @@ import { CatchupPolicyInput, ConcurrencyInput, DstPolicyInput, durationMs, Insta
 import { checkOneExecutable } from '../steps.js';
 import { checkKeysResolve } from '../concurrency.js';
 import { SensorCreate } from './sensors.js';
-import { calendarRuleOf, CalendarRuleInput } from './calendars.js';
+import { CalendarCreate, calendarRuleOf, CalendarRuleInput } from './calendars.js';
 
 /** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
 
@@ -442,10 +442,18 @@ export const ApplyRequest = component(
       .nullable()
       .optional()
       .describe('The sensors, each a body of POST /v1/sensors (no paused), found by its name. Absent: none (with prune, every sensor of the source is deleted).'),
+    calendars: z
+      .array(CalendarCreate, worded((field) => `${field} must be an array of calendar bodies`))
+      .max(MAX_APPLY_SCHEDULES, worded((field) => `${field} holds at most ${MAX_APPLY_SCHEDULES} calendars; split the source`))
+      .nullable()
+      .optional()
+      .describe(
+        "The calendars, each a body of POST /v1/calendars, found by its name and written before the schedules, which may name them. Calendars belong to the namespace, not to a source (another source's schedules may exclude them): a prune never deletes one.",
+      ),
     prune: defaulted(z.boolean().nullable(), false, "Delete the source's schedules the declaration no longer names."),
     dryRun: defaulted(z.boolean().nullable(), false, 'Plan only; change nothing.'),
   }),
-  "A source's whole declaration of schedules, planned against the ledger and applied in one transaction.",
+  "A source's whole declaration of schedules, sensors and the calendars they name, planned against the ledger and applied in one transaction.",
 );
 
 const applyEnvelope = closedObject({
@@ -460,12 +468,24 @@ const applyEnvelope = closedObject({
     .max(MAX_APPLY_SCHEDULES, worded((field) => `${field} holds at most ${MAX_APPLY_SCHEDULES} sensors; split the source`))
     .nullable()
     .optional(),
+  calendars: z
+    .array(z.unknown(), worded((field) => `${field} must be an array of calendar bodies`))
+    .max(MAX_APPLY_SCHEDULES, worded((field) => `${field} holds at most ${MAX_APPLY_SCHEDULES} calendars; split the source`))
+    .nullable()
+    .optional(),
   prune: z.boolean().nullable().optional(),
   dryRun: z.boolean().nullable().optional(),
 });
 
-/** A POST /v1/apply body; each schedule is still to be read (as the body of POST /v1/schedules) by the caller, which says where a fault lies. */
-export function readApplyRequest(body: unknown): { source: string; schedules: unknown[]; sensors: unknown[]; prune: boolean; dryRun: boolean } {
+/** A POST /v1/apply body; each schedule, sensor and calendar is still to be read (as the body of its POST) by the caller, which says where a fault lies. */
+export function readApplyRequest(body: unknown): { source: string; schedules: unknown[]; sensors: unknown[]; calendars: unknown[]; prune: boolean; dryRun: boolean } {
   const read = readWire(applyEnvelope, body);
-  return { source: read.source, schedules: read.schedules ?? [], sensors: read.sensors ?? [], prune: read.prune ?? false, dryRun: read.dryRun ?? false };
+  return {
+    source: read.source,
+    schedules: read.schedules ?? [],
+    sensors: read.sensors ?? [],
+    calendars: read.calendars ?? [],
+    prune: read.prune ?? false,
+    dryRun: read.dryRun ?? false,
+  };
 }

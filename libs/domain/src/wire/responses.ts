@@ -348,17 +348,17 @@ const FieldChangeShape = z.strictObject({
 export const ApplyPlanItem = component(
   'ApplyPlanItem',
   z.strictObject({
-    kind: z.enum(['schedule', 'sensor']),
+    kind: z.enum(['schedule', 'sensor', 'calendar']),
     name: z.string(),
     action: z.enum(['create', 'update', 'unchanged', 'delete']),
     changes: z.array(FieldChangeShape).describe('For create, every field of the definition; for update, what changes; for unchanged and delete, none.'),
   }),
-  'What an apply does, or would do, to one schedule.',
+  'What an apply does, or would do, to one schedule, sensor or calendar (a calendar is never deleted by an apply).',
 );
 export const ApplyResult = component(
   'ApplyResult',
   z.strictObject({
-    plan: z.array(ApplyPlanItem).describe('Each declared schedule in the order given, then the deletions of a prune.'),
+    plan: z.array(ApplyPlanItem).describe('Each declared calendar, then each declared schedule in the order given and the deletions of a prune, then the sensors likewise.'),
     applied: z.boolean().describe('True when the plan was applied (in one transaction); false for a dry run.'),
   }),
   'The plan of an apply and whether it was applied.',

@@ -631,6 +631,8 @@ export interface ApplyInput {
   schedules?: ScheduleInput[];
   /** Each a sensor body (no paused), found by its name; a prune deletes only this source's sensors. */
   sensors?: SensorInput[];
+  /** Each a calendar body, found by its name and written before the schedules, which may name them; a prune never deletes one. */
+  calendars?: CalendarInput[];
   prune?: boolean;
   dryRun?: boolean;
 }
@@ -642,7 +644,7 @@ export interface FieldChange {
 }
 
 export interface ApplyPlanItem {
-  kind: 'schedule' | 'sensor';
+  kind: 'schedule' | 'sensor' | 'calendar';
   name: string;
   action: 'create' | 'update' | 'unchanged' | 'delete';
   changes: FieldChange[];
