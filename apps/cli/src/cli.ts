@@ -9,6 +9,7 @@ import { DEFAULT_NAMESPACE, LedgerUnavailableError, assertReachable, createPool,
 import { explain } from './commands/explain.js';
 import { signalCommand } from './commands/signal.js';
 import { queuesCommand } from './commands/queues.js';
+import { calendarsCommand } from './commands/calendars.js';
 import { sensorsCommand } from './commands/sensors.js';
 import { subscriptionsCommand } from './commands/subscriptions.js';
 import { keysCommand } from './commands/keys.js';
@@ -59,6 +60,17 @@ commands:
   subscriptions deliveries <id> [--limit N]
                                   its deliveries (newest first): event type, state,
                                   attempts, last status or error
+  calendars [--limit N]           list calendars (by name): dates, holidays, how many
+                                  schedules name them (through the API, as signal)
+  calendars get <name>            one calendar and the dates it excludes in the next
+                                  twelve months
+  calendars put <name> --file FILE
+  calendars put <name> [--dates 2026-12-24,2026-12-31] [--country DE [--state BY]
+                [--region A]] [--description TEXT]
+                                  create or replace a calendar (a calendar body in YAML
+                                  or JSON, or the flags); the schedules naming it are
+                                  re-planned
+  calendars delete <name>         delete a calendar no schedule names
   status                          leader, sessions, outages and counts
   schedules [--status S]          list schedules (newest first)
   runs [--schedule ID] [--state S] list runs (newest first)
@@ -87,7 +99,7 @@ options:
   --json         print JSON instead of text
 
 DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos); apply,
-signal, queues, sensors and subscriptions talk to the API instead: KAIROS_URL (default
+signal, queues, sensors, subscriptions and calendars talk to the API instead: KAIROS_URL (default
 http://127.0.0.1:3000) and KAIROS_API_KEY.`;
 
 export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env): Promise<number> {
@@ -98,6 +110,7 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       status: { type: 'string' },
       // Repeatable for `subscriptions create`; `runs` filters by one schedule, the last given.
       schedule: { type: 'string', multiple: true, default: [] },
+      // A run state for `runs`; a country's state (BY) for `calendars put`.
       state: { type: 'string' },
       namespace: { type: 'string' },
       scopes: { type: 'string', default: 'read' },
@@ -116,6 +129,9 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       label: { type: 'string', multiple: true, default: [] },
       format: { type: 'string' },
       description: { type: 'string' },
+      dates: { type: 'string' },
+      country: { type: 'string' },
+      region: { type: 'string' },
       paused: { type: 'boolean', default: false },
       limit: { type: 'string', default: '20' },
       json: { type: 'boolean', default: false },
@@ -142,6 +158,18 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       format: values.format,
       description: values.description,
       paused: values.paused,
+    });
+  }
+  if (command === 'calendars') {
+    return calendarsCommand(out, rest, env, {
+      limit: limitOf(values.limit),
+      json: values.json || values.output === 'json',
+      files: values.file,
+      dates: values.dates,
+      country: values.country,
+      state: values.state,
+      region: values.region,
+      description: values.description,
     });
   }
   if (command === 'queues') return queuesCommand(out, rest, { maxRunning: values['max-running'], rate: values.rate, json: values.json || values.output === 'json' }, env);
