@@ -12,8 +12,8 @@ export const DEFAULT_PREVIEW_COUNT = 10;
 
 export interface SpecPreview {
   fireTimes: number[];
-  /** The local dates (YYYY-MM-DD) before the last fire listed that the calendar's `skip` keeps clear of. */
-  excludedDates: string[];
+  /** The local dates (YYYY-MM-DD) before the last fire listed that the calendar's `skip` keeps clear of; null without a calendar. */
+  excludedDates: string[] | null;
   /** The expression previewed; null for an interval. */
   cron: string | null;
   /** The DST policy as given or defaulted (`auto` stays `auto`; resolveDstPolicy says what it means). */
@@ -32,7 +32,7 @@ export function previewOf(spec: ScheduleSpec, afterMs: number, count: number, ca
   // Walk the bounded slots, as the stored schedule's preview does: a cron slot before startAt does
   // not exist, so it must not be shown.
   const fires = firesInRange(spec, recurrenceOf(spec, afterMs, calendars), { afterMs, limit: count });
-  return { fireTimes: fires.slots, excludedDates: excludedDatesOf(spec, fires.excluded), cron: spec.timing.kind === 'cron' ? spec.timing.cron : null, dst: spec.dst };
+  return { fireTimes: fires.slots, excludedDates: spec.calendar === null ? null : excludedDatesOf(spec, fires.excluded), cron: spec.timing.kind === 'cron' ? spec.timing.cron : null, dst: spec.dst };
 }
 
 /** The local dates of a walk's exclusion markers. */

@@ -20,6 +20,6 @@ export class CronPreviewController {
   @HttpCode(200)
   async preview(@Caller() caller: CallerContext, @Body() body: unknown) {
     const preview = await this.previews.preview(caller, body);
-    return { fireTimes: preview.fireTimes.map(formatInstant), excludedDates: preview.excludedDates, dst: dstView(preview.cron, preview.dst) };
+    return { fireTimes: preview.fireTimes.map(formatInstant), ...(preview.excludedDates === null ? {} : { excludedDates: preview.excludedDates }), dst: dstView(preview.cron, preview.dst) };
   }
 }

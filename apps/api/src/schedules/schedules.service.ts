@@ -397,7 +397,11 @@ export class SchedulesService {
     const remaining = spec.maxRuns === null ? count : Math.max(0, Math.min(count, spec.maxRuns - row.fireCount));
     const calendars = await this.calendars.byNames(this.db, row.namespaceId, spec.calendar?.exclude ?? []);
     const range = firesInRange(spec, recurrenceOf(spec, row.createdAt.getTime(), calendars, plannedFrom(row)), { afterMs: after ?? this.clock.now(), limit: remaining });
-    return { fireTimes: range.slots.map((slot) => formatInstant(slot)), excludedDates: excludedDatesOf(spec, range.excluded), dst: scheduleView(row).dst };
+    return {
+      fireTimes: range.slots.map((slot) => formatInstant(slot)),
+      ...(spec.calendar === null ? {} : { excludedDates: excludedDatesOf(spec, range.excluded) }),
+      dst: scheduleView(row).dst,
+    };
   }
 
   async versions(caller: CallerContext, id: string, limit: number, cursor?: string): Promise<z.output<typeof ScheduleVersionPage>> {

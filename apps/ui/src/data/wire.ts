@@ -134,10 +134,10 @@ export interface CalendarRule {
   onExcluded: OnExcluded;
 }
 
-/** The next fire instants of a schedule, and the local dates (YYYY-MM-DD, in its zone) its calendar kept clear up to the last of them (skip only). */
+/** The next fire instants of a schedule, and (when it has a calendar) the local dates (YYYY-MM-DD, in its zone) the calendar kept clear up to the last of them (skip only). */
 export interface Preview {
   fireTimes: string[];
-  excludedDates: string[];
+  excludedDates?: string[];
 }
 
 /** At most `limit` runs holding the key run at once; on a run the key is resolved from its payload. */

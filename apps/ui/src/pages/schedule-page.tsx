@@ -246,7 +246,7 @@ function CalendarRuleInWords({ rule }: { rule: CalendarRule | null }) {
 
 function NextFires({ schedule }: { schedule: Schedule }) {
   const [preview] = useLoad(async () => {
-    const { fireTimes, excludedDates } = await kairosApi.preview(schedule.id, 10);
+    const { fireTimes, excludedDates = [] } = await kairosApi.preview(schedule.id, 10);
     return { fireTimes, excludedDates, listed: await listedBy(schedule.calendar, excludedDates) };
   }, [schedule.id, schedule.updatedAt]);
   return (

@@ -247,7 +247,8 @@ export const Preview = component(
     fireTimes: z.array(Instant),
     excludedDates: z
       .array(z.string().meta({ format: 'date' }))
-      .describe("The local dates (YYYY-MM-DD, in the schedule's zone) up to the last fire listed that the calendar excludes and on which a slot would have fired (onExcluded skip); empty without a calendar."),
+      .optional()
+      .describe("Present when the schedule has a calendar: the local dates (YYYY-MM-DD, in the schedule's zone) up to the last fire listed that it excludes and on which a slot would have fired (onExcluded skip)."),
     dst: DstPolicy,
   }),
   'The next fire instants, in UTC, the dates the calendar kept clear, and the DST policy they were computed with.',

@@ -213,8 +213,8 @@ export interface Tick {
 
 export interface Preview {
   fireTimes: Instant[];
-  /** The local dates (YYYY-MM-DD, in the schedule's timezone) up to the last fire listed that its calendar kept clear (onExcluded skip). */
-  excludedDates: string[];
+  /** Present when the schedule has a calendar: the local dates (YYYY-MM-DD, in its timezone) up to the last fire listed that the calendar kept clear (onExcluded skip). */
+  excludedDates?: string[];
 }
 export interface CronPreviewInput {
   cron?: string;
