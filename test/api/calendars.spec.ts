@@ -32,6 +32,13 @@ describe('calendars', () => {
     expect(await count('calendars')).toBe(0);
   });
 
+  it('refuses a PUT whose path is no calendar name, storing nothing', async () => {
+    const answer = await client.put(`/v1/calendars/${encodeURIComponent('my calendar')}`, { dates: ['2026-12-24'] });
+    expect(answer).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', field: 'name' } });
+    expect(await count(`calendars WHERE name = 'my calendar'`)).toBe(0);
+    expect((await client.put('/v1/calendars/one', { name: 'other', dates: ['2026-12-24'] })).body).toMatchObject({ code: 'CONFLICTING_FIELDS', field: 'name' });
+  });
+
   it.each<[string, Record<string, unknown>, string, string]>([
     ['an unknown calendar', { exclude: ['nowhere'] }, 'UNKNOWN_CALENDAR', 'calendar.exclude[0]'],
     ['nothing to exclude', { exclude: [] }, 'MISSING_FIELD', 'calendar.exclude'],

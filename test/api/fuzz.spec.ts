@@ -35,6 +35,7 @@ const validSchedule = {
   maxRuns: 100,
   jitter: '10s',
   labels: { team: 'ops' },
+  calendar: { exclude: ['closures'], weekdaysOnly: true, onExcluded: 'previous' },
   paused: false,
   idempotencyKey: 'key-1',
 };
@@ -43,6 +44,9 @@ const validUpsert = (({ name: _name, idempotencyKey: _key, paused: _paused, ...s
 const validRun = { target: handler, payload: { x: 1 }, retry, timeout: '1m', availableAt: '2030-01-01T00:00:00Z', idempotencyKey: 'run-1' };
 const validTrigger = { overlap: 'allow', payload: { now: true } };
 const validBackfill = { from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z', overlap: 'buffer_all' };
+const validCalendar = { name: 'bavaria', dates: ['2030-12-24', '2030-12-31'], holidays: { country: 'DE', state: 'BY', region: 'KATH' }, description: 'Munich office' };
+/** PUT by name: the path names the calendar. */
+const validCalendarPut = (({ name: _name, ...fields }) => fields)(validCalendar);
 const validPreview = { cron: '0 9 * * 1-5', timezone: 'America/New_York', dst: { gap: 'skip' }, startAt: '2030-01-01T00:00:00Z', after: '2030-02-01T00:00:00Z', count: 5 };
 
 // ---- arbitraries ------------------------------------------------------------------------------
@@ -193,6 +197,7 @@ describe('fuzzing every create and update route', () => {
   const { t, kairos, client } = useKairos({ roles: ['api'] });
 
   beforeAll(async () => {
+    await client.post('/v1/calendars', { name: 'closures', dates: ['2030-01-02'] });
     const schedule = await client.post('/v1/schedules', { every: '1h', target: handler, name: 'existing' });
     const run = await client.post('/v1/runs', { target: handler });
     const failed = await client.post('/v1/runs', { target: handler });
@@ -204,7 +209,7 @@ describe('fuzzing every create and update route', () => {
   /** A digest of every table a write route may touch. */
   const digest = async (): Promise<Record<string, string>> => {
     const result: Record<string, string> = {};
-    for (const table of ['schedules', 'runs', 'ticks', 'run_events', 'outbox']) {
+    for (const table of ['schedules', 'runs', 'ticks', 'run_events', 'outbox', 'calendars']) {
       const { rows } = await t.db.query(`SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') AS d FROM ${table} x`);
       result[table] = rows[0].d;
     }
@@ -343,6 +348,19 @@ describe('fuzzing every create and update route', () => {
         body,
         stores: 'schedule' as const,
       })),
+    ));
+
+  it('POST /v1/calendars and PUT /v1/calendars/:name', () =>
+    property(
+      fc.oneof(
+        bodies(validCalendar).map((body) => ({ method: 'POST', path: '/v1/calendars', body, stores: null })),
+        fc.record({ name: fc.oneof(uniqueName, oddString.filter((s) => s.length > 0 && s.length < 2_000)), body: bodies(validCalendarPut) }).map(({ name, body }) => ({
+          method: 'PUT',
+          path: `/v1/calendars/${segment(name)}`,
+          body,
+          stores: null,
+        })),
+      ),
     ));
 
   it('PATCH /v1/schedules/:id', () =>

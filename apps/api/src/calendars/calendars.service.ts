@@ -60,12 +60,13 @@ export class CalendarsService {
 
   /** Creates or replaces `spec` in the caller's transaction (an apply's calendars go through here too). */
   async write(tx: Tx, caller: CallerContext, spec: CalendarSpec): Promise<{ view: CalendarView; created: boolean }> {
-    const existing = await this.calendars.get(tx, caller.namespaceId, spec.name, { lock: true });
+    let existing = await this.calendars.get(tx, caller.namespaceId, spec.name, { lock: true });
     if (existing === null) {
       const created = await this.calendars.create(tx, caller.namespaceId, spec);
-      // A concurrent create of the same name won the insert: this one replaces it, as a PUT after it would.
       if (created !== null) return { view: calendarView(created), created: true };
-      return this.write(tx, caller, spec);
+      // A concurrent create of the same name committed first: this one replaces it, as a PUT after it would.
+      existing = await this.calendars.get(tx, caller.namespaceId, spec.name, { lock: true });
+      if (existing === null) throw new Error(`calendar "${spec.name}" could be neither created nor read`);
     }
     if (sameCalendar(existing, spec)) return { view: calendarView(existing), created: false };
     const row = await this.calendars.replace(tx, caller.namespaceId, spec);

@@ -42,6 +42,8 @@ export const MAX_MOVE_DAYS = 366;
 const MAX_VISITED_DAYS = 6 * 366;
 /** At most this many slots of one excluded date are moved (a date of minutely slots moves whole). */
 const MAX_MOVED_PER_DAY = 1_440;
+/** How many dates' moved slots one walk keeps. */
+const MAX_REMEMBERED_DAYS = 4_096;
 
 /** The day number of a date written YYYY-MM-DD. */
 export function dayOfIsoDate(date: string): number {
@@ -60,6 +62,9 @@ export function weekdayOfDay(day: number): number {
 
 /** Walks the slots of `base` as the calendar allows them. */
 export class CalendarWalk implements SlotWalk {
+  /** The slots each excluded date hands to its allowed date, ascending, once worked out (see movedFrom). */
+  private readonly moved = new Map<number, number[]>();
+
   constructor(
     private readonly base: SlotWalk,
     private readonly opts: CalendarWalkOptions,
@@ -120,6 +125,9 @@ export class CalendarWalk implements SlotWalk {
     for (let visited = 0; slot !== null && visited < MAX_VISITED_DAYS; visited++) {
       const day = this.dayOf(slot);
       if (!this.opts.excluded(day)) return best === null ? slot : Math.min(best, slot);
+      // Later excluded dates move to the same allowed date or a later one: past `best`, nothing earlier comes.
+      const to = best === null ? null : this.moveTarget(day);
+      if (to !== null && this.dayStart(to) > best!) return best;
       best = this.bestMoved(day, afterMs, best);
       slot = this.base.next(Math.max(slot, this.dayStart(day + 1) - 1));
     }
@@ -151,12 +159,33 @@ export class CalendarWalk implements SlotWalk {
 
   /** The earliest of `best` and the slots of excluded `day` moved to their date, after `afterMs`. */
   private bestMoved(day: number, afterMs: number, best: number | null): number | null {
-    const to = this.moveTarget(day);
-    if (to === null || this.firstSlotOf(to) !== null) return best;
-    for (const moved of this.movedSlots(day, to)) {
-      if (moved > afterMs && (best === null || moved < best)) best = moved;
+    const moved = this.movedFrom(day);
+    // Ascending: the first after `afterMs` is the earliest.
+    let lo = 0;
+    let hi = moved.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (moved[mid]! > afterMs) hi = mid;
+      else lo = mid + 1;
     }
-    return best;
+    const first = moved[lo];
+    return first === undefined || (best !== null && best <= first) ? best : first;
+  }
+
+  /**
+   * The slots excluded `day` hands on, ascending: none when no allowed date is near enough or the
+   * one it moves to has slots of its own. Worked out once per date: a walk that goes back and forth
+   * (previous, the tick's newest slots) asks for the same dates again and again.
+   */
+  private movedFrom(day: number): number[] {
+    let moved = this.moved.get(day);
+    if (moved === undefined) {
+      const to = this.moveTarget(day);
+      moved = to === null || this.firstSlotOf(to) !== null ? [] : [...new Set(this.movedSlots(day, to))].sort((a, b) => a - b);
+      if (this.moved.size >= MAX_REMEMBERED_DAYS) this.moved.clear();
+      this.moved.set(day, moved);
+    }
+    return moved;
   }
 
   /** The nearest allowed date before (previous) or after (next) an excluded one, within MAX_MOVE_DAYS. */

@@ -69,6 +69,7 @@ const READ_ORDER = ['name', 'dates', 'holidays', 'description'];
 
 /** A calendar body of POST, or of PUT when `pathName` is given: the body may repeat the path's name but not contradict it. */
 export function readCalendarCreate(body: unknown, pathName?: string): CalendarSpec {
+  if (pathName !== undefined) readWire(closedObject({ name: calendarName }), { name: pathName });
   const read = pathName === undefined ? readWire(CalendarCreate, body, READ_ORDER) : { ...readWire(CalendarPut, body, READ_ORDER), name: pathName };
   if (pathName !== undefined && isObject(body) && body.name != null && body.name !== pathName) {
     throw new ValidationError('CONFLICTING_FIELDS', 'name', `the body names "${String(body.name)}" but the path names "${pathName}"; drop one`);
