@@ -139,6 +139,14 @@ describe('calendars on a recurrence', () => {
       [],
     ],
     [
+      'every slot moves: Saturdays at noon, weekdays only, previous, fire on Fridays at noon',
+      calendarOf(cron('0 12 * * 6', 'UTC'), 'UTC', 'previous', { weekdaysOnly: true }),
+      '2026-12-01T00:00:00Z',
+      3,
+      ['2026-12-04T12:00:00.000Z', '2026-12-11T12:00:00.000Z', '2026-12-18T12:00:00.000Z'],
+      [],
+    ],
+    [
       'an hourly schedule whose excluded Friday moves back onto Thursday, which has slots of its own: Friday fires nothing',
       calendarOf(cron('0 22,23 * * *', 'UTC'), 'UTC', 'previous', {}, [dates('2026-12-04')]),
       '2026-12-03T21:00:00Z',
@@ -155,6 +163,7 @@ describe('calendars on a recurrence', () => {
     ['previous', calendarOf(cron('0 9 L * *', 'Europe/Berlin'), 'Europe/Berlin', 'previous', { weekdaysOnly: true }, [BAVARIA])],
     ['next', calendarOf(cron('30 1 * * 6', 'America/New_York'), 'America/New_York', 'next', {}, [dates('2027-11-06', '2027-03-13')])],
     ['every with previous', calendarOf({ kind: 'every', everyMs: 7 * 3_600_000, anchorMs: 0 }, 'Asia/Kolkata', 'previous', { weekdaysOnly: true })],
+    ['every slot moved back', calendarOf(cron('*/30 * * * 6', 'Europe/Berlin'), 'Europe/Berlin', 'previous', { weekdaysOnly: true }, [BAVARIA])],
   ])('walks back through the same slots it walks forward (%s)', (_name, rec) => {
     const forward: number[] = [];
     let at = Date.parse('2026-10-01T00:00:00Z');
