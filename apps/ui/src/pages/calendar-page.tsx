@@ -1,11 +1,11 @@
 /** One calendar: where its dates come from, how many schedules exclude it, and the dates it excludes over the next twelve months, drawn as a year of month grids and listed. */
-import type { ComponentChildren } from 'preact';
 import { Show, useLoad } from '../components/load.js';
 import { When } from '../components/when.js';
 import { YearStrip } from '../components/year-strip.js';
 import { kairosApi } from '../data/kairos-api.js';
 import type { Calendar, CalendarDates } from '../data/wire.js';
 import { holidaysInWords, schedulesInWords, twelveMonthsFrom, weekdayOf } from '../logic/calendars.js';
+import { DefinitionBlock, type DefinitionRow } from '../components/definition.js';
 
 export function CalendarPage({ name }: { name: string }) {
   const [calendar] = useLoad(() => kairosApi.calendar(name), [name]);
@@ -37,7 +37,7 @@ function sourcesInWords(c: Calendar): string {
 }
 
 function Definition({ calendar: c }: { calendar: Calendar }) {
-  const rows: [string, ComponentChildren][] = [
+  const rows: DefinitionRow[] = [
     ['Holidays', holidaysInWords(c.holidays) ?? 'none'],
     ['Own dates', c.dates.length === 0 ? 'none' : c.dates.join(', ')],
     ['Description', c.description ?? 'none'],
@@ -54,19 +54,7 @@ function Definition({ calendar: c }: { calendar: Calendar }) {
     ['Created', <When at={c.createdAt} />],
     ['Updated', <When at={c.updatedAt} />],
   ];
-  return (
-    <section aria-labelledby="definition">
-      <h2 id="definition">Definition</h2>
-      <dl class="pairs">
-        {rows.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
-    </section>
-  );
+  return <DefinitionBlock rows={rows} />;
 }
 
 function Dates({ range }: { range: CalendarDates }) {

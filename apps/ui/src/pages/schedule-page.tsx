@@ -1,5 +1,4 @@
 /** One schedule: its definition and policies (its deadline, and a badge while it is late; its calendar rule, linking each calendar), the next ten fires (DST changes and the dates its calendar keeps clear marked), its ticks and runs (new runs appear live), the versions of its definition, and its actions. */
-import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { LateBadge } from '../components/late-badge.js';
 import { useActions } from '../components/actions.js';
@@ -17,6 +16,7 @@ import { dependsOnInWords, targetInWords, whenInWords, type ScheduleStep } from 
 import { pathOf } from '../logic/ui-route.js';
 import { navigate } from '../navigation.js';
 import { useCan } from '../session.js';
+import { DefinitionBlock, type DefinitionRow } from '../components/definition.js';
 
 export function SchedulePage({ id }: { id: string }) {
   const [schedule, reload] = useLoad(() => kairosApi.schedule(id), [id]);
@@ -135,7 +135,7 @@ function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () =>
 
 function Definition({ schedule: s }: { schedule: Schedule }) {
   const steps = s.steps;
-  const rows: [string, ComponentChildren][] = [
+  const rows: DefinitionRow[] = [
     ['Timing', s.cron !== null ? `cron ${s.cron}` : s.every !== null ? `every ${s.every}` : `at ${s.at}`],
     ['Time zone', s.timezone],
     ['DST', `gap ${s.dst.gap}, overlap ${s.dst.overlap}`],
@@ -153,18 +153,9 @@ function Definition({ schedule: s }: { schedule: Schedule }) {
     ['Payload', JSON.stringify(s.payload)],
   ];
   return (
-    <section aria-labelledby="definition">
-      <h2 id="definition">Definition and policies</h2>
-      <dl class="pairs">
-        {rows.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
+    <DefinitionBlock rows={rows} title="Definition and policies">
       {steps !== null && <Steps steps={steps} />}
-    </section>
+    </DefinitionBlock>
   );
 }
 

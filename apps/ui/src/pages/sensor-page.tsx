@@ -4,7 +4,6 @@
  * colour), then the ticks themselves with their evaluation runs and the runs they created. The page
  * reads the sensor and its ticks again every few seconds.
  */
-import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { useActions } from '../components/actions.js';
 import { Link } from '../components/link.js';
@@ -19,6 +18,7 @@ import { durationInWords } from '../logic/spec-words.js';
 import { targetInWords } from '../logic/step-graph.js';
 import { pathOf } from '../logic/ui-route.js';
 import { useCan } from '../session.js';
+import { DefinitionBlock, type DefinitionRow } from '../components/definition.js';
 
 /** The ticks drawn and listed: the newest this many. */
 const TICKS_SHOWN = 60;
@@ -111,7 +111,7 @@ function Actions({ sensor, onChanged }: { sensor: Sensor; onChanged: () => void 
 
 function Definition({ sensor: s }: { sensor: Sensor }) {
   const run = s.run;
-  const rows: [string, ComponentChildren][] = [
+  const rows: DefinitionRow[] = [
     ['Every', s.every],
     ['Evaluation', `${targetInWords(s.target)}, timeout ${s.timeout}`],
     ['Next evaluation', s.evaluating ? 'under way now' : s.paused ? 'none while paused' : <When at={s.nextEvaluationAt} />],
@@ -130,19 +130,7 @@ function Definition({ sensor: s }: { sensor: Sensor }) {
     ['Created', <When at={s.createdAt} />],
     ['Updated', <When at={s.updatedAt} />],
   ];
-  return (
-    <section aria-labelledby="definition">
-      <h2 id="definition">Definition</h2>
-      <dl class="pairs">
-        {rows.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
-    </section>
-  );
+  return <DefinitionBlock rows={rows} />;
 }
 
 /** The ticks drawn above, newest first: what each asked for, how it ended, its evaluation run and the runs it created. */

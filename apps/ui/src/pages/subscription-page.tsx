@@ -5,7 +5,6 @@
  * reads the subscription and its deliveries again every few seconds, so a test shows up as it is
  * delivered.
  */
-import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { DeliveryAttempts } from '../components/delivery-attempts.js';
 import { useActions } from '../components/actions.js';
@@ -18,6 +17,7 @@ import type { Subscription, SubscriptionDelivery } from '../data/wire.js';
 import { filterInWords, lastAnswerInWords, urlInWords } from '../logic/subscriptions.js';
 import { pathOf } from '../logic/ui-route.js';
 import { useCan } from '../session.js';
+import { DefinitionBlock, type DefinitionRow } from '../components/definition.js';
 
 /** The deliveries drawn and listed: the newest this many. */
 const DELIVERIES_SHOWN = 50;
@@ -106,7 +106,7 @@ function Actions({ subscription, onChanged }: { subscription: Subscription; onCh
 }
 
 function Definition({ subscription: s }: { subscription: Subscription }) {
-  const rows: [string, ComponentChildren][] = [
+  const rows: DefinitionRow[] = [
     ['Webhook', <span title="The path's secret-looking tail and the query are not shown">{urlInWords(s.url)}</span>],
     ['Events', <EventTypes subscription={s} />],
     ['Filter', <Filter filter={s.filter} />],
@@ -115,19 +115,7 @@ function Definition({ subscription: s }: { subscription: Subscription }) {
     ['Created', <When at={s.createdAt} />],
     ['Updated', <When at={s.updatedAt} />],
   ];
-  return (
-    <section aria-labelledby="definition">
-      <h2 id="definition">Definition</h2>
-      <dl class="pairs">
-        {rows.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
-    </section>
-  );
+  return <DefinitionBlock rows={rows} />;
 }
 
 /** The filter in words, with a link to each schedule it names. */
