@@ -386,6 +386,15 @@ describe('GraphQL mirrors the REST API', () => {
     expect(inUse.extensions).toEqual({ code: 'CALENDAR_IN_USE', field: 'name', status: 409 });
     expect(inUse.message).toMatch(/"munich-report"/);
 
+    // Both previews list the dates the calendar kept clear, as REST does; none without a calendar.
+    const id = schedule.data.createSchedule.id;
+    const excluded = await gql(`query ($id: ID!) { schedulePreviewExcludedDates(id: $id, count: 5, after: "2030-12-20T12:00:00Z") }`, { id });
+    expect(excluded.data.schedulePreviewExcludedDates).toEqual((await rest.get(`/v1/schedules/${id}/preview?count=5&after=2030-12-20T12:00:00Z`)).body.excludedDates ?? null);
+    const adHoc = { cron: '0 9 * * *', timezone: 'Europe/Berlin', after: '2030-12-24T12:00:00Z', count: 2, calendar: { exclude: ['bavaria'] } };
+    expect((await gql(`query ($input: JSON!) { cronPreviewExcludedDates(input: $input) }`, { input: adHoc })).data.cronPreviewExcludedDates).toEqual(['2030-12-25', '2030-12-26']);
+    const plain = { cron: '0 9 * * *', count: 1 };
+    expect((await gql(`query ($input: JSON!) { cronPreviewExcludedDates(input: $input) }`, { input: plain })).data.cronPreviewExcludedDates).toBeNull();
+
     expect((await gql(`mutation { deleteCalendar(name: "freeze") }`)).data).toEqual({ deleteCalendar: true });
     expect((await rest.get('/v1/calendars/freeze')).status).toBe(404);
     expect(onlyError(await gql(`mutation { deleteCalendar(name: "freeze") }`)).extensions).toEqual({ code: 'NOT_FOUND', field: null, status: 404 });

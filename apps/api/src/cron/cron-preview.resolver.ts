@@ -16,6 +16,14 @@ export class CronPreviewResolver {
     return (await this.previews.preview(caller, input)).fireTimes.map(formatInstant);
   }
 
+  @Query(() => [String], {
+    nullable: true,
+    description: 'The `excludedDates` of POST /v1/cron/preview: the local dates the calendar of `input` kept clear up to the last fire listed; null without a calendar.',
+  })
+  async cronPreviewExcludedDates(@Caller() caller: CallerContext, @Args('input', { type: () => JsonScalar }) input: JsonValue) {
+    return (await this.previews.preview(caller, input)).excludedDates;
+  }
+
   @Query(() => DstPolicyType, { description: 'The `dst` of POST /v1/cron/preview: the DST policy of `input` as given or defaulted, and what it resolves to.' })
   async cronPreviewDst(@Caller() caller: CallerContext, @Args('input', { type: () => JsonScalar }) input: JsonValue): Promise<DstView> {
     const preview = await this.previews.preview(caller, input);

@@ -48,6 +48,20 @@ export class SchedulesResolver {
     return (await this.schedules.preview(caller, scheduleId, query.count, query.after)).fireTimes;
   }
 
+  @Query(() => [String], {
+    nullable: true,
+    description: "The `excludedDates` of GET /v1/schedules/:id/preview: the local dates the schedule's calendar kept clear up to the last fire listed; null without a calendar.",
+  })
+  async schedulePreviewExcludedDates(
+    @Caller() caller: CallerContext,
+    @Args('id', { type: id }) scheduleId: string,
+    @Args('count', optionalInt) count?: number | null,
+    @Args('after', optionalString) after?: string | null,
+  ) {
+    const query = readQuery(PreviewQuery, { count, after });
+    return (await this.schedules.preview(caller, scheduleId, query.count, query.after)).excludedDates ?? null;
+  }
+
   @Query(() => TickPageType, { description: 'GET /v1/schedules/:id/ticks' })
   async scheduleTicks(
     @Caller() caller: CallerContext,
