@@ -4,56 +4,24 @@
  * one that transpiles the sources as it starts took tens of seconds on a loaded machine.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
+import { SERVER_APPS, isServerStale } from '../../scripts/build-state.mjs';
 
 const run = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export const APPS = ['kairos', 'api', 'scheduler', 'worker', 'cli'] as const;
+export const APPS = SERVER_APPS;
 export type App = (typeof APPS)[number];
 
 /** The built entry point of an app, relative to the repository root. */
 export const builtMain = (app: App): string => `dist/apps/${app}/src/main.js`;
 
-/** What `nest build kairos` compiles (tsconfig.build.json), and the files that steer it. */
-const SOURCE_DIRS = ['apps', 'libs', 'packages'];
-const BUILD_CONFIG = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'];
-
-function newestSource(): number {
-  let newest = 0;
-  const visit = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name === 'node_modules' || entry.name === 'dist') continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
-    }
-  };
-  for (const top of SOURCE_DIRS) {
-    for (const entry of readdirSync(join(ROOT, top), { withFileTypes: true })) {
-      // The dashboard is Vite's (dist/ui), not nest's.
-      if (entry.isDirectory() && !(top === 'apps' && entry.name === 'ui')) visit(join(ROOT, top, entry.name, 'src'));
-    }
-  }
-  for (const file of BUILD_CONFIG) newest = Math.max(newest, statSync(join(ROOT, file)).mtimeMs);
-  return newest;
-}
-
-/** When the current build was made: its oldest entry point, or 0 when one is missing. */
-function builtAt(): number {
-  try {
-    return Math.min(...APPS.map((app) => statSync(join(ROOT, builtMain(app))).mtimeMs));
-  } catch {
-    return 0;
-  }
-}
-
-const isStale = (): boolean => builtAt() < newestSource();
+const isStale = (): boolean => isServerStale(ROOT);
 
 /**
  * Runs `work` while holding the lock directory `lock`: one holder at a time across processes and
