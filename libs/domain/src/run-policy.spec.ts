@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type ErrorCode } from './errors.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, type Target } from './run-policy.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './run-policy.js';
+import type { Target } from './steps.js';
 import { readWire, retryPolicy, TargetInput } from './wire/index.js';
 import { closedObject } from './wire/read.js';
 

@@ -4,16 +4,12 @@ import { DEFAULT_QUEUE } from './handlers.js';
 import { isObject, join, readEnum, readStringMap } from './json-readers.js';
 import type { BackoffType, HttpMethod } from './closed-sets.js';
 import type { SensorEvaluation } from './sensors.js';
-import type { StepsTarget } from './steps.js';
 
 /** One call: what a run, or one step of a run, executes. */
 export type CallTarget =
   /** Whether a worker on `queue` knows `name` is checked against the worker registry, not here. */
   | { type: 'handler'; name: string; queue: string; /** Set only on a sensor's evaluation runs. */ evaluation?: SensorEvaluation }
   | { type: 'http'; url: string; method: HttpMethod; headers: Record<string, string>; timeoutMs: number };
-
-/** What a run executes: one call, or a graph of steps (see steps.ts), each executed as a run of its own. */
-export type Target = CallTarget | StepsTarget;
 
 export interface BackoffPolicy {
   type: BackoffType;

@@ -1,7 +1,8 @@
 /** An ad-hoc run as POST /v1/runs declares it: a target executed once now (or at availableAt), with retries. */
 import type { JsonValue } from './closed-sets.js';
 import type { ConcurrencySpec } from './concurrency.js';
-import type { RetryPolicy, Target } from './run-policy.js';
+import type { RetryPolicy } from './run-policy.js';
+import type { Target } from './steps.js';
 
 export interface RunCreateRequest {
   target: Target;

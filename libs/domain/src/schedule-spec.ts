@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from './errors.js';
 import { present, readString, type JsonObject } from './json-readers.js';
 import type { CatchupMode, JsonValue, OverlapPolicy } from './closed-sets.js';
-import type { RetryPolicy, Target } from './run-policy.js';
+import type { RetryPolicy } from './run-policy.js';
+import type { Target } from './steps.js';
 import { CronSyntaxError, isValidTimeZone, nextFireAfter, parseCron, type DstPolicy, type PlainRecurrence, type Recurrence } from './time/index.js';
 
 export type Timing = { kind: 'cron'; cron: string } | { kind: 'every'; everyMs: number } | { kind: 'at'; atMs: number };

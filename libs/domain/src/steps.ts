@@ -7,7 +7,7 @@
 import type { ConcurrencySpec } from './concurrency.js';
 import { ValidationError } from './errors.js';
 import type { RunState } from './closed-sets.js';
-import type { CallTarget, RetryPolicy, Target } from './run-policy.js';
+import type { CallTarget, RetryPolicy } from './run-policy.js';
 
 export const MAX_STEPS = 100;
 export const STEP_NAME_PATTERN = /^[a-z0-9_-]{1,64}$/;
@@ -43,6 +43,9 @@ export interface StepsTarget {
   type: 'steps';
   steps: StepSpec[];
 }
+
+/** What a run executes: one call, or a graph of steps, each executed as a run of its own. */
+export type Target = CallTarget | StepsTarget;
 
 export function isStepsTarget(target: Target): target is StepsTarget {
   return target.type === 'steps';

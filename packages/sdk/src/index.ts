@@ -1,6 +1,7 @@
 /** @kairos/sdk: run your own code on a Kairos cluster, call its API, and check its webhook signatures. */
 export { KairosWorker, KairosWorkerError, type KairosWorkerOptions } from './worker/kairos-worker.js';
-export { NonRetryableError, type HandlerContext, type KairosHandlerFunction, type SensorResult } from './worker/handler.js';
+export type { HandlerContext, KairosHandlerFunction, SensorResult } from './worker/handler.js';
+export { NonRetryableError } from './worker/non-retryable-error.js';
 export { type DurableContext, type DurationInput, type StepOptions } from './worker/durable-functions.js';
 export type { WorkerLogger, WorkerObserver } from './worker/run-executor.js';
 export type { HttpTargetCall } from './worker/target-runner.js';

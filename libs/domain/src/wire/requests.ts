@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_PAYLOAD_BYTES } from '../closed-sets.js';
 import { DEFAULT_QUEUE, QUEUE_NAME_PATTERN } from '../handlers.js';
 import { checkPreviewTiming, DEFAULT_PREVIEW_COUNT, MAX_PREVIEW_COUNT } from '../preview.js';
-import { DEFAULT_RETRY_POLICY, DEFAULT_RUN_TIMEOUT_MS, MAX_RUN_TIMEOUT_MS, type Target } from '../run-policy.js';
+import { DEFAULT_RETRY_POLICY, DEFAULT_RUN_TIMEOUT_MS, MAX_RUN_TIMEOUT_MS } from '../run-policy.js';
 import type { RunCreateRequest } from '../run-spec.js';
 import {
   checkBounds,
@@ -27,7 +27,7 @@ import { isObject, parseInstant, readPayload, readStringMap } from '../json-read
 import { checkedBy, closedObject, integer, present, readWire, required, screenedBy, text, worded } from './read.js';
 import { component, defaulted } from './registry.js';
 import { CatchupPolicyInput, ConcurrencyInput, DstPolicyInput, durationMs, InstantInput, instantMs, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, StepsInput, TargetInput } from './shared.js';
-import { checkOneExecutable } from '../steps.js';
+import { checkOneExecutable, type Target } from '../steps.js';
 import { checkKeysResolve } from '../concurrency.js';
 import { SensorCreate } from './sensors.js';
 import { CalendarCreate, calendarRuleOf, CalendarRuleInput } from './calendars.js';

@@ -11,7 +11,7 @@
  * Code outside ctx.step runs again on every attempt: side effects belong in steps.
  */
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseDuration, type JsonValue, type RetryPolicy } from '@kairos/domain';
-import { NonRetryableError } from './handler.js';
+import { NonRetryableError } from './non-retryable-error.js';
 import { RunAborted } from './run-abort.js';
 import type { WorkerProtocolCheckpoint } from './worker-protocol.js';
 

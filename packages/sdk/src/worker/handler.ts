@@ -54,11 +54,3 @@ export interface SensorResult {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handler reads its own payload shape
 export type KairosHandlerFunction<P = any> = (context: HandlerContext<P>) => unknown;
-
-/** Thrown by a handler when retrying cannot help (bad input, a refused request): the run goes dead after this attempt. */
-export class NonRetryableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'NonRetryableError';
-  }
-}

@@ -2,7 +2,8 @@
 import type { AttemptOutcome, CallTarget } from '@kairos/domain';
 import type { ClaimedRun } from './worker-protocol.js';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
-import { NonRetryableError, type KairosHandlerFunction } from './handler.js';
+import type { KairosHandlerFunction } from './handler.js';
+import { NonRetryableError } from './non-retryable-error.js';
 import { asJson, durableContext, RunParked, type CheckpointLedger } from './durable-functions.js';
 import { RunAborted, type RunAbort } from './run-abort.js';
 
