@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ROLES, configVariables, describeDatabase, loadConfig, redactUrl, type KairosConfig } from './config.js';
+import { ConfigError, ROLES, configVariables, describeDatabase, loadConfig, redactUrl, type KairosConfig } from './index.js';
 import { withConfigurationTable } from './config-table.js';
 
 describe('loadConfig', () => {

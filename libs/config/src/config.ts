@@ -3,176 +3,31 @@
  * process with a message naming the variable; nothing downstream re-reads process.env.
  *
  * CONFIGURATION declares every variable once: loadConfig reads it into a KairosConfig of the same
- * shape, and the README's configuration table is written from it (`npm run docs:config`).
+ * shape, and the README's configuration table is written from it (`npm run docs:config`). The
+ * readers are in variables.ts, the ledger's and the transport's variables in connections.ts.
  */
-import { DurationError, parseDuration } from '@kairos/domain';
-
-export type Role = 'api' | 'scheduler' | 'worker';
-export const ROLES: readonly Role[] = ['api', 'scheduler', 'worker'];
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-/** What a variable is read against: the environment, and the roles of the entry point for when KAIROS_ROLES is unset. */
-interface Context {
-  env: Env;
-  defaultRoles: readonly Role[];
-}
-
-/** One environment variable: its name, its default and meaning as the README shows them (markdown), and its reader. */
-export class Variable<T> {
-  constructor(
-    readonly name: string,
-    readonly shownDefault: string,
-    readonly meaning: string,
-    readonly read: (context: Context) => T,
-  ) {}
-
-  /** The same variable, its value passed through `f`. */
-  map<U>(f: (value: T) => U): Variable<U> {
-    return new Variable(this.name, this.shownDefault, this.meaning, (context) => f(this.read(context)));
-  }
-}
-
-/**
- * A value read from several variables (or from one, in the light of others): it shows in the README
- * as the rows of `variables`, which must each be declared nowhere else.
- */
-export class Derived<T> {
-  constructor(
-    readonly variables: readonly Variable<unknown>[],
-    readonly read: (context: Context) => T,
-  ) {}
-}
-
-/** A default, either fixed or taken from the rest of the environment; the latter needs `shown` to say how. */
-type Fallback<T> = T | ((context: Context) => T);
-
-interface Spec<D> {
-  name: string;
-  default: D;
-  meaning: string;
-  /** The README's default column, when the default is not one value. */
-  shown?: string;
-}
-
-function variable<D, T>(spec: Spec<Fallback<D>>, read: (value: string | undefined, fallback: () => D) => T): Variable<T> {
-  const fallback = (context: Context) => (): D =>
-    typeof spec.default === 'function' ? (spec.default as (context: Context) => D)(context) : spec.default;
-  const shown = spec.shown ?? `\`${String(spec.default)}\``;
-  return new Variable(spec.name, shown, spec.meaning, (context) => read(raw(context.env, spec.name), fallback(context)));
-}
-
-function raw(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function flag(spec: Spec<Fallback<boolean>>): Variable<boolean> {
-  return variable(spec, (value, fallback) => {
-    if (value === undefined) return fallback();
-    if (value === 'true' || value === '1') return true;
-    if (value === 'false' || value === '0') return false;
-    throw new ConfigError(`${spec.name}="${value}" must be true or false`);
-  });
-}
-
-function url(spec: Spec<string> & { protocols: string[] }): Variable<string> {
-  return variable(spec, (value = spec.default) => {
-    let parsed: URL;
-    try {
-      parsed = new URL(value);
-    } catch {
-      throw new ConfigError(`${spec.name} is not a valid URL`);
-    }
-    if (!spec.protocols.includes(parsed.protocol)) {
-      throw new ConfigError(`${spec.name} must start with ${spec.protocols.map((p) => `${p}//`).join(' or ')}`);
-    }
-    return value;
-  });
-}
-
-function text(spec: Spec<string> & { pattern: RegExp }): Variable<string> {
-  return variable(spec, (value = spec.default) => {
-    if (!spec.pattern.test(value)) throw new ConfigError(`${spec.name}="${value}" is not valid (expected ${spec.pattern.source})`);
-    return value;
-  });
-}
-
-/** Any text, or null when unset. */
-function optionalText(spec: Spec<null> & { shown: string }): Variable<string | null> {
-  return variable(spec, (value) => value ?? null);
-}
-
-/** Any text, or `default` when unset. */
-function anyText(spec: Spec<string>): Variable<string> {
-  return variable(spec, (value = spec.default) => value);
-}
-
-/** A URL, or null when unset. */
-function optionalUrl(spec: Spec<null> & { shown: string; protocols: string[] }): Variable<string | null> {
-  const checked = url({ ...spec, default: '' });
-  return new Variable(spec.name, spec.shown, spec.meaning, (context) => (raw(context.env, spec.name) === undefined ? null : checked.read(context)));
-}
-
-function oneOf<T extends string>(spec: Spec<Fallback<T>> & { allowed: readonly T[] }): Variable<T> {
-  return variable(spec, (value, fallback) => {
-    const chosen = value ?? fallback();
-    if (!(spec.allowed as readonly string[]).includes(chosen)) {
-      throw new ConfigError(`${spec.name}="${chosen}" is not one of ${spec.allowed.join(', ')}`);
-    }
-    return chosen as T;
-  });
-}
-
-function integer(spec: Spec<number> & { min: number; max: number }): Variable<number> {
-  return variable(spec, (value) => {
-    if (value === undefined) return spec.default;
-    const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-    if (!Number.isInteger(n) || n < spec.min || n > spec.max) {
-      throw new ConfigError(`${spec.name}="${value}" must be an integer from ${spec.min} to ${spec.max}`);
-    }
-    return n;
-  });
-}
-
-/** Leases shorter than a second would expire between renewals on a busy machine. */
-const SECOND = 1_000;
-/** Loops polling faster than this would only burn the database. */
-const LOOP_MIN = 10;
-
-/** A duration (`90s`, `1h30m`, or bare milliseconds) read as milliseconds, at least `min` and at most `max`. */
-function duration(spec: Spec<string> & { min?: number; max?: number }): Variable<number> {
-  const minMs = spec.min ?? 0;
-  return variable(spec, (value = spec.default) => {
-    let ms: number;
-    try {
-      ms = parseDuration(/^\d+$/.test(value) ? Number(value) : value);
-    } catch (error) {
-      if (error instanceof DurationError) throw new ConfigError(`${spec.name}="${value}": ${error.message}`);
-      throw error;
-    }
-    if (ms < minMs) throw new ConfigError(`${spec.name}="${value}" must be at least ${minMs} ms`);
-    if (spec.max !== undefined && ms > spec.max) throw new ConfigError(`${spec.name}="${value}" must be at most ${spec.max} ms`);
-    return ms;
-  });
-}
-
-/** A comma-separated list; blanks between commas are dropped. */
-function list(spec: Omit<Spec<never>, 'default'>): Variable<string[]> {
-  return variable({ ...spec, default: [], shown: 'empty' }, (value) =>
-    (value ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-  );
-}
+import { databaseDirectUrl, embeddedPostgres, ledgerUrl, transport } from './connections.js';
+import {
+  ConfigError,
+  Derived,
+  LOOP_MIN,
+  ROLES,
+  SECOND,
+  Variable,
+  duration,
+  flag,
+  integer,
+  list,
+  oneOf,
+  optionalText,
+  optionalUrl,
+  raw,
+  text,
+  variable,
+  type Context,
+  type Env,
+  type Role,
+} from './variables.js';
 
 const roles = variable<readonly Role[], Role[]>(
   { name: 'KAIROS_ROLES', default: (context) => context.defaultRoles, shown: 'per entry point', meaning: '`api,scheduler,worker` for `npm start`' },
@@ -197,183 +52,6 @@ const host = text({
   pattern: /^[A-Za-z0-9.:-]+$/,
   meaning: 'address the HTTP listener binds (every role serves `/health`); `0.0.0.0` to be reachable from other machines',
 });
-
-/**
- * Where the queues live: Redis when REDIS_URL is set, else BullMQ's PostgreSQL backend in a schema
- * of the ledger's database.
- */
-export type TransportConfig = { kind: 'redis'; url: string; topology?: RedisTopology } | { kind: 'postgres'; url: string; schema: string };
-
-/** A Redis server's address. */
-export interface RedisNode {
-  host: string;
-  port: number;
-}
-
-/**
- * How Redis is deployed: one server at the URL (the default), a Redis Cluster found from seed nodes
- * (REDIS_CLUSTER_NODES), or a master that Sentinels name (REDIS_SENTINELS). In the last two the
- * transport's `url` carries only the credentials and the scheme (TLS) of the data nodes.
- */
-export type RedisTopology = { kind: 'single' } | { kind: 'cluster'; nodes: RedisNode[] } | { kind: 'sentinel'; sentinels: RedisNode[]; name: string };
-
-/**
- * The query parameter that marks DATABASE_URL as a transaction-mode pooler's (PgBouncer, RDS Proxy,
- * Supabase's or Neon's pooler), as Prisma spells it: Kairos then keeps no session state on its
- * connections. Kairos adds it itself when DATABASE_DIRECT_URL names another address.
- */
-export const POOLED_PARAMETER = 'pgbouncer';
-
-/** Whether connections to `url` go through a transaction-mode pooler (see POOLED_PARAMETER). */
-export function isPooledDatabaseUrl(url: string): boolean {
-  try {
-    return new URL(url).searchParams.get(POOLED_PARAMETER) === 'true';
-  } catch {
-    return false;
-  }
-}
-
-/** The Postgres Kairos runs itself when DATABASE_URL is unset. */
-export interface EmbeddedPostgresConfig {
-  /** The data folder (relative paths are taken from the working directory). */
-  dataDir: string;
-  port: number;
-}
-
-/** The schema of the ledger's database that holds the queues on the Postgres transport. */
-export const TRANSPORT_SCHEMA = 'kairos_transport';
-/** The embedded server's defaults: a port of its own, so it never meets a system Postgres on 5432. */
-export const EMBEDDED_POSTGRES_PORT = 54329;
-export const DEFAULT_DATA_DIR = '.kairos';
-
-const databaseUrl = optionalUrl({
-  name: 'DATABASE_URL',
-  default: null,
-  shown: 'unset: the embedded Postgres',
-  protocols: ['postgres:', 'postgresql:'],
-  meaning: `the ledger; unset, Kairos runs its own server and uses its \`kairos\` database (\`postgresql://postgres@127.0.0.1:${EMBEDDED_POSTGRES_PORT}/kairos\`)`,
-});
-const dataDir = anyText({
-  name: 'KAIROS_DATA_DIR',
-  default: DEFAULT_DATA_DIR,
-  meaning: 'the embedded Postgres keeps its data in `<this>/pg` (relative to the working directory)',
-});
-const embeddedPort = integer({ name: 'KAIROS_EMBEDDED_PG_PORT', default: EMBEDDED_POSTGRES_PORT, min: 1, max: 65535, meaning: "the embedded Postgres's port on 127.0.0.1" });
-const embeddedPostgres = new Derived<EmbeddedPostgresConfig | null>([dataDir, embeddedPort], (context) =>
-  databaseUrl.read(context) === null ? { dataDir: `${dataDir.read(context)}/pg`, port: embeddedPort.read(context) } : null,
-);
-/** The ledger; with DATABASE_URL unset, the embedded server's `kairos` database. */
-const directUrl = optionalUrl({
-  name: 'DATABASE_DIRECT_URL',
-  default: null,
-  shown: '`DATABASE_URL`, unless it ends in `?pgbouncer=true`',
-  protocols: ['postgres:', 'postgresql:'],
-  meaning:
-    "Postgres itself, for what needs a session: the scheduler's presence locks, `LISTEN`, and the Postgres transport. Set it when `DATABASE_URL` is a transaction-mode pooler (see Production engines)",
-});
-/**
- * The ledger, as every pool connects to it; with DATABASE_URL unset, the embedded server's `kairos`
- * database. Marked as a pooler's (POOLED_PARAMETER) when DATABASE_DIRECT_URL names another address.
- */
-const ledgerUrl = new Derived<string>([databaseUrl], (context) => {
-  const given = databaseUrl.read(context);
-  if (given === null) return `postgresql://postgres@127.0.0.1:${embeddedPort.read(context)}/kairos`;
-  const direct = directUrl.read(context);
-  if (direct === null || direct === given || isPooledDatabaseUrl(given)) return given;
-  const marked = new URL(given);
-  marked.searchParams.set(POOLED_PARAMETER, 'true');
-  return marked.toString();
-});
-/**
- * Where session work connects: DATABASE_DIRECT_URL, else the ledger itself unless that is a
- * pooler's, in which case nothing may keep a session (null): the scheduler judges leaders by their
- * leases alone and polls instead of listening.
- */
-const databaseDirectUrl = new Derived<string | null>([directUrl], (context) => {
-  const direct = directUrl.read(context);
-  if (direct !== null) {
-    if (databaseUrl.read(context) === null) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL: set both, DATABASE_URL to the pooler and DATABASE_DIRECT_URL to Postgres itself');
-    if (isPooledDatabaseUrl(direct)) throw new ConfigError(`DATABASE_DIRECT_URL must reach Postgres itself: remove ?${POOLED_PARAMETER}=true from it`);
-    return direct;
-  }
-  const ledger = ledgerUrl.read(context);
-  return isPooledDatabaseUrl(ledger) ? null : ledger;
-});
-const redisUrl = optionalUrl({
-  name: 'REDIS_URL',
-  default: null,
-  shown: 'unset: the Postgres transport',
-  protocols: ['redis:', 'rediss:'],
-  meaning: `the transport; unset, the queues live in the ledger's database, schema \`${TRANSPORT_SCHEMA}\``,
-});
-const redisClusterNodes = optionalText({
-  name: 'REDIS_CLUSTER_NODES',
-  default: null,
-  shown: 'unset',
-  meaning:
-    'seed nodes of a Redis Cluster (`host:7000,host:7001`; an entry may be a URL, `rediss://:password@host:7000`, for the credentials and TLS of every node); set instead of `REDIS_URL`',
-});
-const redisSentinels = optionalText({
-  name: 'REDIS_SENTINELS',
-  default: null,
-  shown: 'unset',
-  meaning:
-    "Redis Sentinels (`host:26379,host:26380`) that name the master, followed through failovers; set instead of `REDIS_URL` (an entry may be a URL, for the master's credentials and TLS)",
-});
-const redisSentinelName = text({
-  name: 'REDIS_SENTINEL_NAME',
-  default: 'mymaster',
-  pattern: /^[A-Za-z0-9_.-]{1,64}$/,
-  meaning: 'the master the Sentinels watch, as their `sentinel monitor` names it',
-});
-const transport = new Derived<TransportConfig>([redisUrl, redisClusterNodes, redisSentinels, redisSentinelName], (context) => {
-  const url = redisUrl.read(context);
-  const cluster = redisClusterNodes.read(context);
-  const sentinels = redisSentinels.read(context);
-  const given = [url && 'REDIS_URL', cluster && 'REDIS_CLUSTER_NODES', sentinels && 'REDIS_SENTINELS'].filter(Boolean);
-  if (given.length > 1) throw new ConfigError(`${given.join(' and ')} are both set: set only the one that describes your Redis`);
-  if (cluster !== null) {
-    const nodes = redisNodes('REDIS_CLUSTER_NODES', cluster);
-    return { kind: 'redis', url: nodes.url, topology: { kind: 'cluster', nodes: nodes.nodes } };
-  }
-  if (sentinels !== null) {
-    const nodes = redisNodes('REDIS_SENTINELS', sentinels);
-    return { kind: 'redis', url: nodes.url, topology: { kind: 'sentinel', sentinels: nodes.nodes, name: redisSentinelName.read(context) } };
-  }
-  if (url !== null) return { kind: 'redis', url, topology: { kind: 'single' } };
-  const direct = databaseDirectUrl.read(context);
-  if (direct === null) {
-    throw new ConfigError(
-      `the Postgres transport needs a session of its own, which a pooler's DATABASE_URL (?${POOLED_PARAMETER}=true) does not give: set DATABASE_DIRECT_URL to Postgres itself, or set REDIS_URL`,
-    );
-  }
-  return { kind: 'postgres', url: direct, schema: TRANSPORT_SCHEMA };
-});
-
-/**
- * A list of Redis addresses, each `host:port` or a URL (`redis://user:password@host:port`,
- * `rediss://` for TLS). `url` is the first entry as a URL: the credentials and scheme the nodes share.
- */
-function redisNodes(name: string, value: string): { nodes: RedisNode[]; url: string } {
-  const entries = value.split(',').map((e) => e.trim()).filter((e) => e.length > 0);
-  if (entries.length === 0) throw new ConfigError(`${name} lists no node: write host:port,host:port`);
-  const urls = entries.map((entry) => {
-    let parsed: URL;
-    try {
-      parsed = new URL(/^[a-z]+:\/\//i.test(entry) ? entry : `redis://${entry}`);
-    } catch {
-      throw new ConfigError(`${name}: "${entry}" is not host:port or a redis:// URL`);
-    }
-    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new ConfigError(`${name}: "${entry}" must start with redis:// or rediss://`);
-    if (!parsed.hostname || !parsed.port) throw new ConfigError(`${name}: "${entry}" needs a host and a port (host:port)`);
-    return parsed;
-  });
-  const first = urls[0]!;
-  return {
-    nodes: urls.map((u) => ({ host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) })),
-    url: `${first.protocol}//${first.username || first.password ? `${first.username}:${first.password}@` : ''}${first.host}`,
-  };
-}
 
 const otlpTracesEndpoint = optionalUrl({
   name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
@@ -643,37 +321,4 @@ export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...RO
 /** Whether a listener on `host` is reachable from this machine only. */
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-/** The URL with its password masked, for messages and logs. */
-export function redactUrl(value: string): string {
-  try {
-    const parsed = new URL(value);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
-
-/**
- * The ledger in words, without secrets: `embedded postgres .kairos/pg:54329`, `postgres
- * db.internal:5432/kairos`, or through a pooler, with where its sessions go or what it does without them.
- */
-export function describeDatabase(config: Pick<KairosConfig, 'databaseUrl' | 'databaseDirectUrl' | 'embeddedPostgres'>): string {
-  if (config.embeddedPostgres) return `embedded postgres ${config.embeddedPostgres.dataDir}:${config.embeddedPostgres.port}`;
-  const where = (value: string): string => {
-    try {
-      const url = new URL(value);
-      return `${url.hostname}:${url.port || 5432}${url.pathname}`;
-    } catch {
-      return '(unparseable URL)';
-    }
-  };
-  if (!isPooledDatabaseUrl(config.databaseUrl)) return `postgres ${where(config.databaseUrl)}`;
-  const sessions =
-    config.databaseDirectUrl === null
-      ? 'no DATABASE_DIRECT_URL: no session state anywhere, so leaders are replaced when their lease expires and loops poll instead of LISTEN'
-      : `sessions (presence locks, LISTEN) on ${where(config.databaseDirectUrl)}`;
-  return `postgres ${where(config.databaseUrl)} through a transaction-mode pooler (${sessions})`;
 }
