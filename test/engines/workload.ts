@@ -2,7 +2,8 @@
  * What the engine tests share. The workload every engine test runs while it breaks the engine: an
  * every-second schedule, an every-second four-step graph (a -> b, c -> d), and a burst of ad-hoc runs
  * whose HTTP target counts each call by run id. `audit` then checks that nothing was lost or
- * doubled: every run succeeded and its target was called exactly once, the schedule fired each slot
+ * doubled: every run succeeded and its target was called once (again only after the worker
+ * holding it died, once per such crash, as at-least-once delivery allows), the schedule fired each slot
  * of the window once, without a gap, every graph ran its four steps, and `fsck` finds nothing.
  */
 import { createServer, type Server } from 'node:http';
@@ -106,9 +107,16 @@ export async function audit(t: TestEnvironment, workload: Workload, window: { ac
     throw new Error(`${error.message}; left:\n${rows.map((r) => JSON.stringify(r)).join('\n')}`);
   });
   console.info(`audit: every ad-hoc run had succeeded ${Date.now() - waitingSince} ms after the audit began`);
-  const counts = workload.runIds.map((id) => workload.calls.get(id) ?? 0);
-  expect(counts.filter((n) => n !== 1).length, 'runs whose target was not called exactly once').toBe(0);
+  // Each run's target was called once, but for a run whose holder died (or froze past its lease)
+  // after the call and before its verdict: the reaper gave it to another worker, which called again
+  // (at least once, with the same Idempotency-Key). Such a run counts the crash; none was lost.
   expect(workload.calls.size).toBe(workload.runIds.length);
+  const again = workload.runIds.filter((id) => workload.calls.get(id) !== 1);
+  const { rows: reaped } = await t.db.query(`SELECT id, crash_count AS "crashCount" FROM runs WHERE id = ANY($1::uuid[])`, [again]);
+  const crashes = new Map(reaped.map((r: { id: string; crashCount: number }) => [r.id, r.crashCount]));
+  const unexplained = again.filter((id) => (workload.calls.get(id) ?? 0) < 1 || (workload.calls.get(id) ?? 0) - 1 > (crashes.get(id) ?? 0));
+  expect(unexplained.map((id) => `${id}: ${workload.calls.get(id) ?? 0} calls, ${crashes.get(id) ?? 0} crashes`), 'runs called other than once per execution').toEqual([]);
+  if (again.length > 0) console.info(`audit: ${again.length} runs were executed again after their worker died holding them`);
 
   // The schedule: one tick per slot, a second apart, each with one run that succeeded.
   await waitFor(
