@@ -5,7 +5,7 @@
  * dates allow), and a calendar that a schedule names cannot be deleted.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, ValidationError, canonicalJson, excludedDatesBetween, formatInstant, isIsoDate, isoDateOfDay } from '@kairos/domain';
+import { ConflictError, NotFoundError, ValidationError, canonicalJson, dayOfIsoDate, excludedDatesBetween, formatInstant, isIsoDate, isoDateOfDay, localDayOf } from '@kairos/domain';
 import { CalendarDates, readCalendarCreate, type CalendarSpec, type CalendarView as CalendarViewShape } from '@kairos/domain/wire';
 import { CalendarRepository, ScheduleRepository, SlotWriter, inTransaction, specOf, type CalendarRow, type DatabaseClock, type Db, type Page, type Tx } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK } from '@kairos/process';
@@ -18,7 +18,6 @@ export type CalendarDatesView = z.output<typeof CalendarDates>;
 
 /** The longest range GET /v1/calendars/{name}/dates lists. */
 export const MAX_DATES_RANGE_DAYS = 3_660;
-const DAY_MS = 86_400_000;
 
 export function calendarView(row: CalendarRow): CalendarView {
   return {
@@ -124,10 +123,10 @@ export class CalendarsService {
     for (const [field, value] of [['from', from], ['to', to]] as const) {
       if (value !== undefined && !isIsoDate(value)) throw new ValidationError('INVALID_DATE', field, `${field} must be a real date written YYYY-MM-DD, e.g. "2027-01-01"`);
     }
-    const start = from ?? isoDateOfDay(Math.floor(this.clock.now() / DAY_MS));
-    const end = to ?? isoDateOfDay(Math.floor(Date.parse(`${start}T00:00:00Z`) / DAY_MS) + 364);
+    const start = from ?? isoDateOfDay(localDayOf('UTC', this.clock.now()));
+    const end = to ?? isoDateOfDay(dayOfIsoDate(start) + 364);
     if (end < start) throw new ValidationError('VALIDATION_FAILED', 'to', 'to must not be earlier than from');
-    if ((Date.parse(end) - Date.parse(start)) / DAY_MS > MAX_DATES_RANGE_DAYS) {
+    if (dayOfIsoDate(end) - dayOfIsoDate(start) > MAX_DATES_RANGE_DAYS) {
       throw new ValidationError('VALIDATION_FAILED', 'to', `a range of at most ${MAX_DATES_RANGE_DAYS} days is listed at once; ask for a shorter one`);
     }
     const row = await this.require(this.db, caller, name);

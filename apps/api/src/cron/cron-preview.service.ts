@@ -17,7 +17,7 @@ export class CronPreviewService {
 
   async preview(caller: CallerContext, body: unknown): Promise<SpecPreview> {
     const { spec, afterMs, count } = readPreviewRequest(body, this.clock.now());
-    const calendars = await this.schedules.calendarsOf(this.db, caller.namespaceId, spec);
+    const calendars = await this.schedules.calendarsOf(this.db, caller.namespaceId, spec.calendar?.exclude ?? []);
     return previewOf(spec, afterMs, count, calendars);
   }
 }

@@ -90,7 +90,7 @@ export class ApplyService {
       const calendarsOf = new Map<Declared, CalendarDefinition[]>();
       for (const d of declared) {
         try {
-          calendarsOf.set(d, await this.service.calendarsOf(tx, caller.namespaceId, d.spec, { lock: true, declared: calendars.declared }));
+          calendarsOf.set(d, await this.service.calendarsOf(tx, caller.namespaceId, d.spec.calendar?.exclude ?? [], { lock: true, declared: calendars.declared }));
         } catch (error) {
           throw located(error, d.index, d.name);
         }

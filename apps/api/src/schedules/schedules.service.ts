@@ -84,18 +84,17 @@ export class SchedulesService {
   ) {}
 
   /**
-   * The calendars a spec's calendar rule names, each checked to exist in the namespace (held until
-   * the transaction ends with `lock`), and its first slot with them: a rule that leaves no slot to
-   * fire is refused. Those in `declared` (an apply's own calendars, not written yet in a dry run)
+   * The calendars a spec's calendar rule names (`spec.calendar.exclude`), each checked to exist in
+   * the namespace (UNKNOWN_CALENDAR naming its place in the list) and held until the transaction
+   * ends with `lock`. Those in `declared` (an apply's own calendars, not written yet in a dry run)
    * are taken from there.
    */
   async calendarsOf(
     db: Queryable,
     namespaceId: string,
-    spec: ScheduleSpec,
+    names: readonly string[],
     opts: { lock?: boolean; declared?: ReadonlyMap<string, CalendarDefinition> } = {},
   ): Promise<CalendarDefinition[]> {
-    const names = spec.calendar?.exclude ?? [];
     const declared = opts.declared ?? new Map<string, CalendarDefinition>();
     const found = [...(await this.calendars.byNames(db, namespaceId, names.filter((name) => !declared.has(name)), opts))];
     for (const [i, name] of names.entries()) {
@@ -132,7 +131,7 @@ export class SchedulesService {
         const request = readScheduleCreate(body, nowMs);
         assertTargetAddressAllowed(this.addresses, request.spec.target);
         await admit(request.spec.target);
-        const calendars = await this.calendarsOf(this.db, caller.namespaceId, request.spec);
+        const calendars = await this.calendarsOf(this.db, caller.namespaceId, request.spec.calendar?.exclude ?? []);
         accepted.push({ index, schedule: this.newSchedule(caller, request, request.idempotencyKey === null ? null : requestHash(body), nowMs, null, calendars) });
       });
       if (refused) answers[index] = { ok: false, refusal: refused };
@@ -141,7 +140,7 @@ export class SchedulesService {
     await inTransaction(this.db, async (tx) => {
       // The calendars named stay until the schedules naming them are written (a delete waits, then sees them).
       const named = [...new Set(accepted.flatMap((a) => a.schedule.spec.calendar?.exclude ?? []))];
-      if (named.length > 0) await this.calendarsOf(tx, caller.namespaceId, { calendar: { exclude: named } } as ScheduleSpec, { lock: true });
+      await this.calendarsOf(tx, caller.namespaceId, named, { lock: true });
       const created = await this.insertNew(tx, caller, accepted.map((a) => a.schedule));
       for (const [i, answer] of created.entries()) {
         answers[accepted[i]!.index] = 'refusal' in answer ? { ok: false, refusal: answer.refusal } : { ok: true, value: scheduleView(answer.row, answer.deduped) };
@@ -263,7 +262,7 @@ export class SchedulesService {
    */
   async writeDefinition(tx: Tx, caller: CallerContext, current: ScheduleRow, spec: ScheduleSpec, nowMs: number, appliedBy: string | null): Promise<ScheduleRow> {
     const source = appliedBy ?? current.source;
-    const calendars = await this.calendarsOf(tx, current.namespaceId, spec, { lock: true });
+    const calendars = await this.calendarsOf(tx, current.namespaceId, spec.calendar?.exclude ?? [], { lock: true });
     // Runs made ahead for slots still to come were planned from the old definition.
     const withdrawn = await this.slotWriter.withdrawAhead(tx, current.id, caller.actor, 'SCHEDULE_CHANGED', 'the schedule was redefined before the slot came due');
     const next = this.nextFireAfterChange(current, spec, nowMs, calendars, withdrawn);
