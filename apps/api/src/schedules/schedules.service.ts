@@ -164,6 +164,7 @@ export class SchedulesService {
       idempotencyKey: request.idempotencyKey,
       requestHash: bodyHash,
       nextFireAt: new Date(first),
+      createdAt: new Date(nowMs),
       source,
     };
   }

@@ -19,6 +19,12 @@ export interface NewSchedule {
   /** requestHash of the create request, when it carries an idempotency key. */
   requestHash: string | null;
   nextFireAt: Date;
+  /**
+   * The instant the API read the request at (the database's clock), which anchors an `every`
+   * schedule without startAt: its first slot was computed from it, so the tick's grid must be too.
+   * Absent: the transaction's now().
+   */
+  createdAt?: Date;
   /** The apply source declaring it; none when made through the API. */
   source?: string | null;
 }
@@ -97,13 +103,13 @@ export class ScheduleRepository {
     if (schedules.length === 0) return [];
     const { rows } = await tx.query<ScheduleRow>(
       `INSERT INTO schedules AS s (${SPEC_COLUMN_NAMES.join(', ')}, id, namespace_id, name, spec_hash, idempotency_key,
-                                   status, paused_at, next_fire_at, request_hash, source)
+                                   status, paused_at, next_fire_at, request_hash, source, created_at)
        SELECT ${SPEC_COLUMN_NAMES.map((c) => (c === 'payload' ? 'payload::json' : c)).join(', ')}, id, ns, name, spec_hash, ikey,
-              CASE WHEN paused THEN 'paused' ELSE 'active' END, CASE WHEN paused THEN now() END, next_fire_at, request_hash, source
+              CASE WHEN paused THEN 'paused' ELSE 'active' END, CASE WHEN paused THEN now() END, next_fire_at, request_hash, source, coalesce(created_at, now())
        FROM json_to_recordset($1::json)
          AS t(${SPEC_COLUMN_NAMES.map((c, i) => `${c} ${c === 'payload' ? 'text' : SPEC_COLUMN_TYPES[i]}`).join(', ')},
               id uuid, ns uuid, name text, spec_hash text, ikey text, paused boolean, next_fire_at timestamptz, request_hash text,
-              source text, ord int)
+              source text, created_at timestamptz, ord int)
        ORDER BY ord
        ON CONFLICT DO NOTHING
        RETURNING ${SCHEDULE_COLUMNS}`,
@@ -122,6 +128,7 @@ export class ScheduleRepository {
             next_fire_at: s.nextFireAt,
             request_hash: s.requestHash,
             source: s.source ?? null,
+            created_at: s.createdAt ?? null,
             ord,
           })),
         ),
