@@ -48,6 +48,9 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<Fits<Sent<typeof wire.CalendarView>, ui.Calendar>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.CalendarPage>, ui.Page<ui.Calendar>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.CalendarDates>, ui.CalendarDates>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.EventView>, ui.KairosEvent>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.EventPage>, ui.Page<ui.KairosEvent>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.EventTriggerView>, ui.EventTrigger>>().toEqualTypeOf<true>();
   });
 
   it('declares no field wider than the API sends it', () => {
@@ -70,6 +73,10 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<NoWider<ui.Preview, Sent<typeof wire.Preview>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Calendar, Sent<typeof wire.CalendarView>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.CalendarDates, Sent<typeof wire.CalendarDates>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.KairosEvent, Sent<typeof wire.EventView>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.EventSkip, Sent<typeof wire.EventSkip>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.EventTrigger, Sent<typeof wire.EventTriggerView>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<NonNullable<ui.Schedule['on']>, NonNullable<SentSchedule['on']>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Omit<ui.Cluster, 'outages' | 'schedulers'>, SentCluster>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['outages'][number], SentCluster['outages'][number]>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['schedulers'][number], SentCluster['schedulers'][number]>>().toEqualTypeOf<true>();

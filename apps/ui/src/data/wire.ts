@@ -9,7 +9,7 @@ import type { RunEvent } from '../logic/run-story.js';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 /** queued, running, sleeping and waiting (a durable function parked by ctx.sleep or ctx.waitForSignal) are active; the rest are terminal. */
 export type RunState = 'queued' | 'running' | 'sleeping' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
-export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish' | 'sensor';
+export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish' | 'sensor' | 'event';
 /** Deleted schedules are never sent. */
 export type ScheduleStatus = 'active' | 'paused' | 'completed';
 export type TickOutcome = 'triggered' | 'skipped' | 'missed' | 'error';
@@ -21,9 +21,9 @@ export type Target =
 export type RetryPolicy = { maxAttempts: number; backoff: { type: 'fixed' | 'exponential'; base: string; max: string; jitter: number } };
 export type StepWhen = 'on_success' | 'always';
 export type StepState = 'waiting' | 'queued' | 'running' | 'succeeded' | 'failed' | 'dead' | 'skipped' | 'cancelled';
-/** ctx.step, ctx.sleep or ctx.waitForSignal. */
-export type CheckpointKind = 'step' | 'sleep' | 'signal';
-/** step: succeeded; sleep: sleeping, then woken; signal: waiting, then received or timed_out. */
+/** ctx.step, ctx.sleep, ctx.waitForSignal or ctx.waitForEvent. */
+export type CheckpointKind = 'step' | 'sleep' | 'signal' | 'event';
+/** step: succeeded; sleep: sleeping, then woken; signal and event: waiting, then received or timed_out. */
 export type CheckpointState = 'succeeded' | 'sleeping' | 'woken' | 'waiting' | 'received' | 'timed_out';
 /**
  * Every reason code. The dashboard keeps a run's, a tick's and an event's as text, but the wire-type
@@ -93,6 +93,8 @@ export interface Schedule {
   cron: string | null;
   every: string | null;
   at: string | null;
+  /** The events that start it; null for a schedule of the clock (then one of cron, every or at is set). */
+  on: EventTrigger | null;
   timezone: string;
   dst: { gap: 'auto' | 'shift' | 'skip'; overlap: 'auto' | 'first' | 'last' | 'both' };
   catchup: { mode: 'none' | 'latest' | 'all'; window: string | null; limit: number | null };
@@ -195,6 +197,8 @@ export interface Run {
   stepName: string | null;
   concurrency: Concurrency | null;
   sensorId: string | null;
+  /** For a run an event started (origin event): the event; its payload carries it under `event`. */
+  eventId: string | null;
   runKey: string | null;
   /** The checkpoints of the run's durable function, in the order they began (empty for any other run). */
   checkpoints: Checkpoint[];
@@ -231,11 +235,11 @@ export interface RunStep {
 
 /** One checkpoint of a run's durable function. */
 export interface Checkpoint {
-  /** The step's name (ctx.step), `sleep#<n>` for the n-th ctx.sleep, `signal:<name>` for ctx.waitForSignal. */
+  /** The step's name (ctx.step), `sleep#<n>` for the n-th ctx.sleep, `signal:<name>` for ctx.waitForSignal, the wait's name for ctx.waitForEvent. */
   name: string;
   kind: CheckpointKind;
   state: CheckpointState;
-  /** A step's stored result, or the signal's body. */
+  /** A step's stored result, the signal's body, or the event received. */
   result: JsonValue;
   startedAt: string;
   finishedAt: string | null;
@@ -442,4 +446,30 @@ export interface CalendarDates {
   from: string;
   to: string;
   items: CalendarDate[];
+}
+
+/** The events that start a schedule: their name, and the values they must match (dotted paths into the event; empty: every event of the name). */
+export interface EventTrigger {
+  event: string;
+  match: Record<string, JsonValue>;
+}
+
+/** A schedule the event matched that made no run for it, and why (SCHEDULE_PAUSED, OVERLAP_SKIPPED). */
+export interface EventSkip {
+  scheduleId: string;
+  reasonCode: ReasonCode;
+}
+
+/** An event an application sent (POST /v1/events), with the runs it started, the schedules it skipped and the waits it resumed. Not the DOM's Event. */
+export interface KairosEvent {
+  id: string;
+  name: string;
+  data: JsonValue;
+  receivedAt: string;
+  /** True when its id was seen before: this is the first event with it, and nothing ran again. */
+  deduped: boolean;
+  runs: string[];
+  skipped: EventSkip[];
+  /** The runs waiting for it (ctx.waitForEvent) that it resumed. */
+  resumed: string[];
 }

@@ -74,10 +74,36 @@ describe('checkpointRows', () => {
       checkpoint('signal:approval', 'signal', 'timed_out', { wakeAt: '2026-12-01T09:10:00Z', finishedAt: '2026-12-01T09:10:00.500Z' }),
       { icon: '✉', kindLabel: 'signal', stateLabel: 'timed out', took: '10 min 0 s', wake: { label: 'timed out', at: '2026-12-01T09:10:00Z' }, resultLabel: 'Body', result: null },
     ],
+    [
+      'a wait for an event',
+      checkpoint('event:order.paid', 'event', 'waiting', { wakeAt: '2026-12-02T09:00:00Z' }),
+      { icon: '⚡', kindLabel: 'event', stateLabel: 'waiting', took: '', wake: { label: 'times out', at: '2026-12-02T09:00:00Z' }, resultLabel: 'Event', result: null },
+    ],
+    [
+      'an event received, the event its result',
+      checkpoint('event:order.paid', 'event', 'received', { result: { id: 'evt-1', name: 'order.paid', data: { orderId: 'o-1' } }, finishedAt: '2026-12-01T09:00:04Z' }),
+      {
+        icon: '⚡',
+        kindLabel: 'event',
+        stateLabel: 'received',
+        took: '4.0 s',
+        wake: null,
+        resultLabel: 'Event',
+        result: '{\n  "id": "evt-1",\n  "name": "order.paid",\n  "data": {\n    "orderId": "o-1"\n  }\n}',
+      },
+    ],
   ])('%s', (_name, c, told) => {
     const [row] = checkpointRows([c]);
     expect(row).toMatchObject({ name: c.name, kind: c.kind, state: c.state, startedAt: c.startedAt, finishedAt: c.finishedAt, ...told });
     expect(row!.stateWords).not.toBe('');
+  });
+
+  it.each<[Checkpoint['state'], string]>([
+    ['waiting', 'the run waits for a matching event'],
+    ['received', 'a matching event arrived; it is what the wait returned'],
+    ['timed_out', 'no matching event arrived before the timeout'],
+  ])('tells an event wait %s as its own', (state, words) => {
+    expect(checkpointRows([checkpoint('event:order.paid', 'event', state)])[0]!.stateWords).toBe(words);
   });
 
   it('keeps the order the checkpoints began in', () => {
@@ -105,6 +131,7 @@ describe('signalNameOf and awaitedSignal', () => {
     ['a sleeping run', 'sleeping', [checkpoint('sleep#1', 'sleep', 'sleeping')], null],
     ['a run no longer waiting (the signal just arrived)', 'queued', [checkpoint('signal:approval', 'signal', 'waiting')], null],
     ['a run without checkpoints', 'waiting', [], null],
+    ['a run waiting for an event, not a signal', 'waiting', [checkpoint('event:order.paid', 'event', 'waiting')], null],
   ])('%s', (_name, state, checkpoints, signal) => {
     expect(awaitedSignal({ state, checkpoints })).toBe(signal);
   });

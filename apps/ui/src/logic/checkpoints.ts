@@ -29,6 +29,7 @@ export const CHECKPOINT_KINDS: Record<CheckpointKind, { icon: string; label: str
   step: { icon: '◆', label: 'step' },
   sleep: { icon: '☾', label: 'sleep' },
   signal: { icon: '✉', label: 'signal' },
+  event: { icon: '⚡', label: 'event' },
 };
 
 /** Each state's short label (its badge) and what it means. */
@@ -39,6 +40,13 @@ export const CHECKPOINT_STATES: Record<CheckpointState, { label: string; words: 
   waiting: { label: 'waiting', words: 'the run waits for this signal' },
   received: { label: 'received', words: 'the signal arrived; its body is what the wait returned' },
   timed_out: { label: 'timed out', words: 'the signal did not arrive before the timeout' },
+};
+
+/** What a wait for an event means in each of its states, where it differs from a signal's. */
+const EVENT_STATE_WORDS: Partial<Record<CheckpointState, string>> = {
+  waiting: 'the run waits for a matching event',
+  received: 'a matching event arrived; it is what the wait returned',
+  timed_out: 'no matching event arrived before the timeout',
 };
 
 /** What the instant of wakeAt is to each state. */
@@ -65,7 +73,7 @@ export interface CheckpointRow {
   took: string;
   /** A sleep's wake instant or a wait's timeout, with what it is; null for a step, or a wait without timeout. */
   wake: { label: string; at: string } | null;
-  /** `Result` of a step, `Body` of a signal. */
+  /** `Result` of a step, `Body` of a signal, `Event` of an event wait. */
   resultLabel: string;
   /** The result or body as indented JSON; null when there is none to show. */
   result: string | null;
@@ -79,12 +87,12 @@ export function checkpointRows(checkpoints: readonly Checkpoint[]): CheckpointRo
     kindLabel: CHECKPOINT_KINDS[c.kind].label,
     state: c.state,
     stateLabel: CHECKPOINT_STATES[c.state].label,
-    stateWords: CHECKPOINT_STATES[c.state].words,
+    stateWords: (c.kind === 'event' ? EVENT_STATE_WORDS[c.state] : undefined) ?? CHECKPOINT_STATES[c.state].words,
     startedAt: c.startedAt,
     finishedAt: c.finishedAt,
     took: durationBetween(c.startedAt, c.finishedAt),
     wake: c.wakeAt === null ? null : { label: WAKE_LABELS[c.state], at: c.wakeAt },
-    resultLabel: c.kind === 'signal' ? 'Body' : 'Result',
+    resultLabel: c.kind === 'signal' ? 'Body' : c.kind === 'event' ? 'Event' : 'Result',
     result: hasResult(c) ? JSON.stringify(c.result ?? null, null, 2) : null,
   }));
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { durationBetween, formatElapsed, runStory, type RunEvent } from './run-story.js';
 
 const event = (id: number, at: string, kind: RunEvent['kind'], fromState: RunEvent['fromState'], toState: RunEvent['toState'], extra: Partial<RunEvent> = {}): RunEvent => ({
-  id, at, kind, fromState, toState, leaseEpoch: null, actor: 'scheduler', reasonCode: null, ...extra,
+  id, at, kind, fromState, toState, leaseEpoch: null, actor: 'scheduler', reasonCode: null, detail: {}, ...extra,
 });
 
 describe('runStory', () => {
@@ -18,6 +18,22 @@ describe('runStory', () => {
       [2, 'claimed', 'queued → running', '', '1', 'worker:w1', '+400 ms'],
       [3, 'succeeded', 'running → succeeded', 'COMPLETED', '1', 'worker:w1', '+1.2 s'],
       [4, 'renewed', '', '', '1', 'scheduler', '+2 min 5 s'],
+    ]);
+  });
+
+  it('names the kinds of an event wait in words, and no other kind', () => {
+    const rows = runStory([
+      event(1, '2026-12-01T09:00:00Z', 'claimed', 'queued', 'running', { leaseEpoch: 1 }),
+      event(2, '2026-12-01T09:00:01Z', 'awaiting_event', 'running', 'waiting', {
+        leaseEpoch: 1,
+        detail: { event: 'order.paid', match: { 'data.orderId': 'o-1' }, timeoutAt: '2026-12-02T09:00:01.000Z' },
+      }),
+      event(3, '2026-12-01T09:05:00Z', 'event_received', 'waiting', 'queued', { actor: 'api', detail: { event: 'order.paid', eventId: 'evt-7' } }),
+    ]);
+    expect(rows.map((r) => [r.kind, r.words])).toEqual([
+      ['claimed', ''],
+      ['awaiting_event', 'waits for event order.paid where data.orderId = "o-1", until 2026-12-02 09:00:01Z'],
+      ['event_received', 'received event order.paid (evt-7)'],
     ]);
   });
 

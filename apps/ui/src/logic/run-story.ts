@@ -1,4 +1,6 @@
 /** A run's story as rows for a timeline: each event with its transition, reason, epoch and the time since the run was created. */
+import { eventWaitWords } from './events.js';
+
 /** A run's state, as the wire sends it (see data/wire.ts). */
 type RunState = 'queued' | 'running' | 'sleeping' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
 
@@ -27,18 +29,24 @@ export interface RunEvent {
     | 'slept'
     | 'awaiting_signal'
     | 'signalled'
+    | 'awaiting_event'
+    | 'event_received'
     | 'held';
   fromState: RunState | null;
   toState: RunState | null;
   leaseEpoch: number | null;
   actor: string;
   reasonCode: string | null;
+  /** What the event adds: an error, an HTTP response, the event awaited (`{ event, match, timeoutAt }`) or received. */
+  detail: Record<string, unknown>;
 }
 
 export interface StoryRow {
   id: number;
   at: string;
   kind: string;
+  /** The kind in words where the kind alone does not say it: what an event wait waits for, which event it received; else empty. */
+  words: string;
   /** `queued → running`, or empty for an event that changed no state (a renewal). */
   transition: string;
   reason: string;
@@ -55,6 +63,7 @@ export function runStory(events: readonly RunEvent[]): StoryRow[] {
     id: event.id,
     at: event.at,
     kind: event.kind,
+    words: eventWaitWords(event),
     transition: transitionOf(event.fromState, event.toState),
     reason: event.reasonCode ?? '',
     epoch: event.leaseEpoch === null ? '' : String(event.leaseEpoch),

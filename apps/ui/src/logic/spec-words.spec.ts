@@ -31,6 +31,9 @@ describe('specInWords', () => {
     [{ cron: null, every: null, at: '2026-12-01T09:00:00Z', timezone: 'UTC' }, 'once at 2026-12-01 09:00:00 UTC'],
     [{ cron: null, every: null, at: '2026-12-01T09:00:00.000Z', timezone: 'UTC' }, 'once at 2026-12-01 09:00:00 UTC'],
     [{ cron: null, every: null, at: null, timezone: 'UTC' }, 'no timing'],
+    [{ cron: null, every: null, at: null, on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, timezone: 'UTC' }, 'runs on each event order.paid where data.plan = "pro"'],
+    [{ cron: null, every: null, at: null, on: { event: 'user.signed_up', match: {} }, timezone: 'UTC' }, 'runs on each event user.signed_up'],
+    [{ cron: null, every: null, at: null, on: null, timezone: 'UTC' }, 'no timing'],
   ])('%j → %s', (spec, words) => {
     expect(specInWords(spec)).toBe(words);
   });

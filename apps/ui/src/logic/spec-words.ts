@@ -1,8 +1,13 @@
-/** A schedule's timing in words ("every day at 09:00 Europe/Berlin"), for lists and headings. */
+/** A schedule's timing in words ("every day at 09:00 Europe/Berlin", "runs on each event order.paid"), for lists and headings. */
+import type { EventTrigger } from '../data/wire.js';
+import { triggerInWords } from './events.js';
+
 export interface TimingSpec {
   cron: string | null;
   every: string | null;
   at: string | null;
+  /** The events that start it, instead of a timing of the clock. */
+  on?: EventTrigger | null;
   timezone: string;
 }
 
@@ -18,6 +23,7 @@ const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Frida
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export function specInWords(spec: TimingSpec): string {
+  if (spec.on != null) return triggerInWords(spec.on);
   if (spec.every !== null) return `every ${durationInWords(spec.every)}`;
   if (spec.at !== null) return `once at ${spec.at.replace('T', ' ').replace(/(\.000)?Z$/, '')} UTC`;
   if (spec.cron !== null) return cronInWords(spec.cron, spec.timezone);
