@@ -9,6 +9,8 @@ import { CalendarPage } from './pages/calendar-page.js';
 import { CalendarsPage } from './pages/calendars-page.js';
 import { ClusterPage } from './pages/cluster-page.js';
 import { DeadLettersPage } from './pages/dead-letters-page.js';
+import { EventPage } from './pages/event-page.js';
+import { EventsPage } from './pages/events-page.js';
 import { LoginPage } from './pages/login-page.js';
 import { RunPage } from './pages/run-page.js';
 import { SchedulePage } from './pages/schedule-page.js';
@@ -39,13 +41,14 @@ const NAV = [
   { page: 'schedules', label: 'Schedules', href: pathOf({ page: 'schedules' }) },
   { page: 'calendars', label: 'Calendars', href: pathOf({ page: 'calendars' }) },
   { page: 'sensors', label: 'Sensors', href: pathOf({ page: 'sensors' }) },
+  { page: 'events', label: 'Events', href: pathOf({ page: 'events' }) },
   { page: 'subscriptions', label: 'Subscriptions', href: pathOf({ page: 'subscriptions' }) },
   { page: 'dead-letters', label: 'Dead letters', href: pathOf({ page: 'dead-letters' }) },
   { page: 'cluster', label: 'Cluster', href: pathOf({ page: 'cluster' }) },
 ] as const;
 
 /** The section a page of one thing belongs to, for the navigation's current link. */
-const SECTION_OF: Partial<Record<UiRoute['page'], UiRoute['page']>> = { schedule: 'schedules', calendar: 'calendars', sensor: 'sensors', subscription: 'subscriptions' };
+const SECTION_OF: Partial<Record<UiRoute['page'], UiRoute['page']>> = { schedule: 'schedules', calendar: 'calendars', sensor: 'sensors', subscription: 'subscriptions', event: 'events' };
 
 function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor: string; onLoggedOut: () => void }) {
   const route = useRoute();
@@ -98,6 +101,8 @@ function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor
         {route.page === 'sensor' && <SensorPage id={route.id} />}
         {route.page === 'subscriptions' && <SubscriptionsPage />}
         {route.page === 'subscription' && <SubscriptionPage id={route.id} />}
+        {route.page === 'events' && <EventsPage />}
+        {route.page === 'event' && <EventPage id={route.id} />}
         {route.page === 'not-found' && (
           <>
             <h1>Not found</h1>

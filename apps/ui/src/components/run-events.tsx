@@ -30,7 +30,10 @@ export function RunEvents({ events, headingId, title, level = 2, empty }: { even
                   <td>
                     <When at={row.at} /> <span class="muted">{row.sinceStart}</span>
                   </td>
-                  <td>{row.kind}</td>
+                  <td>
+                    {row.kind}
+                    {row.words && <div class="muted">{row.words}</div>}
+                  </td>
                   <td>{row.transition}</td>
                   <td>{row.reason && <code>{row.reason}</code>}</td>
                   <td>{row.epoch}</td>

@@ -9,6 +9,7 @@ import type {
   CalendarDates,
   Cluster,
   JsonValue,
+  KairosEvent,
   Page,
   Preview,
   Queue,
@@ -139,6 +140,10 @@ export const kairosApi = {
   },
   queue: (name: string) => call<Queue>('GET', `/v1/queues/${encodeURIComponent(name)}`),
 
+  /** The namespace's events, newest first; `name` keeps those of one name. */
+  events: (q: { limit: number; cursor?: string; name?: string }) => call<Page<KairosEvent>>('GET', `/v1/events${query({ ...q })}`),
+  event: (id: string) => call<KairosEvent>('GET', `/v1/events/${encodeURIComponent(id)}`),
+
   calendars: (q: { limit: number; cursor?: string }) => call<Page<Calendar>>('GET', `/v1/calendars${query({ ...q })}`),
   calendar: (name: string) => call<Calendar>('GET', `/v1/calendars/${encodeURIComponent(name)}`),
   /** The dates the calendar excludes from `from` to `to` (YYYY-MM-DD, inclusive); without them, from today for twelve months. */
@@ -190,7 +195,7 @@ export function followScheduleRuns(scheduleId: string, onRun: (run: Run) => void
 /** The run's events as they are recorded; returns the unsubscribe. */
 export function followRunEvents(runId: string, onEvent: (event: RunEvent) => void): () => void {
   return liveClient().subscribe<{ runEvents: RunEvent }>(
-    { query: 'subscription($id: ID!) { runEvents(runId: $id) { id at kind fromState toState leaseEpoch actor reasonCode } }', variables: { id: runId } },
+    { query: 'subscription($id: ID!) { runEvents(runId: $id) { id at kind fromState toState leaseEpoch actor reasonCode detail } }', variables: { id: runId } },
     {
       next: (message) => {
         if (message.data) onEvent(message.data.runEvents);

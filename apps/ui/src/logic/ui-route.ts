@@ -11,6 +11,8 @@ export type UiRoute =
   | { page: 'sensor'; id: string }
   | { page: 'subscriptions' }
   | { page: 'subscription'; id: string }
+  | { page: 'events' }
+  | { page: 'event'; id: string }
   | { page: 'not-found'; path: string };
 
 export const UI_BASE = '/ui';
@@ -28,6 +30,7 @@ export function routeOf(pathname: string): UiRoute {
   if (first === 'dead-letters' && id === undefined) return { page: 'dead-letters' };
   if (first === 'cluster' && id === undefined) return { page: 'cluster' };
   if (first === 'sensors') return id ? { page: 'sensor', id: decodeURIComponent(id) } : { page: 'sensors' };
+  if (first === 'events') return id ? { page: 'event', id: decodeURIComponent(id) } : { page: 'events' };
   if (first === 'subscriptions') return id ? { page: 'subscription', id: decodeURIComponent(id) } : { page: 'subscriptions' };
   return { page: 'not-found', path: pathname };
 }
@@ -56,5 +59,9 @@ export function pathOf(route: Exclude<UiRoute, { page: 'not-found' }>): string {
       return `${UI_BASE}/subscriptions`;
     case 'subscription':
       return `${UI_BASE}/subscriptions/${encodeURIComponent(route.id)}`;
+    case 'events':
+      return `${UI_BASE}/events`;
+    case 'event':
+      return `${UI_BASE}/events/${encodeURIComponent(route.id)}`;
   }
 }

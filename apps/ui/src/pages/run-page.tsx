@@ -16,6 +16,7 @@ import { StateBadge, When } from '../components/when.js';
 import { followRunEvents, kairosApi } from '../data/kairos-api.js';
 import type { RunEvent, RunWithAttempts } from '../data/wire.js';
 import { isActiveRunState, readsAgain } from '../logic/checkpoints.js';
+import { awaitedEvent, awaitInWords } from '../logic/events.js';
 import { holdInWords, holdOf, queueOf, type HoldReason } from '../logic/limits.js';
 import { durationBetween } from '../logic/run-story.js';
 import type { RunStep } from '../logic/step-graph.js';
@@ -65,6 +66,15 @@ export function RunPage({ id }: { id: string }) {
                   · step <code>{parent.stepName}</code> of <Link href={pathOf({ page: 'run', id: parent.runId })}>its multi-step run</Link>
                 </>
               )}
+              {r.eventId && (
+                <>
+                  {' '}
+                  · started by{' '}
+                  <span data-testid="run-event">
+                    <Link href={pathOf({ page: 'event', id: r.eventId })}>event {r.eventId}</Link>
+                  </span>
+                </>
+              )}
               {r.sensorId && (
                 <>
                   {' '}
@@ -82,6 +92,7 @@ export function RunPage({ id }: { id: string }) {
               )}
             </p>
             {holdOf(r) !== null && <HeldNote key={r.id} run={r} reason={holdOf(r)!} />}
+            <AwaitedEventNote run={r} events={events} />
             <RunActions run={r} onChanged={reload} />
             <SignalPanel key={r.id} run={r} onSent={reload} />
             <dl class="pairs">
@@ -157,6 +168,18 @@ function HeldNote({ run, reason }: { run: RunWithAttempts; reason: HoldReason })
         </>
       )}{' '}
       {queueLimited && <Link href={pathOf({ page: 'cluster' })}>See the queues</Link>}
+    </p>
+  );
+}
+
+/** What a run parked by ctx.waitForEvent waits for: the event's name and match, and until when (from its newest awaiting_event run event). */
+function AwaitedEventNote({ run, events }: { run: RunWithAttempts; events: readonly RunEvent[] }) {
+  const awaited = awaitedEvent(run, events);
+  if (awaited === null) return null;
+  return (
+    <p role="note" class="held-note" data-testid="awaited-event">
+      <strong>Waiting for an event</strong> It {awaitInWords(awaited)}. An event of that name whose values match resumes it:{' '}
+      <Link href={pathOf({ page: 'events' })}>see the events</Link>.
     </p>
   );
 }

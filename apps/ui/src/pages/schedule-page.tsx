@@ -6,9 +6,10 @@ import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
 import { followScheduleRuns, kairosApi } from '../data/kairos-api.js';
-import type { CalendarDate, CalendarRule, Run, Schedule } from '../data/wire.js';
+import type { CalendarDate, CalendarRule, EventTrigger, Run, Schedule } from '../data/wire.js';
 import { ON_EXCLUDED_WORDS, weekdayOf, whyExcluded } from '../logic/calendars.js';
 import { expectInWords } from '../logic/deadlines.js';
+import { eventFilterInWords, matchInWords, triggerInWords } from '../logic/events.js';
 import { markOffsetChanges, withExcludedDates } from '../logic/fire-preview.js';
 import { durationBetween } from '../logic/run-story.js';
 import { specInWords } from '../logic/spec-words.js';
@@ -26,11 +27,11 @@ export function SchedulePage({ id }: { id: string }) {
         <>
           <h1>{s.name}</h1>
           <p class="lead">
-            {specInWords(s)} · <StateBadge state={s.status} /> <LateBadge schedule={s} />
+            <span data-testid="schedule-timing">{specInWords(s)}</span> · <StateBadge state={s.status} /> <LateBadge schedule={s} />
           </p>
           <Actions schedule={s} onChanged={reload} />
           <Definition schedule={s} />
-          <NextFires schedule={s} />
+          {s.on === null ? <NextFires schedule={s} /> : <StartedBy schedule={s} on={s.on} />}
           <Runs scheduleId={s.id} />
           <Ticks scheduleId={s.id} />
           <Versions scheduleId={s.id} />
@@ -136,7 +137,7 @@ function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () =>
 function Definition({ schedule: s }: { schedule: Schedule }) {
   const steps = s.steps;
   const rows: DefinitionRow[] = [
-    ['Timing', s.cron !== null ? `cron ${s.cron}` : s.every !== null ? `every ${s.every}` : `at ${s.at}`],
+    ['Timing', s.on !== null ? `on event ${eventFilterInWords(s.on.event, s.on.match)}` : s.cron !== null ? `cron ${s.cron}` : s.every !== null ? `every ${s.every}` : `at ${s.at}`],
     ['Time zone', s.timezone],
     ['DST', `gap ${s.dst.gap}, overlap ${s.dst.overlap}`],
     ['Catch-up', `${s.catchup.mode}${s.catchup.window ? `, window ${s.catchup.window}` : ''}${s.catchup.limit !== null ? `, limit ${s.catchup.limit}` : ''}`],
@@ -232,6 +233,22 @@ function CalendarRuleInWords({ rule }: { rule: CalendarRule | null }) {
       ))}
       {rule.weekdaysOnly && (rule.exclude.length > 0 ? ', weekends' : 'weekends')}; {ON_EXCLUDED_WORDS[rule.onExcluded]}
     </span>
+  );
+}
+
+/** A schedule started by events has no fire times: what starts it instead, and where its events are listed. */
+function StartedBy({ schedule, on }: { schedule: Schedule; on: EventTrigger }) {
+  return (
+    <section aria-labelledby="started-by">
+      <h2 id="started-by">What starts it</h2>
+      <p data-testid="schedule-trigger">
+        It {triggerInWords(on)}: each event sent with POST /v1/events of that name{matchInWords(on.match) === '' ? '' : ' whose values match'} gets a run, with the event under{' '}
+        <code>payload.event</code>. It has no fire times of its own.
+      </p>
+      <p>
+        <Link href={pathOf({ page: 'events' })}>See the events</Link> and what each started.{schedule.status === 'paused' && ' While paused, an event that matches is recorded as skipped (SCHEDULE_PAUSED).'}
+      </p>
+    </section>
   );
 }
 
