@@ -2,7 +2,7 @@
 export { KairosWorker, KairosWorkerError, type KairosWorkerOptions } from './worker/kairos-worker.js';
 export type { HandlerContext, KairosHandlerFunction, SensorResult } from './worker/handler.js';
 export { NonRetryableError } from './worker/non-retryable-error.js';
-export { type DurableContext, type DurationInput, type StepOptions } from './worker/durable-functions.js';
+export { type DurableContext, type DurationInput, type ReceivedEvent, type StepOptions, type WaitForEventOptions } from './worker/durable-functions.js';
 export type { WorkerLogger, WorkerObserver } from './worker/run-executor.js';
 export type { HttpTargetCall } from './worker/target-runner.js';
 export { ProtocolMismatchError, WORKER_PROTOCOL_VERSION, type ClaimedRun } from './worker/worker-protocol.js';

@@ -1,28 +1,54 @@
 /**
- * Durable functions: what a handler's `ctx.step`, `ctx.sleep`, `ctx.waitForSignal` and
- * `ctx.idempotencyKey` do. A handler runs from the top on every attempt of its run; each
- * checkpoint it passes is looked up in the ledger first (read once per attempt):
+ * Durable functions: what a handler's `ctx.step`, `ctx.sleep`, `ctx.waitForSignal`,
+ * `ctx.waitForEvent` and `ctx.idempotencyKey` do. A handler runs from the top on every attempt of
+ * its run; each checkpoint it passes is looked up in the ledger first (read once per attempt):
  * - a step whose result is stored returns it without running again; one that returns has its
  *   result stored, fenced by the run's lease epoch, before `ctx.step` resolves;
  * - a sleep parks the run `sleeping` until its wake instant and ends the attempt (RunParked); the
  *   run's job is delayed to that instant and the next attempt passes the sleep at once;
  * - a wait for a signal answers a signal already sent, or null once its timeout passed, or parks
- *   the run `waiting` until the signal comes (the API wakes it) or the timeout does.
+ *   the run `waiting` until the signal comes (the API wakes it) or the timeout does;
+ * - a wait for an event answers the first matching event received since the attempt began (or since
+ *   the event an earlier wait of the same name in this attempt got), or null once its timeout
+ *   passed, or parks the run `waiting` until an event that matches is stored (the API wakes it) or
+ *   the timeout comes. The ledger orders the wait's record with the events of its name, so an event
+ *   stored meanwhile is seen by the wait or sees the wait, never neither.
  * Code outside ctx.step runs again on every attempt: side effects belong in steps.
  */
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseDuration, type JsonValue, type RetryPolicy } from '@kairos/domain';
 import { NonRetryableError } from './non-retryable-error.js';
 import { RunAborted } from './run-abort.js';
-import type { WorkerProtocolCheckpoint } from './worker-protocol.js';
+import type { EventWait, WaitAnswer, WorkerProtocolCheckpoint } from './worker-protocol.js';
 
 /** What a durable function needs of the ledger, for one run held at one lease epoch. */
 export interface CheckpointLedger {
   checkpoints(runId: string): Promise<WorkerProtocolCheckpoint[]>;
   saveStep(runId: string, epoch: number, name: string, result: JsonValue | null, startedAt: Date): Promise<boolean>;
   sleepRun(runId: string, epoch: number, name: string, wakeAt: Date): Promise<boolean>;
-  awaitSignal(runId: string, epoch: number, name: string, timeoutAt: Date | null): Promise<{ outcome: 'received' | 'timed_out' | 'parked' | 'lost'; body: JsonValue | null; wakeAt: Date | null }>;
+  awaitSignal(runId: string, epoch: number, name: string, timeoutAt: Date | null): Promise<WaitAnswer>;
+  awaitEvent(runId: string, epoch: number, wait: EventWait): Promise<WaitAnswer>;
   /** The database's clock, in epoch ms. */
   now(): number;
+}
+
+/** An event as a wait receives it: the event's id, name, data, and when the ledger stored it. */
+export interface ReceivedEvent<T = JsonValue> {
+  id: string;
+  name: string;
+  data: T;
+  /** ISO 8601, the database's clock. */
+  receivedAt: string;
+}
+
+export interface WaitForEventOptions {
+  /**
+   * What the event must carry: dotted paths into it, from `data`, `name` or `id`, each with the
+   * JSON value it must equal (`{ 'data.orderId': ctx.payload.orderId }`); a path the event lacks
+   * never matches. Absent or empty: any event of the name.
+   */
+  match?: Record<string, JsonValue>;
+  /** How long to wait (`"3d"`, or milliseconds); the call answers null then. Absent: for ever. */
+  timeout?: DurationInput;
 }
 
 /** A duration as the API takes it (`"90s"`, `"3d"`, or milliseconds). */
@@ -40,6 +66,13 @@ export interface DurableContext {
   sleep(duration: DurationInput | { until: Date | string }): Promise<void>;
   /** The JSON body of signal `name` (POST /v1/runs/:id/signals/:name), or null once `timeout` passed. */
   waitForSignal<T = JsonValue>(name: string, options?: { timeout?: DurationInput }): Promise<T | null>;
+  /**
+   * The first event `name` (POST /v1/events) received since this wait began whose values fit
+   * `match`, or null once `timeout` passed. The run parks `waiting`, without a worker slot, until
+   * one is stored; each wait of a run gets its own event (checkpoint `event:<name>`, then
+   * `event:<name>#2`, ...), and the event stored lists the run in its `resumed`.
+   */
+  waitForEvent<T = JsonValue>(name: string, options?: WaitForEventOptions): Promise<ReceivedEvent<T> | null>;
   /** A key stable across the attempts of this run, for the services step `stepName` calls. */
   idempotencyKey(stepName: string): string;
 }
@@ -48,21 +81,40 @@ export interface DurableContext {
 export class RunParked extends Error {
   constructor(
     readonly state: 'sleeping' | 'waiting',
-    /** When the run's job is due again; null for a wait without a timeout (a signal wakes it). */
+    /** When the run's job is due again; null for a wait without a timeout (a signal or an event wakes it). */
     readonly wakeAt: Date | null,
   ) {
-    super(`the run is ${state}${wakeAt ? ` until ${wakeAt.toISOString()}` : ' for a signal'}`);
+    super(`the run is ${state}${wakeAt ? ` until ${wakeAt.toISOString()}` : ' for a signal or an event'}`);
     this.name = 'RunParked';
   }
 }
 
 const MAX_NAME = 200;
+/** An event's name, as the ledger stores events: a wait for any other could never be answered. */
+const EVENT_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A match path: dotted names into the event, from one of the fields a match reads. */
+const MATCH_PATH = /^(data|name|id)(\.[^.\s]+)*$/;
+const MAX_MATCH_ENTRIES = 32;
+/** The prefixes of the names the durable functions give their checkpoints; a step's name may not take them. */
+const RESERVED_PREFIXES = ['sleep#', 'signal:', 'event:'];
 
-export function durableContext(ledger: CheckpointLedger, run: { id: string; leaseEpoch: number; retry: RetryPolicy }, signal: AbortSignal): DurableContext {
+export function durableContext(
+  ledger: CheckpointLedger,
+  run: {
+    id: string;
+    leaseEpoch: number;
+    retry: RetryPolicy;
+    /** When this attempt began, on the database's clock: a wait for an event looks back to it. */
+    attemptStartedAt: Date;
+  },
+  signal: AbortSignal,
+): DurableContext {
   let stored: Promise<Map<string, WorkerProtocolCheckpoint>> | null = null;
   const checkpoints = () => (stored ??= ledger.checkpoints(run.id).then((rows) => new Map(rows.map((c) => [c.name, c]))));
   const names = new Set<string>();
   let sleeps = 0;
+  /** How many waits for each event name the handler reached, and the last event one of them got. */
+  const eventWaits = new Map<string, { count: number; lastReceivedMs: number }>();
   const lost = (what: string) => new RunAborted('lease_lost', `the lease of run ${run.id} at epoch ${run.leaseEpoch} was lost while ${what}`);
   const claimName = (name: string, what: string): void => {
     if (names.has(name)) throw new NonRetryableError(`${what} "${name}" is used twice in run ${run.id}; names are unique per run`);
@@ -71,8 +123,10 @@ export function durableContext(ledger: CheckpointLedger, run: { id: string; leas
 
   return {
     async step<T>(name: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<T> {
-      if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME || name.startsWith('sleep#') || name.startsWith('signal:')) {
-        throw new NonRetryableError(`ctx.step needs a name of 1 to ${MAX_NAME} characters, not starting with "sleep#" or "signal:"; got ${JSON.stringify(name)}`);
+      if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME || RESERVED_PREFIXES.some((p) => name.startsWith(p))) {
+        throw new NonRetryableError(
+          `ctx.step needs a name of 1 to ${MAX_NAME} characters, not starting with ${RESERVED_PREFIXES.map((p) => `"${p}"`).join(', ')}; got ${JSON.stringify(name)}`,
+        );
       }
       claimName(name, 'ctx.step');
       const done = (await checkpoints()).get(name);
@@ -125,10 +179,88 @@ export function durableContext(ledger: CheckpointLedger, run: { id: string; leas
       }
     },
 
+    async waitForEvent<T = JsonValue>(name: string, options?: WaitForEventOptions): Promise<ReceivedEvent<T> | null> {
+      if (typeof name !== 'string' || !EVENT_NAME.test(name)) {
+        throw new NonRetryableError(`ctx.waitForEvent needs an event name of 1 to 128 letters, digits, ".", "_", ":" or "-"; got ${JSON.stringify(name)}`);
+      }
+      const match = eventMatch(options?.match);
+      const timeoutMs = options?.timeout === undefined || options.timeout === null ? null : waitTimeout(options.timeout);
+      const seen = eventWaits.get(name) ?? { count: 0, lastReceivedMs: -Infinity };
+      seen.count += 1;
+      eventWaits.set(name, seen);
+      // The n-th wait on a name in the run: a name of its own, the same on every replay.
+      const checkpoint = seen.count === 1 ? `event:${name}` : `event:${name}#${seen.count}`;
+      claimName(checkpoint, 'ctx.waitForEvent');
+      const received = (body: JsonValue | null): ReceivedEvent<T> => {
+        const event = body as unknown as ReceivedEvent<T>;
+        const at = Date.parse(event.receivedAt);
+        if (!Number.isNaN(at)) seen.lastReceivedMs = Math.max(seen.lastReceivedMs, at);
+        return event;
+      };
+      const done = (await checkpoints()).get(checkpoint);
+      if (done?.state === 'received') return received(done.result);
+      if (done?.state === 'timed_out') return null;
+      const timeoutAt = done ? done.wakeAt : timeoutMs === null ? null : new Date(ledger.now() + timeoutMs);
+      // From the attempt's start, so an event sent while the run was on its way here is not missed;
+      // past the event the previous wait on this name got (its instant is in whole milliseconds), so
+      // that event does not answer this wait again.
+      const since = new Date(Math.max(run.attemptStartedAt.getTime(), seen.lastReceivedMs + 1));
+      const answer = await ledger.awaitEvent(run.id, run.leaseEpoch, { checkpoint, name, match, since, timeoutAt });
+      switch (answer.outcome) {
+        case 'received':
+          return received(answer.body);
+        case 'timed_out':
+          return null;
+        case 'parked':
+          throw new RunParked('waiting', answer.wakeAt);
+        case 'lost':
+          throw lost(`waiting for event ${name}`);
+      }
+    },
+
     idempotencyKey(stepName: string): string {
       return `${run.id}:${stepName}`;
     },
   };
+}
+
+/** A wait's `match`, checked: an object of dotted paths from data, name or id to JSON values. */
+function eventMatch(match: unknown): Record<string, JsonValue> {
+  if (match === undefined || match === null) return {};
+  if (typeof match !== 'object' || Array.isArray(match)) {
+    throw new NonRetryableError(`ctx.waitForEvent's match must be an object of dotted paths to values, e.g. { "data.orderId": 42 }; got ${kindOf(match)}`);
+  }
+  const entries = Object.entries(match as Record<string, unknown>);
+  if (entries.length > MAX_MATCH_ENTRIES) throw new NonRetryableError(`ctx.waitForEvent's match has ${entries.length} entries; at most ${MAX_MATCH_ENTRIES}`);
+  const checked: Record<string, JsonValue> = {};
+  for (const [path, value] of entries) {
+    if (!MATCH_PATH.test(path)) {
+      throw new NonRetryableError(`ctx.waitForEvent's match path "${path}" must be a dotted path into the event starting at data, name or id, e.g. "data.orderId"`);
+    }
+    // An undefined value (a payload field misspelt) would drop the entry and match every event.
+    if (value === undefined) throw new NonRetryableError(`ctx.waitForEvent's match value at "${path}" is undefined; give the JSON value the event must carry there`);
+    let json: JsonValue | null;
+    try {
+      json = JSON.parse(JSON.stringify(value)) as JsonValue | null;
+    } catch (error) {
+      // A function or a symbol stringifies to undefined, which does not parse.
+      throw new NonRetryableError(`ctx.waitForEvent's match value at "${path}" is not JSON: ${(error as Error).message}`);
+    }
+    checked[path] = json as JsonValue;
+  }
+  return checked;
+}
+
+function waitTimeout(timeout: DurationInput): number {
+  try {
+    return parseDuration(timeout);
+  } catch (error) {
+    throw new NonRetryableError(`ctx.waitForEvent's timeout: ${(error as Error).message}`);
+  }
+}
+
+function kindOf(value: unknown): string {
+  return Array.isArray(value) ? 'an array' : typeof value === 'string' ? JSON.stringify(value) : typeof value;
 }
 
 function wakeInstant(duration: DurationInput | { until: Date | string }, nowMs: number): Date {

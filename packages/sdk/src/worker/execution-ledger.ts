@@ -158,6 +158,7 @@ export class ExecutionLedger {
       saveStep: (runId, epoch, name, result, startedAt) => this.protocol.saveStep(this.db, hold(runId, epoch), name, result, startedAt),
       sleepRun: (runId, epoch, name, wakeAt) => this.protocol.sleepRun(this.db, hold(runId, epoch), name, wakeAt),
       awaitSignal: (runId, epoch, name, timeoutAt) => this.protocol.awaitSignal(this.db, hold(runId, epoch), name, timeoutAt),
+      awaitEvent: (runId, epoch, wait) => this.protocol.awaitEvent(this.db, hold(runId, epoch), wait),
       now: () => this.clock.now(),
     };
   }

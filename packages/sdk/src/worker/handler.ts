@@ -4,8 +4,9 @@ import type { DurableContext } from './durable-functions.js';
 
 /**
  * A handler's context: its run, and its durable functions (`step`, `sleep`, `waitForSignal`,
- * `idempotencyKey`: see durable-functions.ts). The handler runs from the top again on every
- * attempt of its run, resumes after a sleep or a signal included: side effects belong in steps.
+ * `waitForEvent`, `idempotencyKey`: see durable-functions.ts). The handler runs from the top again
+ * on every attempt of its run, resumes after a sleep, a signal or an event included: side effects
+ * belong in steps.
  */
 export interface HandlerContext<P = JsonValue | null> extends DurableContext {
   runId: string;

@@ -94,13 +94,16 @@ export class RunExecutor {
     }
     if (job.data.dueAt !== undefined) await this.untilDue(job, token, job.data.dueAt);
     const claimStartedAt = Date.now();
+    // The attempt's start on the database's clock, read before the claim so it is not after the
+    // claim's own instant: a wait for an event looks back to it.
+    const attemptStartedAt = new Date(this.ledger.clock.now());
     const claim = await this.ledger.claim(runId);
     const claimed = claimSpan(job, claim, claimStartedAt);
     if (claim.kind === 'blocked') return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
     if (claim.kind === 'unclaimable') return this.notClaimed(job, token, runId);
     const { run } = claim;
     const fields = { runId: run.id, scheduleId: run.scheduleId, namespace: run.namespaceId, epoch: run.leaseEpoch };
-    return withLogContext(fields, () => this.execute(job, token, run, claimed));
+    return withLogContext(fields, () => this.execute(job, token, run, claimed, attemptStartedAt));
   }
 
   /**
@@ -108,7 +111,7 @@ export class RunExecutor {
    * run. The target runs in a `kairos.execute` span, active while it runs: an HTTP delivery carries
    * it as its `traceparent`, a handler's own spans nest under it.
    */
-  private async execute(job: RunJob, token: string, run: ClaimedRun, claimed: Context): Promise<void> {
+  private async execute(job: RunJob, token: string, run: ClaimedRun, claimed: Context, startedAt: Date): Promise<void> {
     if (!this.targets.serves(run.target)) return this.handBack(job, token, run);
     // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose, later steps their upstream steps.
     if (run.scheduleId !== null && run.attempt === 1 && run.stepName === null) this.observer.lateness?.((this.ledger.clock.now() - run.scheduledFor.getTime()) / 1000);
@@ -134,13 +137,14 @@ export class RunExecutor {
     const execution = trace.setSpan(claimed, span);
     let outcome: AttemptOutcome;
     try {
-      outcome = await context.with(execution, () => this.targets.execute(run, abort));
+      outcome = await context.with(execution, () => this.targets.execute(run, abort, startedAt));
       span.setAttribute('kairos.outcome', outcome.kind);
       if (outcome.kind === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
     } catch (error) {
       if (error instanceof RunParked) {
-        // The run parked (ctx.sleep, ctx.waitForSignal): no verdict; its job waits for the wake
-        // instant, or ends when only a signal can wake it (the API then hands over a new one).
+        // The run parked (ctx.sleep, ctx.waitForSignal, ctx.waitForEvent): no verdict; its job waits
+        // for the wake instant, or ends when only a signal or an event can wake it (the API then
+        // hands over a new one).
         this.leases.untrack(run.id);
         span.setAttribute('kairos.run.parked', error.state);
         if (error.wakeAt) return this.delay(job, token, error.wakeAt.getTime());
@@ -250,7 +254,7 @@ export class RunExecutor {
           await this.ledger.cancelQueued(runId);
           return;
         }
-        // Parked behind another run, or waiting for a signal: it gets a fresh job when it is released or signalled.
+        // Parked behind another run, or waiting for a signal or an event: it gets a fresh job when it is released, signalled or sent its event.
         if (snapshot.dueInMs === null) return;
         // Early (a host whose clock is ahead promotes delayed jobs early): back the margin before
         // the instant, by this host's clock, which promotes it, to be started at the instant.

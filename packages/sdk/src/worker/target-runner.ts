@@ -14,7 +14,7 @@ export class TargetRunner {
   constructor(
     private readonly handlers: ReadonlyMap<string, KairosHandlerFunction>,
     private readonly http: HttpTargetCall | null,
-    /** The ledger behind handlers' durable functions (ctx.step, ctx.sleep, ctx.waitForSignal). */
+    /** The ledger behind handlers' durable functions (ctx.step, ctx.sleep, ctx.waitForSignal, ctx.waitForEvent). */
     private readonly checkpoints: CheckpointLedger,
   ) {}
 
@@ -25,12 +25,13 @@ export class TargetRunner {
 
   /**
    * Runs the target until it settles or the run is aborted, whichever comes first. An abort is
-   * rethrown as the RunAborted that caused it; everything else becomes an outcome.
+   * rethrown as the RunAborted that caused it; everything else becomes an outcome. `startedAt` is
+   * when the attempt began on the database's clock (read before its claim).
    */
-  async execute(run: ClaimedRun, abort: RunAbort): Promise<AttemptOutcome> {
+  async execute(run: ClaimedRun, abort: RunAbort, startedAt: Date): Promise<AttemptOutcome> {
     const { signal } = abort;
     try {
-      return await Promise.race([this.attempt(run, signal), abort.aborted]);
+      return await Promise.race([this.attempt(run, signal, startedAt), abort.aborted]);
     } catch (error) {
       if (error instanceof RunAborted || error instanceof RunParked) throw error;
       if (signal.aborted && signal.reason instanceof RunAborted) throw signal.reason;
@@ -44,12 +45,12 @@ export class TargetRunner {
     }
   }
 
-  private async attempt(run: ClaimedRun, signal: AbortSignal): Promise<AttemptOutcome> {
+  private async attempt(run: ClaimedRun, signal: AbortSignal, startedAt: Date): Promise<AttemptOutcome> {
     const target = run.target;
     if (target.type === 'http') return this.http!(run, target, signal);
     const trace = traceContextOf();
     const result = await this.handlers.get(target.name)!({
-      ...durableContext(this.checkpoints, run, signal),
+      ...durableContext(this.checkpoints, { ...run, attemptStartedAt: startedAt }, signal),
       runId: run.id,
       scheduleId: run.scheduleId,
       scheduledFor: run.scheduledFor,

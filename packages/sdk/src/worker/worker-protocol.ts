@@ -17,9 +17,10 @@ import { jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryab
  * that became ready (take_ready_steps); and durable functions: a run's checkpoints
  * (run_checkpoints, save_step), and parking it asleep (sleep_run) or for a signal (await_signal).
  * Version 3 added limits: final verdicts answer the runs the places they freed released
- * (finish_runs_v3), for the worker to hand over at once.
+ * (finish_runs_v3), for the worker to hand over at once. Version 4 added events: a run parks
+ * waiting for an event that matches (await_event).
  */
-export const WORKER_PROTOCOL_VERSION = 3;
+export const WORKER_PROTOCOL_VERSION = 4;
 
 /** What a worker needs to execute the run it just claimed. */
 export interface ClaimedRun {
@@ -45,13 +46,31 @@ export interface ClaimedRun {
   inputs: Record<string, JsonValue | null> | null;
 }
 
-/** A checkpoint a run stored (its durable function's step, sleep or wait for a signal). */
+/** A checkpoint a run stored (its durable function's step, sleep, or wait for a signal or an event). */
 export interface WorkerProtocolCheckpoint {
   name: string;
   kind: CheckpointKind;
   state: CheckpointState;
   result: JsonValue | null;
   wakeAt: Date | null;
+}
+
+/** What the ledger answers a wait: what came, or the timeout, or the run parked, or the lease lost. */
+export interface WaitAnswer {
+  outcome: 'received' | 'timed_out' | 'parked' | 'lost';
+  body: JsonValue | null;
+  wakeAt: Date | null;
+}
+
+/** A wait for an event as the ledger records it (kairos_worker.await_event). */
+export interface EventWait {
+  /** Its checkpoint: `event:<name>`, `event:<name>#<n>` for the n-th wait on the name in the run. */
+  checkpoint: string;
+  name: string;
+  match: Record<string, JsonValue>;
+  /** Events received from this instant on may answer a first wait (the ledger clamps it to its now). */
+  since: Date;
+  timeoutAt: Date | null;
 }
 
 /** What became of one run a worker tried to claim. */
@@ -388,11 +407,34 @@ export class WorkerProtocol {
     hold: { runId: string; epoch: number; owner: string },
     name: string,
     timeoutAt: Date | null,
-  ): Promise<{ outcome: 'received' | 'timed_out' | 'parked' | 'lost'; body: JsonValue | null; wakeAt: Date | null }> {
-    const { rows } = await db.query<{ outcome: 'received' | 'timed_out' | 'parked' | 'lost'; body: JsonValue | null; wakeAt: Date | null }>(
-      `SELECT * FROM kairos_worker.await_signal($1, $2, $3, $4, $5)`,
-      [hold.runId, hold.epoch, hold.owner, storableText(name), timeoutAt],
-    );
+  ): Promise<WaitAnswer> {
+    const { rows } = await db.query<WaitAnswer>(`SELECT * FROM kairos_worker.await_signal($1, $2, $3, $4, $5)`, [
+      hold.runId,
+      hold.epoch,
+      hold.owner,
+      storableText(name),
+      timeoutAt,
+    ]);
+    return rows[0]!;
+  }
+
+  /**
+   * The event that answers the wait (one the ledger stored for it, or the first matching one
+   * received since `wait.since`), null once the wait timed out, or the run parked waiting for one
+   * (its lease released); `lost` when the lease was. Ordered with the events of its name being
+   * stored by the name's lock, so each is seen by the wait or sees it.
+   */
+  async awaitEvent(db: Queryable, hold: { runId: string; epoch: number; owner: string }, wait: EventWait): Promise<WaitAnswer> {
+    const { rows } = await db.query<WaitAnswer>(`SELECT * FROM kairos_worker.await_event($1, $2, $3, $4, $5, $6::jsonb, $7, $8)`, [
+      hold.runId,
+      hold.epoch,
+      hold.owner,
+      storableText(wait.checkpoint),
+      wait.name,
+      JSON.stringify(wait.match),
+      wait.since,
+      wait.timeoutAt,
+    ]);
     return rows[0]!;
   }
 
