@@ -51,7 +51,11 @@ export function awaitedEvent(
   return newest === undefined ? null : awaitedEventOf(newest.detail);
 }
 
-const instant = (at: string): string => at.replace('T', ' ').replace(/(\.\d+)?Z$/, 'Z');
+/** An instant as the dashboard prints them (UTC, to the second): the ledger writes a wait's timeout as Postgres does, `2026-12-01T09:00:00.5+00:00`. */
+function instant(at: string): string {
+  const ms = Date.parse(at);
+  return Number.isFinite(ms) ? new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : at;
+}
 
 /** `waits for event order.paid where data.orderId = "o-1", until 2026-12-01 09:00:00Z`, or `…, with no timeout`. */
 export function awaitInWords(awaited: AwaitedEvent): string {
@@ -69,7 +73,7 @@ export function eventWaitWords(event: { kind: string; detail?: Record<string, un
     const detail = event.detail ?? {};
     const id = typeof detail.eventId === 'string' ? detail.eventId : typeof detail.id === 'string' ? detail.id : null;
     const name = typeof detail.event === 'string' ? detail.event : typeof detail.name === 'string' ? detail.name : null;
-    const what = [name, id === null ? null : `(${id})`].filter((p) => p !== null).join(' ');
+    const what = name === null ? (id ?? '') : id === null ? name : `${name} (${id})`;
     return what === '' ? 'received the event it waited for' : `received event ${what}`;
   }
   return '';
