@@ -5,6 +5,7 @@ import { QueueBoardModule } from './admin/queue-board.module.js';
 import { OPENAPI_DOCUMENT } from './api.openapi.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CalendarsModule } from './calendars/calendars.module.js';
+import { EventsModule } from './events/events.module.js';
 import { CallerGuard } from './auth/caller.guard.js';
 import { ClusterController } from './cluster/cluster.controller.js';
 import { CronModule } from './cron/cron.module.js';
@@ -35,6 +36,7 @@ import { WorkersModule } from './workers/workers.module.js';
     SensorsModule,
     SubscriptionsModule,
     CalendarsModule,
+    EventsModule,
     ApplyModule,
     RunsModule,
     DeadLettersModule,

@@ -6,6 +6,7 @@ import { CALENDAR_PATHS } from './calendars/calendars.openapi.js';
 import { CLUSTER_PATHS } from './cluster/cluster.openapi.js';
 import { CRON_PATHS } from './cron/cron.openapi.js';
 import { DEAD_LETTER_PATHS } from './dead-letters/dead-letters.openapi.js';
+import { EVENT_PATHS } from './events/events.openapi.js';
 import { PARAMETERS, RESPONSES } from './openapi/openapi.operations.js';
 import { SCHEMAS } from './openapi/openapi.schemas.js';
 import type { OpenApiDocument } from './openapi/openapi.types.js';
@@ -39,11 +40,12 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'cluster', description: 'Who the caller is, and the state of the cluster, for the dashboard.' },
     { name: 'signing-secret', description: 'The secret webhook deliveries are signed with, and its rotation.' },
     { name: 'calendars', description: 'Named sets of local dates (explicit dates, public holidays of a country and region) that the schedules naming them do not fire on.' },
+    { name: 'events', description: 'What applications emit: each event starts the runs of the schedules listening to it, and resumes the durable functions waiting for it.' },
     { name: 'subscriptions', description: "Webhooks told of the namespace's events (a run dead, a schedule late, ...), signed and retried: declare, pause, test them and read their deliveries." },
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...SUBSCRIPTION_PATHS, ...CALENDAR_PATHS, ...CLUSTER_PATHS },
+  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...SUBSCRIPTION_PATHS, ...CALENDAR_PATHS, ...EVENT_PATHS, ...CLUSTER_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

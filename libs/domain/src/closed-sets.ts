@@ -19,7 +19,7 @@ export function isTerminalRunState(state: RunState): boolean {
   return TERMINAL_RUN_STATES.includes(state);
 }
 
-export const RUN_ORIGINS = ['schedule', 'manual', 'retry', 'backfill', 'republish', 'sensor'] as const;
+export const RUN_ORIGINS = ['schedule', 'manual', 'retry', 'backfill', 'republish', 'sensor', 'event'] as const;
 export type RunOrigin = (typeof RUN_ORIGINS)[number];
 
 export const TICK_OUTCOMES = ['triggered', 'skipped', 'missed', 'error'] as const;
@@ -28,7 +28,8 @@ export type TickOutcome = (typeof TICK_OUTCOMES)[number];
 export const TICK_ORIGINS = ['schedule', 'backfill'] as const;
 export type TickOrigin = (typeof TICK_ORIGINS)[number];
 
-export const SCHEDULE_KINDS = ['cron', 'every', 'at'] as const;
+/** cron, every and at fire on slots of the clock; event schedules are started by events (`on`). */
+export const SCHEDULE_KINDS = ['cron', 'every', 'at', 'event'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
 
 export const SCHEDULE_STATUSES = ['active', 'paused', 'completed', 'deleted'] as const;
@@ -50,11 +51,11 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'cancelled', 'lost', 'drained', 'handed_back', 'parked'] as const;
 export type AttemptOutcomeKind = (typeof ATTEMPT_OUTCOMES)[number];
 
-/** A durable function's checkpoints: a step's stored result, a sleep, a wait for a signal. */
-export const CHECKPOINT_KINDS = ['step', 'sleep', 'signal'] as const;
+/** A durable function's checkpoints: a step's stored result, a sleep, a wait for a signal or for an event. */
+export const CHECKPOINT_KINDS = ['step', 'sleep', 'signal', 'event'] as const;
 export type CheckpointKind = (typeof CHECKPOINT_KINDS)[number];
 
-/** step: succeeded; sleep: sleeping, then woken; signal: waiting, then received or timed_out. */
+/** step: succeeded; sleep: sleeping, then woken; signal and event: waiting, then received or timed_out. */
 export const CHECKPOINT_STATES = ['succeeded', 'sleeping', 'woken', 'waiting', 'received', 'timed_out'] as const;
 export type CheckpointState = (typeof CHECKPOINT_STATES)[number];
 
@@ -81,6 +82,8 @@ export const RUN_EVENT_KINDS = [
   'slept',
   'awaiting_signal',
   'signalled',
+  'awaiting_event',
+  'event_received',
   'held',
 ] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];

@@ -23,7 +23,8 @@ export const MAX_CONCURRENCY_LIMIT = 10_000;
 export const MAX_CONCURRENCY_KEY_LENGTH = 200;
 
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
-const PAYLOAD_PATH = /^payload(\.[A-Za-z0-9_-]+)*$/;
+/** `payload...`, or `event...`: for a run an event started, the event under its payload's `event`. */
+const PAYLOAD_PATH = /^(payload|event)(\.[A-Za-z0-9_-]+)*$/;
 
 /** The payload paths a template reads, each as its segments after `payload`; refuses a placeholder that is no payload path. */
 export function keyTemplatePaths(template: string, field: string): string[][] {
@@ -34,10 +35,11 @@ export function keyTemplatePaths(template: string, field: string): string[][] {
       throw new ValidationError(
         'VALIDATION_FAILED',
         field,
-        `${field}: {{${match[1]}}} is not a payload path; write {{payload}} or {{payload.<field>}} (fields of letters, digits, "_" or "-", joined by ".")`,
+        `${field}: {{${match[1]}}} is not a payload path; write {{payload}}, {{payload.<field>}} or, on a schedule started by events, {{event.data.<field>}} (fields of letters, digits, "_" or "-", joined by ".")`,
       );
     }
-    paths.push(expression.split('.').slice(1));
+    const segments = expression.split('.');
+    paths.push(segments[0] === 'event' ? segments : segments.slice(1));
   }
   const rest = template.replace(PLACEHOLDER, '');
   if (rest.includes('{{') || rest.includes('}}')) {
@@ -57,8 +59,10 @@ export function resolveConcurrencyKey(template: string, payload: JsonValue | nul
   let missing: string | null = null;
   const key = template.replace(PLACEHOLDER, (_, inner: string) => {
     const expression = inner.trim();
+    const segments = expression.split('.');
     let value: JsonValue | undefined = payload;
-    for (const segment of expression.split('.').slice(1)) {
+    // {{event...}} reads the event a run was started by, which its payload carries under `event`.
+    for (const segment of segments[0] === 'event' ? segments : segments.slice(1)) {
       value = value !== null && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, segment) ? value[segment] : undefined;
     }
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);

@@ -18,7 +18,7 @@ export const REASON_CODES = {
   CANCELLED_BY_USER: 'cancellation was requested through the API',
   REPLACED_BY_OVERLAP: 'a newer slot of the schedule replaced this run (overlap replace)',
   SCHEDULE_DELETED: 'the schedule was deleted before the run started',
-  SCHEDULE_PAUSED: 'the schedule was paused before the slot of this run, made ahead of it, came due',
+  SCHEDULE_PAUSED: 'the schedule was paused: before the slot of this run, made ahead of it, came due, or when an event it listens to arrived',
   SCHEDULE_CHANGED: 'the schedule was redefined before the slot of this run, made ahead of it, came due; the slot is planned again',
   POISONED: 'the run outlived its crash budget: every executor holding it died',
   STEP_FAILED: 'a step of the run ended without succeeding',

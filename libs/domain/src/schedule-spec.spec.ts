@@ -255,6 +255,19 @@ describe('readScheduleCreate: refusals', () => {
     ['maxRuns as a string', { ...BASE, maxRuns: '3' }, 'VALIDATION_FAILED', 'maxRuns'],
     ['jitter over 24 h', { ...BASE, jitter: '25h' }, 'INVALID_DURATION', 'jitter'],
     ['jitter negative', { ...BASE, jitter: '-1s' }, 'INVALID_DURATION', 'jitter'],
+    // Schedules started by events.
+    ['on with cron', { ...BASE, on: { event: 'order.paid' } }, 'CONFLICTING_FIELDS', 'on'],
+    ['on without event', { target: BASE.target, on: {} }, 'MISSING_FIELD', 'on.event'],
+    ['on event with a space', { target: BASE.target, on: { event: 'order paid' } }, 'VALIDATION_FAILED', 'on.event'],
+    ['on event over 128 characters', { target: BASE.target, on: { event: 'e'.repeat(129) } }, 'VALIDATION_FAILED', 'on.event'],
+    ['on unknown field', { target: BASE.target, on: { event: 'a', when: 1 } }, 'UNKNOWN_FIELD', 'on.when'],
+    ['on match not an object', { target: BASE.target, on: { event: 'a', match: ['data.x'] } }, 'VALIDATION_FAILED', 'on.match'],
+    ['on match path outside the event', { target: BASE.target, on: { event: 'a', match: { 'payload.x': 1 } } }, 'VALIDATION_FAILED', 'on.match.payload.x'],
+    ['on with a calendar', { target: BASE.target, on: { event: 'a' }, calendar: { weekdaysOnly: true } }, 'CONFLICTING_FIELDS', 'calendar'],
+    ['on with maxRuns', { target: BASE.target, on: { event: 'a' }, maxRuns: 3 }, 'CONFLICTING_FIELDS', 'maxRuns'],
+    ['on with a catch-up window', { target: BASE.target, on: { event: 'a' }, catchup: { window: '1h' } }, 'CONFLICTING_FIELDS', 'catchup'],
+    ['on with jitter', { target: BASE.target, on: { event: 'a' }, jitter: '5s' }, 'CONFLICTING_FIELDS', 'jitter'],
+    ['on with a payload that is no object', { target: BASE.target, on: { event: 'a' }, payload: [1, 2] }, 'VALIDATION_FAILED', 'payload'],
     // Labels, name and the create-only fields.
     ['labels not an object', { ...BASE, labels: ['a'] }, 'VALIDATION_FAILED', 'labels'],
     ['label value not a string', { ...BASE, labels: { team: 1 } }, 'VALIDATION_FAILED', 'labels.team'],
@@ -294,8 +307,8 @@ describe('readScheduleCreate: refusals', () => {
   });
 
   it.each<[string, unknown, RegExp]>([
-    ['unknown field', { ...BASE, colour: 'red' }, /unknown field "colour"; accepted fields here are: name, cron, every, at, in, timezone/],
-    ['conflicting timings', { ...BASE, every: '1m' }, /give exactly one of "cron", "every", "at" or "in"; this request has "cron" and "every"/],
+    ['unknown field', { ...BASE, colour: 'red' }, /unknown field "colour"; accepted fields here are: name, cron, every, at, in, on, timezone/],
+    ['conflicting timings', { ...BASE, every: '1m' }, /give exactly one of "cron", "every", "at", "in" or "on"; this request has "cron" and "every"/],
     ['invalid cron', { ...BASE, cron: '0 0 * * 8' }, /day-of-week/],
     ['unknown zone', { ...BASE, timezone: 'Mars/Olympus' }, /unknown time zone "Mars\/Olympus"; use an IANA name/],
     ['enum', { ...BASE, overlap: 'queue' }, /overlap must be one of "allow", "skip", "buffer_one", "buffer_all", "replace"; got "queue"/],

@@ -13,7 +13,19 @@ import type { RetryPolicy } from './run-policy.js';
 import type { Target } from './steps.js';
 import { CronSyntaxError, isValidTimeZone, nextFireAfter, parseCron, type DstPolicy, type PlainRecurrence, type Recurrence } from './time/index.js';
 
-export type Timing = { kind: 'cron'; cron: string } | { kind: 'every'; everyMs: number } | { kind: 'at'; atMs: number };
+export type Timing = ClockTiming | EventTiming;
+/** A schedule that fires on slots of the clock. */
+export type ClockTiming = { kind: 'cron'; cron: string } | { kind: 'every'; everyMs: number } | { kind: 'at'; atMs: number };
+/**
+ * A schedule started by events (`on`): each event of that name whose values equal every entry of
+ * `match` (a dotted path into the event, `data.plan`, to a JSON value) makes one run.
+ */
+export type EventTiming = { kind: 'event'; event: string; match: Record<string, JsonValue> };
+
+/** True for a schedule that fires on the clock, with slots to plan; false for one started by events. */
+export function isClockSpec(spec: ScheduleSpec): boolean {
+  return spec.timing.kind !== 'event';
+}
 
 export interface CatchupPolicy {
   mode: CatchupMode;
@@ -66,7 +78,7 @@ export const MAX_JITTER_MS = 24 * 3_600_000;
 export const LABEL_LIMITS = { maxEntries: 64, maxValueLength: 256 };
 
 /** The ways to say when a schedule fires; a body gives exactly one. */
-export const TIMING_FIELDS = ['cron', 'every', 'at', 'in'] as const;
+export const TIMING_FIELDS = ['cron', 'every', 'at', 'in', 'on'] as const;
 
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 export const NAME_PATTERN_HINT = 'may contain letters, digits, ".", "_", ":" and "-", and must start with a letter or digit';
@@ -93,7 +105,7 @@ export function checkBounds(startAtMs: number | null, endAtMs: number | null): v
  * not "in the past".
  */
 export function checkFutureFire(spec: ScheduleSpec, nowMs: number, field: string): void {
-  if (firstFireAt(spec, nowMs) === null) {
+  if (isClockSpec(spec) && firstFireAt(spec, nowMs) === null) {
     throw new ValidationError(
       'NO_FUTURE_FIRE',
       field,
@@ -128,14 +140,14 @@ export function checkOneTiming(obj: JsonObject): void {
     throw new ValidationError(
       'MISSING_FIELD',
       'cron',
-      'a schedule needs exactly one of "cron", "every", "at" or "in"',
+      'a schedule needs exactly one of "cron", "every", "at", "in" or "on"',
     );
   }
   if (given.length > 1) {
     throw new ValidationError(
       'CONFLICTING_FIELDS',
       given[1]!,
-      `give exactly one of "cron", "every", "at" or "in"; this request has ${given.map((g) => `"${g}"`).join(' and ')}`,
+      `give exactly one of "cron", "every", "at", "in" or "on"; this request has ${given.map((g) => `"${g}"`).join(' and ')}`,
     );
   }
 }
@@ -162,6 +174,9 @@ function plainRecurrenceOf(spec: ScheduleSpec, anchorMs: number): PlainRecurrenc
       return { kind: 'every', everyMs: spec.timing.everyMs, anchorMs: spec.startAtMs ?? anchorMs };
     case 'at':
       return { kind: 'at', atMs: spec.timing.atMs };
+    case 'event':
+      // Callers plan slots only for clock schedules (isClockSpec): reaching here is a bug, not input.
+      throw new Error(`schedule ${spec.name ?? ''} is started by events and has no slots to plan`);
   }
 }
 

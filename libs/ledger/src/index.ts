@@ -35,3 +35,4 @@ export * from './sensors/sensor-evaluation.repository.js';
 export * from './subscriptions/subscription.repository.js';
 export * from './schedules/deadline.repository.js';
 export * from './calendars/calendar.repository.js';
+export * from './events/event.repository.js';

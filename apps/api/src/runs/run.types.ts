@@ -110,6 +110,7 @@ export class RunType implements RunView {
   @Field(() => ConcurrencyType, { nullable: true, description: 'The concurrency key the run holds while running, and its limit.' }) concurrency!: ConcurrencyType | null;
   @Field(() => ID, { nullable: true, description: 'For a run of a sensor: the sensor.' }) sensorId!: string | null;
   @Field(() => String, { nullable: true, description: 'For a run a sensor asked for: its run key.' }) runKey!: string | null;
+  @Field(() => String, { nullable: true, description: 'For a run an event started (origin event): the event.' }) eventId!: string | null;
   @Field(() => [CheckpointType], { description: "The checkpoints of the run's durable function, in the order they began." }) checkpoints!: CheckpointType[];
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => JsonScalar, { nullable: true }) payload!: JsonValue | null;

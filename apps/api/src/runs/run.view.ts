@@ -30,6 +30,7 @@ export function runView(row: RunRow, steps: readonly RunRow[] = [], checkpoints:
     stepName: row.stepName,
     concurrency: row.concurrency,
     sensorId: row.sensorId,
+    eventId: row.eventId,
     runKey: row.runKey,
     checkpoints: checkpoints.map((c) => ({
       name: c.name,

@@ -71,6 +71,13 @@ export class CalendarRuleType {
   @Field(() => OnExcludedEnum) onExcluded!: 'skip' | 'previous' | 'next';
 }
 
+@ObjectType('EventTrigger', { description: 'The events that start a schedule.' })
+export class EventTriggerType {
+  @Field(() => String, { description: 'The event name.' }) event!: string;
+  @Field(() => JsonScalar, { description: 'Dotted paths into the event and the JSON value each must equal; {}: every event of the name.' })
+  match!: Record<string, JsonValue>;
+}
+
 @ObjectType('Schedule', { description: 'A schedule: its definition with defaults filled in, and its cursor (GET /v1/schedules/:id).' })
 export class ScheduleType implements ScheduleView {
   @Field(() => ID) id!: string;
@@ -78,6 +85,7 @@ export class ScheduleType implements ScheduleView {
   @Field(() => String, { nullable: true }) cron!: string | null;
   @Field(() => String, { nullable: true }) every!: string | null;
   @Field(() => String, { nullable: true }) at!: string | null;
+  @Field(() => EventTriggerType, { nullable: true, description: 'The events that start it; null for a schedule of the clock.' }) on!: EventTriggerType | null;
   @Field(() => String) timezone!: string;
   @Field(() => DstPolicyType) dst!: DstPolicyType;
   @Field(() => CatchupPolicyType) catchup!: CatchupPolicyType;

@@ -15,6 +15,7 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     cron: row.cron,
     every: row.everyMs === null ? null : formatDuration(row.everyMs),
     at: iso(row.at),
+    on: row.onEvent === null ? null : { event: row.onEvent, match: row.onMatch ?? {} },
     timezone: row.timezone,
     dst: dstView(row.cron, { gap: row.dstGap, overlap: row.dstOverlap }),
     catchup: {
@@ -58,6 +59,7 @@ export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
     ...(spec.timing.kind === 'cron' ? { cron: spec.timing.cron } : {}),
     ...(spec.timing.kind === 'every' ? { every: formatDuration(spec.timing.everyMs) } : {}),
     ...(spec.timing.kind === 'at' ? { at: formatInstant(spec.timing.atMs) } : {}),
+    ...(spec.timing.kind === 'event' ? { on: { event: spec.timing.event, match: spec.timing.match } } : {}),
     timezone: spec.timezone,
     // As declared (`auto` stays `auto`), as the view shows it.
     dst: { gap: spec.dst.gap, overlap: spec.dst.overlap },

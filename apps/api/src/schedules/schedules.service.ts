@@ -11,6 +11,7 @@ import {
   NotFoundError,
   ValidationError,
   excludedDatesOf,
+  isClockSpec,
   firesInRange,
   firstFireAt,
   isObject,
@@ -152,8 +153,9 @@ export class SchedulesService {
   /** The row to insert for a read create request (or an apply's declared schedule, with its source). */
   newSchedule(caller: CallerContext, request: ScheduleCreateRequest, bodyHash: string | null, nowMs: number, source: string | null, calendars: readonly CalendarDefinition[]): NewSchedule {
     const id = newId(nowMs);
-    const first = firstFireAt(request.spec, nowMs, calendars);
-    if (first === null) throw noFireLeft();
+    // A schedule started by events has no slots: no next fire.
+    const first = isClockSpec(request.spec) ? firstFireAt(request.spec, nowMs, calendars) : null;
+    if (first === null && isClockSpec(request.spec)) throw noFireLeft();
     return {
       id,
       namespaceId: caller.namespaceId,
@@ -163,7 +165,7 @@ export class SchedulesService {
       paused: request.paused,
       idempotencyKey: request.idempotencyKey,
       requestHash: bodyHash,
-      nextFireAt: new Date(first),
+      nextFireAt: first === null ? null : new Date(first),
       createdAt: new Date(nowMs),
       source,
     };
@@ -219,8 +221,8 @@ export class SchedulesService {
     const row = await this.require(this.db, caller, id);
     const { definition, paused } = readSchedulePatch(body);
     const merged: JsonObject = { ...wireDefinition(row) };
-    if (['cron', 'every', 'at', 'in'].some((k) => definition[k] !== undefined)) {
-      for (const k of ['cron', 'every', 'at']) delete merged[k];
+    if (['cron', 'every', 'at', 'in', 'on'].some((k) => definition[k] !== undefined)) {
+      for (const k of ['cron', 'every', 'at', 'on']) delete merged[k];
     }
     // A new target replaces the stored steps, and new steps the stored target.
     if (definition['target'] != null) delete merged['steps'];
@@ -250,6 +252,7 @@ export class SchedulesService {
    * it is done), `withdrawn` of its fired slots having been given back.
    */
   nextFireAfterChange(current: ScheduleRow, spec: ScheduleSpec, nowMs: number, calendars: readonly CalendarDefinition[], withdrawn = 0): number | null {
+    if (!isClockSpec(spec)) return null;
     const exhausted = spec.maxRuns !== null && current.fireCount - withdrawn >= spec.maxRuns;
     // The cursor restarts from now: so does the planning (see recurrenceOf).
     return exhausted ? null : nextSlotWithinBounds(spec, recurrenceOf(spec, current.createdAt.getTime(), calendars, nowMs), nowMs);

@@ -16,6 +16,7 @@ export * from './queues.js';
 export * from './sensors.js';
 export * from './subscriptions.js';
 export * from './calendars.js';
+export * from './events.js';
 
 /** A JSON Schema 2020-12 object, OpenAPI 3.1's own dialect. */
 export type JsonSchema = Record<string, unknown>;

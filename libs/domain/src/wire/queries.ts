@@ -48,6 +48,8 @@ const label = param(
 
 export const PageQuery = queryShape('PageQuery', z.object({ limit, cursor }));
 
+export const EventListQuery = queryShape('EventListQuery', z.object({ limit, cursor, name: param(storableText.optional(), 'Only events of this exact name.') }));
+
 export const ScheduleListQuery = queryShape(
   'ScheduleListQuery',
   z.object({

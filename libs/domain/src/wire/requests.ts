@@ -31,6 +31,8 @@ import { checkOneExecutable, type Target } from '../steps.js';
 import { checkKeysResolve } from '../concurrency.js';
 import { SensorCreate } from './sensors.js';
 import { CalendarCreate, calendarRuleOf, CalendarRuleInput } from './calendars.js';
+import { checkEventSchedule, EventCreate, EventTrigger } from './events.js';
+import type { JsonValue as JsonValueType } from '../closed-sets.js';
 
 /** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
 
@@ -55,6 +57,7 @@ const definition = {
   every: durationMs({ minMs: MIN_EVERY_MS }).describe(`A fixed interval, at least ${MIN_EVERY_MS} ms, anchored at startAt (default: creation).`),
   at: instantMs(InstantInput.describe('A one-shot timer at this instant.')),
   in: durationMs({ minMs: 1 }).describe('A one-shot timer this long after the request; stored (and returned) as `at`.'),
+  on: EventTrigger,
   timezone: defaulted(
     text(64).check(checkedBy((value, field) => checkTimeZone(value as string, field))),
     'UTC',
@@ -115,7 +118,7 @@ function timedBody(fields: Fields, timing: string | null, timings: readonly stri
 const EXECUTABLES = ['target', 'steps'] as const;
 type Executable = (typeof EXECUTABLES)[number];
 
-const SCHEDULE_TIMINGS = ['cron', 'every', 'at', 'in'] as const;
+const SCHEDULE_TIMINGS = ['cron', 'every', 'at', 'in', 'on'] as const;
 const PREVIEW_TIMINGS = ['cron', 'every'] as const;
 
 const scheduleCreateFields = {
@@ -141,7 +144,7 @@ const scheduleCreate = (timing: (typeof SCHEDULE_TIMINGS)[number], executable: E
 export const ScheduleCreate = component(
   'ScheduleCreate',
   z.xor(EXECUTABLES.flatMap((executable) => SCHEDULE_TIMINGS.map((timing) => scheduleCreate(timing, executable)))),
-  'A schedule definition (POST /v1/schedules, PUT /v1/schedules/by-name/{name}). Exactly one of cron, every, at or in, and exactly one of target or steps; unknown fields are refused (UNKNOWN_FIELD). Null counts as absent for every optional field.',
+  'A schedule definition (POST /v1/schedules, PUT /v1/schedules/by-name/{name}). Exactly one of cron, every, at, in or on, and exactly one of target or steps; unknown fields are refused (UNKNOWN_FIELD). Null counts as absent for every optional field.',
 );
 
 /** Every field may be absent or null, which is how the readers take a field left out. */
@@ -196,7 +199,10 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
         ? { kind: 'every', everyMs: read.every }
         : read.at != null
           ? { kind: 'at', atMs: read.at }
-          : { kind: 'at', atMs: nowMs + read.in! };
+          : read.on != null
+            ? { kind: 'event', event: read.on.event!, match: (read.on.match ?? {}) as Record<string, JsonValueType> }
+            : { kind: 'at', atMs: nowMs + read.in! };
+  if (timing.kind === 'event') checkEventSchedule(read);
   const spec: ScheduleSpec = {
     name: read.name ?? null,
     timing,
@@ -218,7 +224,8 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
     expect: read.expect ? { succeededWithinMs: read.expect.succeededWithin! } : null,
     calendar: read.calendar ? calendarRuleOf(read.calendar) : null,
   };
-  checkKeysResolve(spec);
+  // A schedule started by events resolves its keys over each event's payload, when the event arrives.
+  if (timing.kind !== 'event') checkKeysResolve(spec);
   checkFutureFire(spec, nowMs, TIMING_FIELDS.find((key) => read[key] != null)!);
   return spec;
 }
@@ -385,6 +392,7 @@ function batchBody<T extends z.ZodType>(id: string, item: T, route: string) {
 
 export const ScheduleBatch = batchBody('ScheduleBatch', ScheduleCreate, 'POST /v1/schedules');
 export const RunBatch = batchBody('RunBatch', RunCreate, 'POST /v1/runs');
+export const EventBatch = batchBody('EventBatch', EventCreate, 'POST /v1/events');
 
 const batchEnvelope = closedObject({ items: batchItems(z.unknown()) });
 

@@ -4,6 +4,7 @@ import { API_SCOPES } from '../api-keys.js';
 import { QUEUE_NAME_PATTERN } from '../handlers.js';
 import { TICK_PARTITIONS } from '../partitions.js';
 import { CalendarRuleView } from './calendars.js';
+import { EventTriggerView, EventView } from './events.js';
 import { component, page } from './registry.js';
 import {
   AttemptOutcome,
@@ -55,6 +56,7 @@ export const Schedule = component(
     cron: z.string().nullable(),
     every: Duration.nullable(),
     at: Instant.nullable(),
+    on: EventTriggerView.nullable().describe('The events that start it; null for a schedule of the clock.'),
     timezone: z.string(),
     dst: DstPolicy,
     catchup: CatchupPolicy,
@@ -165,6 +167,7 @@ const runFields = z.strictObject({
   stepName: z.string().nullable().describe("For a step's own run: its step's name."),
   concurrency: Concurrency.nullable().describe('The concurrency key the run holds while running (resolved from its payload) and its limit; null: none.'),
   sensorId: z.uuid().nullable().describe('For a run of a sensor (origin sensor): the sensor; also set on the runs that evaluate it.'),
+  eventId: z.string().nullable().describe('For a run an event started (origin event): the event; its payload carries it under `event`.'),
   runKey: z.string().nullable().describe('For a run a sensor asked for: its run key, unique per sensor.'),
   checkpoints: z.array(Checkpoint).describe("The checkpoints of the run's durable function (ctx.step, ctx.sleep, ctx.waitForSignal), in the order they began."),
   retry: RetryPolicy,
@@ -200,6 +203,12 @@ export const RunBatchResult = component(
   'RunBatchResult',
   z.strictObject({ items: z.array(z.union([RunCreated, BatchRefusal])).describe('One answer per item, in the order of the request.') }),
   'What POST /v1/runs/batch did with each item: the run it created (or found by idempotency key, `deduped: true`), or its refusal.',
+);
+
+export const EventBatchResult = component(
+  'EventBatchResult',
+  z.strictObject({ items: z.array(z.union([EventView, BatchRefusal])).describe('One answer per item, in the order of the request.') }),
+  'What POST /v1/events/batch did with each item: the event it stored (or found by id, `deduped: true`), with the runs it started, or its refusal.',
 );
 
 export const ScheduleBatchResult = component(

@@ -52,7 +52,7 @@ export const ReasonCodeSchema = component(
   'The one closed catalogue of reasons carried by terminal runs, ticks and run events.',
 );
 export const RunState = component('RunState', z.enum(RUN_STATES), 'queued, running, sleeping and waiting (a durable function parked by ctx.sleep or ctx.waitForSignal) are active; the rest are terminal.');
-export const CheckpointKind = component('CheckpointKind', z.enum(CHECKPOINT_KINDS), 'ctx.step, ctx.sleep or ctx.waitForSignal.');
+export const CheckpointKind = component('CheckpointKind', z.enum(CHECKPOINT_KINDS), 'ctx.step, ctx.sleep, ctx.waitForSignal or ctx.waitForEvent.');
 export const CheckpointState = component('CheckpointState', z.enum(CHECKPOINT_STATES), 'step: succeeded; sleep: sleeping, then woken; signal: waiting, then received or timed_out.');
 export const RunOrigin = component('RunOrigin', z.enum(RUN_ORIGINS), 'What created the run.');
 export const RunEventKind = component('RunEventKind', z.enum(RUN_EVENT_KINDS), 'What a run event records.');

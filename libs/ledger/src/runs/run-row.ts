@@ -46,6 +46,8 @@ export interface RunRow {
   /** For a sensor's runs: the sensor; and for a run it asked for, its run key. */
   sensorId: string | null;
   runKey: string | null;
+  /** For a run an event started: the event's id. */
+  eventId: string | null;
 }
 
 export const RUN_COLUMNS = `
@@ -59,7 +61,7 @@ export const RUN_COLUMNS = `
   r.idempotency_key AS "idempotencyKey", r.created_at AS "createdAt", r.started_at AS "startedAt",
   r.finished_at AS "finishedAt", r.updated_at AS "updatedAt", r.parent_run_id AS "parentRunId", r.step_name AS "stepName",
   CASE WHEN r.concurrency_key IS NULL THEN NULL ELSE json_build_object('key', r.concurrency_key, 'limit', r.concurrency_limit) END AS concurrency,
-  r.held_at AS "heldAt", r.sensor_id AS "sensorId", r.run_key AS "runKey"`;
+  r.held_at AS "heldAt", r.sensor_id AS "sensorId", r.run_key AS "runKey", r.event_id AS "eventId"`;
 
 export interface RunEventRow {
   id: number;
@@ -107,6 +109,7 @@ export interface NewRun
   concurrency?: RunConcurrency | null;
   sensorId?: string | null;
   runKey?: string | null;
+  eventId?: string | null;
 }
 
 /**
@@ -142,6 +145,7 @@ export function stepRunsOf(graph: NewRun): NewRun[] {
       // A step holds its own key, else its run's: a graph's own run never runs, its steps do.
       concurrency: step.concurrency ? declaredConcurrency(step.concurrency, graph.payload) : (graph.concurrency ?? null),
       sensorId: graph.sensorId ?? null,
+      eventId: graph.eventId ?? null,
     };
   });
 }

@@ -10,6 +10,9 @@ export interface ScheduleRow {
   cron: string | null;
   everyMs: number | null;
   at: Date | null;
+  /** An event schedule's event name and match; null for the clock's schedules. */
+  onEvent: string | null;
+  onMatch: Record<string, JsonValue> | null;
   timezone: string;
   dstGap: DstGapPolicy;
   dstOverlap: DstOverlapPolicy;
@@ -48,7 +51,7 @@ export interface ScheduleRow {
 }
 
 export const SCHEDULE_COLUMNS = `
-  s.id, s.namespace_id AS "namespaceId", s.name, s.kind, s.cron, s.every_ms AS "everyMs", s.at, s.timezone,
+  s.id, s.namespace_id AS "namespaceId", s.name, s.kind, s.cron, s.every_ms AS "everyMs", s.at, s.on_event AS "onEvent", s.on_match AS "onMatch", s.timezone,
   s.dst_gap AS "dstGap", s.dst_overlap AS "dstOverlap", s.catchup_mode AS "catchupMode",
   s.catchup_window_ms AS "catchupWindowMs", s.catchup_limit AS "catchupLimit", s.overlap, s.target, s.payload,
   s.retry, s.timeout_ms AS "timeoutMs", s.concurrency, s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
@@ -71,7 +74,9 @@ export function specOf(row: ScheduleRow): ScheduleSpec {
         ? { kind: 'cron', cron: row.cron! }
         : row.kind === 'every'
           ? { kind: 'every', everyMs: row.everyMs! }
-          : { kind: 'at', atMs: row.at!.getTime() },
+          : row.kind === 'event'
+            ? { kind: 'event', event: row.onEvent!, match: row.onMatch ?? {} }
+            : { kind: 'at', atMs: row.at!.getTime() },
     timezone: row.timezone,
     dst: { gap: row.dstGap, overlap: row.dstOverlap },
     catchup: { mode: row.catchupMode, windowMs: row.catchupWindowMs, limit: row.catchupLimit },
@@ -98,6 +103,8 @@ export function specRecord(spec: ScheduleSpec): Record<SpecColumn, unknown> {
     cron: spec.timing.kind === 'cron' ? spec.timing.cron : null,
     every_ms: spec.timing.kind === 'every' ? spec.timing.everyMs : null,
     at: spec.timing.kind === 'at' ? new Date(spec.timing.atMs) : null,
+    on_event: spec.timing.kind === 'event' ? spec.timing.event : null,
+    on_match: spec.timing.kind === 'event' ? spec.timing.match : null,
     timezone: spec.timezone,
     dst_gap: spec.dst.gap,
     dst_overlap: spec.dst.overlap,
@@ -151,6 +158,8 @@ export const SPEC_COLUMN_TYPES = [
   'jsonb',
   'bigint',
   'jsonb',
+  'text',
+  'jsonb',
 ] as const;
 
 export const SPEC_COLUMN_NAMES = [
@@ -177,6 +186,8 @@ export const SPEC_COLUMN_NAMES = [
   'concurrency',
   'expect_succeeded_within_ms',
   'calendar',
+  'on_event',
+  'on_match',
 ] as const;
 
 export type SpecColumn = (typeof SPEC_COLUMN_NAMES)[number];

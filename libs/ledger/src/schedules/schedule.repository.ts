@@ -18,7 +18,8 @@ export interface NewSchedule {
   idempotencyKey: string | null;
   /** requestHash of the create request, when it carries an idempotency key. */
   requestHash: string | null;
-  nextFireAt: Date;
+  /** Null for a schedule started by events, which has no slots. */
+  nextFireAt: Date | null;
   /**
    * The instant the API read the request at (the database's clock), which anchors an `every`
    * schedule without startAt: its first slot was computed from it, so the tick's grid must be too.
@@ -89,6 +90,7 @@ function tickKey(t: TickRecord): string {
 const SPEC_ASSIGNMENTS = SPEC_COLUMN_NAMES.map((c, i) => `${c} = $${i + 1}`).join(', ');
 /** The parameter of the new expect_succeeded_within_ms in replaceDefinition. */
 const EXPECT_PARAM = SPEC_COLUMN_NAMES.indexOf('expect_succeeded_within_ms') + 1;
+const KIND_PARAM = SPEC_COLUMN_NAMES.indexOf('kind') + 1;
 
 export class ScheduleRepository {
   /**
@@ -247,8 +249,8 @@ export class ScheduleRepository {
     try {
       const { rows } = await tx.query<ScheduleRow>(
         `UPDATE schedules s SET ${SPEC_ASSIGNMENTS}, name = $${n + 2}, spec_hash = $${n + 3}, next_fire_at = $${n + 4}, source = $${n + 5},
-                status = CASE WHEN s.status = 'paused' THEN 'paused' WHEN $${n + 4}::timestamptz IS NULL THEN 'completed' ELSE 'active' END,
-                completed_at = CASE WHEN s.status <> 'paused' AND $${n + 4}::timestamptz IS NULL THEN now() END,
+                status = CASE WHEN s.status = 'paused' THEN 'paused' WHEN $${n + 4}::timestamptz IS NULL AND $${KIND_PARAM} <> 'event' THEN 'completed' ELSE 'active' END,
+                completed_at = CASE WHEN s.status <> 'paused' AND $${n + 4}::timestamptz IS NULL AND $${KIND_PARAM} <> 'event' THEN now() END,
                 resumed_at = now(), updated_at = now(),
                 -- A new deadline is judged from now on, and a lateness under the old one is over.
                 deadline_checked_through = CASE WHEN s.expect_succeeded_within_ms IS DISTINCT FROM $${EXPECT_PARAM}::bigint THEN now() ELSE s.deadline_checked_through END,
@@ -433,6 +435,17 @@ export class ScheduleRepository {
          updated_at   = now()
        FROM back WHERE s.id = $1 AND back.n > 0`,
       [scheduleId, runIds],
+    );
+  }
+
+  /** Counts the runs events started for schedules started by events (their fire count and last fire). */
+  async recordFires(tx: Tx, fires: readonly { scheduleId: string; fired: number }[]): Promise<void> {
+    if (fires.length === 0) return;
+    await tx.query(
+      `UPDATE schedules s SET fire_count = s.fire_count + u.fired, last_fire_at = now(), updated_at = now()
+       FROM (SELECT id, sum(fired)::int AS fired FROM unnest($1::uuid[], $2::int[]) AS t(id, fired) GROUP BY id) u
+       WHERE s.id = u.id`,
+      [fires.map((f) => f.scheduleId), fires.map((f) => f.fired)],
     );
   }
 

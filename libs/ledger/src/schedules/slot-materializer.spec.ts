@@ -13,6 +13,8 @@ const ROW: ScheduleRow = {
   cron: null,
   everyMs: 60_000,
   at: null,
+  onEvent: null,
+  onMatch: null,
   timezone: 'UTC',
   dstGap: 'shift',
   dstOverlap: 'first',

@@ -1,0 +1,8 @@
+/** Events over REST and GraphQL: what applications emit, stored with the runs and resumed waits each starts. */
+import { Module } from '@nestjs/common';
+import { EventRepository } from '@kairos/ledger';
+import { EventsController } from './events.controller.js';
+import { EventsService } from './events.service.js';
+
+@Module({ controllers: [EventsController], providers: [EventsService, { provide: EventRepository, useValue: new EventRepository() }], exports: [EventsService] })
+export class EventsModule {}

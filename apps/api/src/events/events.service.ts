@@ -1,0 +1,153 @@
+/**
+ * Event use cases. An event is stored with everything it starts in one transaction: the runs of the
+ * schedules whose `on` it matches (each decided against its schedule's overlap policy, as a trigger
+ * is) and the durable functions waiting for it. After a crash either all of it exists or none does;
+ * the runs go to the transport once the transaction has committed.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { isObject, newId, NotFoundError, resolveConcurrencyKey, type ActiveRun, type DispatchItem, type JsonObject, type JsonValue } from '@kairos/domain';
+import { EventCreate, readBatchItems, readWire, type EventRequest } from '@kairos/domain/wire';
+import {
+  EventRepository,
+  RunRepository,
+  ScheduleRepository,
+  SlotWriter,
+  eventBody,
+  inTransaction,
+  materializeSlots,
+  type Db,
+  type EventRow,
+  type EventSkip,
+  type Materialized,
+  type NewEvent,
+  type Page,
+  type ScheduleRow,
+} from '@kairos/ledger';
+import { DATABASE, RunDispatcher } from '@kairos/process';
+import type { CallerContext } from '../auth/request-context.js';
+import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
+import { eventView, type EventViewShape } from './event.view.js';
+
+@Injectable()
+export class EventsService {
+  constructor(
+    @Inject(DATABASE) private readonly db: Db,
+    private readonly events: EventRepository,
+    private readonly schedules: ScheduleRepository,
+    private readonly runs: RunRepository,
+    private readonly slotWriter: SlotWriter,
+    private readonly dispatcher: RunDispatcher,
+  ) {}
+
+  /** POST /v1/events: stored and fanned out (202), or the first event of its id (200, deduped). */
+  async send(caller: CallerContext, body: unknown): Promise<EventViewShape> {
+    return settledValue((await this.sendMany(caller, [body]))[0]!);
+  }
+
+  /** POST /v1/events/batch: each item read and sent as POST /v1/events would, all in one transaction; a refused item stores nothing. */
+  async sendBatch(caller: CallerContext, body: unknown): Promise<Settled<EventViewShape>[]> {
+    return this.sendMany(caller, readBatchItems(body));
+  }
+
+  async get(caller: CallerContext, id: string): Promise<EventViewShape> {
+    const row = await this.events.get(this.db, caller.namespaceId, id);
+    if (!row) throw new NotFoundError('event', id);
+    return eventView(row, false);
+  }
+
+  async list(caller: CallerContext, name: string | undefined, limit: number, cursor?: string): Promise<Page<EventViewShape>> {
+    const page = await this.events.list(this.db, caller.namespaceId, name, limit, cursor);
+    return { items: page.items.map((row) => eventView(row, false)), nextCursor: page.nextCursor };
+  }
+
+  private async sendMany(caller: CallerContext, bodies: readonly unknown[]): Promise<Settled<EventViewShape>[]> {
+    const answers: Settled<EventViewShape>[] = [];
+    const accepted: { index: number; event: NewEvent }[] = [];
+    for (const [index, body] of bodies.entries()) {
+      const refused = await refusalOf(async () => {
+        const read: EventRequest = (({ name, data, id }) => ({ name, data: data ?? null, id: id ?? null }))(readWire(EventCreate, body, ['name', 'data', 'id']));
+        accepted.push({ index, event: { id: read.id ?? newId(), name: read.name, data: read.data as JsonValue | null } });
+      });
+      if (refused) answers[index] = { ok: false, refusal: refused };
+    }
+    if (accepted.length === 0) return answers;
+    const { written, dispatch } = await inTransaction(this.db, (tx) => this.store(tx, caller, accepted.map((a) => a.event)));
+    await this.dispatcher.dispatch(dispatch);
+    // An id seen before (or twice in this batch) answers the event that first used it.
+    const firsts = await this.events.getMany(this.db, caller.namespaceId, accepted.filter((a) => !written.has(a.event)).map((a) => a.event.id));
+    for (const { index, event } of accepted) {
+      const own = written.get(event);
+      answers[index] = { ok: true, value: own ? eventView(own, false) : eventView(firsts.get(event.id)!, true) };
+    }
+    return answers;
+  }
+
+  /** Stores the events and what they start; answers the rows written (by the event they came from) and what to hand the transport. */
+  private async store(tx: Parameters<Parameters<typeof inTransaction>[1]>[0], caller: CallerContext, events: readonly NewEvent[]) {
+    const rows = await this.events.insert(tx, caller.namespaceId, events, caller.actor);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const written = new Map<NewEvent, EventRow>();
+    for (const event of events) {
+      const row = byId.get(event.id);
+      if (row) {
+        written.set(event, row);
+        byId.delete(event.id);
+      }
+    }
+    const listeners = await this.events.listeners(tx, caller.namespaceId, rows);
+    const scheduleIds = [...new Set([...listeners.values()].flat().map((s) => s.id))];
+    const active = await this.runs.activeBySchedule(tx, scheduleIds);
+    const made: Materialized[] = [];
+    const outcomes = rows.map((row) => ({ id: row.id, runIds: [] as string[], skipped: [] as EventSkip[], resumed: [] as string[] }));
+    for (const [i, row] of rows.entries()) {
+      for (const schedule of listeners.get(row.id) ?? []) {
+        const started = this.startRun(schedule, row, caller.actor, active.get(schedule.id) ?? setActive(active, schedule.id));
+        if ('skipped' in started) outcomes[i]!.skipped.push({ scheduleId: schedule.id, reasonCode: started.skipped });
+        else {
+          made.push(started.made);
+          outcomes[i]!.runIds.push(started.made.runs[0]!.id);
+        }
+      }
+    }
+    const slots = await this.slotWriter.write(tx, made);
+    await this.schedules.recordFires(tx, made.map((m) => ({ scheduleId: m.runs[0]!.scheduleId!, fired: 1 })));
+    const resumed = await this.events.resumeWaits(tx, caller.namespaceId, rows, caller.actor);
+    for (const r of resumed) outcomes[rows.findIndex((row) => row.id === r.eventId)]!.resumed.push(r.runId);
+    await this.events.recordOutcomes(tx, caller.namespaceId, outcomes);
+    for (const [i, row] of rows.entries()) Object.assign(row, outcomes[i]!.runIds.length + outcomes[i]!.skipped.length + outcomes[i]!.resumed.length > 0 ? { runIds: outcomes[i]!.runIds, skipped: outcomes[i]!.skipped, resumed: outcomes[i]!.resumed } : {});
+    const dispatch: DispatchItem[] = [...slots.dispatch, ...resumed.flatMap((r) => (r.dispatch ? [r.dispatch] : []))];
+    return { written, dispatch };
+  }
+
+  /**
+   * The run `event` starts for `schedule`, decided against its active runs (which it joins), or
+   * why it starts none: the schedule is paused, its overlap policy skips, or its concurrency key
+   * cannot be resolved over the event's payload.
+   */
+  private startRun(schedule: ScheduleRow, event: EventRow, actor: string, active: ActiveRun[]): { made: Materialized } | { skipped: EventSkip['reasonCode'] } {
+    if (schedule.status === 'paused') return { skipped: 'SCHEDULE_PAUSED' };
+    // Event schedules are checked to carry an object payload (or none): the event joins it.
+    const payload = { ...(isObject(schedule.payload) ? (schedule.payload as JsonObject) : {}), event: eventBody(event) } as JsonValue;
+    if (schedule.concurrency && resolveConcurrencyKey(schedule.concurrency.key, payload).kind === 'unresolved') return { skipped: 'CONCURRENCY_KEY_UNRESOLVED' };
+    const atMs = event.receivedAt.getTime();
+    const made = materializeSlots({
+      row: { ...schedule, payload },
+      slots: [{ slotMs: atMs, fire: true, availableAtMs: atMs, catchup: false }],
+      active,
+      tickOrigin: null,
+      runOrigin: 'event',
+      overlap: schedule.overlap,
+      actor,
+      remainingRuns: null,
+    });
+    if (made.runs.length === 0) return { skipped: 'OVERLAP_SKIPPED' };
+    made.runs[0]!.eventId = event.id;
+    return { made };
+  }
+}
+
+function setActive(active: Map<string, ActiveRun[]>, scheduleId: string): ActiveRun[] {
+  const list: ActiveRun[] = [];
+  active.set(scheduleId, list);
+  return list;
+}
