@@ -24,6 +24,7 @@ const POSTGRES_TRANSPORT_FILES = [
   'test/sdk/user-worker.spec.ts',
   'test/sdk/steps.spec.ts',
   'test/sdk/durable.spec.ts',
+  'test/sdk/wait-for-event.spec.ts',
   'test/worker/worker-credentials.spec.ts',
   'test/worker/protocol-fixture.spec.ts',
   'test/worker/precise-starts.spec.ts',
