@@ -117,11 +117,25 @@ const CHECKS: Check[] = [
   },
   {
     name: 'parked-run-has-checkpoint',
-    sql: `SELECT 'run ' || r.id AS subject, 'run is ' || r.state || ' but has no ' || CASE WHEN r.state = 'sleeping' THEN 'sleep with its wake instant' ELSE 'signal it waits for' END AS detail
+    sql: `SELECT 'run ' || r.id AS subject, 'run is ' || r.state || ' but has no ' || CASE WHEN r.state = 'sleeping' THEN 'sleep with its wake instant' ELSE 'signal or event it waits for' END AS detail
           FROM runs r WHERE r.state IN ('sleeping', 'waiting')
             AND NOT EXISTS (SELECT 1 FROM run_checkpoints c WHERE c.run_id = r.id
                             AND c.state = CASE WHEN r.state = 'sleeping' THEN 'sleeping' ELSE 'waiting' END
                             AND (r.state = 'waiting' OR c.wake_at = r.available_at))`,
+  },
+  {
+    name: 'event-wait-has-active-run',
+    sql: `SELECT 'run ' || w.run_id AS subject, 'waits for event ' || w.name || ' (' || w.checkpoint || ') but the run ' ||
+                 coalesce('ended ' || r.state, 'does not exist') AS detail
+          FROM event_waits w LEFT JOIN runs r ON r.id = w.run_id
+          WHERE r.id IS NULL OR r.state NOT IN ('queued', 'running', 'sleeping', 'waiting')`,
+  },
+  {
+    name: 'event-checkpoint-has-wait',
+    sql: `SELECT 'run ' || c.run_id AS subject, 'waits (' || c.name || ') with no record of the event it waits for: no event can resume it' AS detail
+          FROM run_checkpoints c JOIN runs r ON r.id = c.run_id
+          WHERE c.kind = 'event' AND c.state = 'waiting' AND r.state = 'waiting'
+            AND NOT EXISTS (SELECT 1 FROM event_waits w WHERE w.run_id = c.run_id AND w.checkpoint = c.name)`,
   },
   {
     name: 'step-has-run',

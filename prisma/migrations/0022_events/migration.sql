@@ -23,6 +23,8 @@ CREATE TABLE events (
 );
 CREATE INDEX events_listing ON events (namespace_id, seq DESC);
 CREATE INDEX events_by_name ON events (namespace_id, name, seq DESC);
+-- A wait being recorded looks back over the events of its name received since its attempt began.
+CREATE INDEX events_by_name_received ON events (namespace_id, name, received_at);
 CREATE INDEX events_age ON events (received_at);
 
 -- Schedules started by an event instead of the clock: kind 'event', with the event's name and
@@ -107,7 +109,7 @@ BEGIN
     SELECT * INTO found_event FROM events e
     WHERE e.namespace_id = ns AND e.name = _name AND e.received_at >= least(_since, now())
       AND kairos_event_matches(jsonb_build_object('id', e.id, 'name', e.name, 'data', e.data::jsonb), coalesce(_match, '{}'))
-    ORDER BY e.seq LIMIT 1;
+    ORDER BY e.received_at, e.seq LIMIT 1;
     IF FOUND THEN
       view := json_build_object('id', found_event.id, 'name', found_event.name, 'data', found_event.data,
                                 'receivedAt', to_char(found_event.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
@@ -143,6 +145,24 @@ BEGIN
 END $$;
 
 REVOKE ALL ON FUNCTION kairos_worker.await_event(uuid, bigint, text, text, text, jsonb, timestamptz, timestamptz) FROM PUBLIC;
+
+-- A parked run cancelled before it started ends as a queued one does; a wait for an event goes with it.
+CREATE OR REPLACE FUNCTION kairos_worker.cancel_queued_run(_run_id uuid, _actor text)
+RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+BEGIN
+  PERFORM kairos_worker.require_runs(ARRAY[_run_id]);
+  WITH done AS (
+    UPDATE runs SET state = 'cancelled', reason_code = 'CANCELLED_BY_USER', held_at = NULL,
+           reason_text = 'cancelled before it started', finished_at = now(), updated_at = now()
+    WHERE id = _run_id AND state IN ('queued', 'sleeping', 'waiting') AND cancel_requested_at IS NOT NULL
+    RETURNING id, lease_epoch
+  ), unwaited AS (
+    DELETE FROM event_waits w USING done d WHERE w.run_id = d.id
+  )
+  INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code)
+  SELECT id, 'cancelled', 'queued', 'cancelled', lease_epoch, _actor, 'CANCELLED_BY_USER' FROM done;
+  RETURN FOUND;
+END $$;
 
 -- Protocol version 4: await_event.
 CREATE OR REPLACE FUNCTION kairos_worker.protocol_versions(OUT oldest integer, OUT newest integer)

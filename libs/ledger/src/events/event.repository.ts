@@ -136,7 +136,7 @@ export class EventRepository {
       `WITH ev AS (SELECT * FROM json_to_recordset($2::json) AS t(ord int, id text, name text, body jsonb, received_at timestamptz)),
        taken AS (
          SELECT DISTINCT ON (w.run_id, w.checkpoint) w.run_id, w.checkpoint, ev.id AS event_id, ev.body
-         FROM event_waits w JOIN ev ON ev.name = w.name
+         FROM event_waits w JOIN ev ON ev.name = w.name JOIN runs r ON r.id = w.run_id AND r.state IN ('waiting', 'queued')
          WHERE w.namespace_id = $1 AND ev.received_at >= w.since AND kairos_event_matches(ev.body, w.match)
          ORDER BY w.run_id, w.checkpoint, ev.ord
        ), gone AS (

@@ -169,6 +169,9 @@ export class RunRepository {
          FROM (SELECT id AS before_id, state AS before FROM runs WHERE id = ANY($1::uuid[]) AND state IN ('queued', 'running', 'sleeping', 'waiting') FOR NO KEY UPDATE) b
          WHERE id = b.before_id AND state IN ('queued', 'running', 'sleeping', 'waiting')
          RETURNING id, state, b.before, lease_epoch, available_at = 'infinity' AND parent_run_id IS NOT NULL AS skipped
+       ), unwaited AS (
+         -- A run that waited for an event (ctx.waitForEvent) no longer does.
+         DELETE FROM event_waits w USING requested q WHERE w.run_id = q.id AND q.state = 'cancelled'
        ), events AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, 'cancel_requested', NULL, NULL, lease_epoch, $2, $3, jsonb_build_object('reasonText', $4::text) FROM requested
