@@ -17,14 +17,15 @@ const RETRY = 'retry { maxAttempts backoff { type base max jitter } }';
 const DST = 'dst { gap overlap resolved { gap overlap } description }';
 const STEP = `steps { name dependsOn when target retry { maxAttempts backoff { type base max jitter } } timeout concurrency { key limit } }`;
 const RUN_STEP = `steps { name dependsOn when state attempt maxAttempts result error reasonCode reasonText startedAt finishedAt runId }`;
-const SCHEDULE = `id name cron every at timezone ${DST} catchup { mode window limit } overlap target ${STEP} payload ${RETRY}
+const SCHEDULE = `id name cron every at on { event match } timezone ${DST} catchup { mode window limit } overlap target ${STEP} payload ${RETRY}
   timeout concurrency { key limit } startAt endAt maxRuns jitter expect { succeededWithin } calendar { exclude weekdaysOnly onExcluded } lateSince paused idempotencyKey labels status
   nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
 const CALENDAR = 'name dates holidays { country state region } description schedules createdAt updatedAt';
 const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RUN_STEP} parentRunId stepName
-  concurrency { key limit } sensorId runKey checkpoints { name kind state result startedAt finishedAt wakeAt } ${RETRY} payload result
+  concurrency { key limit } sensorId runKey eventId checkpoints { name kind state result startedAt finishedAt wakeAt } ${RETRY} payload result
   error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch`;
 const EVENT = 'id at kind fromState toState leaseEpoch actor reasonCode detail';
+const EVENT_VIEW = 'id name data receivedAt deduped runs skipped { scheduleId reasonCode } resumed';
 const ATTEMPTS = 'attempts { attempt leaseEpoch worker startedAt finishedAt outcome reasonCode error response }';
 
 interface GraphqlResponse {
@@ -398,6 +399,66 @@ describe('GraphQL mirrors the REST API', () => {
     expect((await gql(`mutation { deleteCalendar(name: "freeze") }`)).data).toEqual({ deleteCalendar: true });
     expect((await rest.get('/v1/calendars/freeze')).status).toBe(404);
     expect(onlyError(await gql(`mutation { deleteCalendar(name: "freeze") }`)).extensions).toEqual({ code: 'NOT_FOUND', field: null, status: 404 });
+  });
+
+  it('sends events like REST: a schedule with on starts a run, a repeated id is deduped, events and event read back, batches answer per item', async () => {
+    const schedule = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { ${SCHEDULE} } }`, {
+      input: { name: 'on-paid', on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, target: echo, payload: { source: 'graphql' } },
+    });
+    expect(schedule.errors).toBeUndefined();
+    const scheduleId = schedule.data.createSchedule.id;
+    expect(schedule.data.createSchedule).toMatchObject({ on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, cron: null, every: null, at: null, nextFireAt: null });
+    expect(schedule.data.createSchedule).toEqual((await rest.get(`/v1/schedules/${scheduleId}`)).body);
+
+    const sent = await gql(`mutation ($data: JSON) { sendEvent(name: "order.paid", data: $data, id: "gql-order-1") { ${EVENT_VIEW} } }`, { data: { orderId: 'o-1', plan: 'pro' } });
+    expect(sent.errors).toBeUndefined();
+    const event = sent.data.sendEvent;
+    expect(event).toMatchObject({ id: 'gql-order-1', name: 'order.paid', data: { orderId: 'o-1', plan: 'pro' }, deduped: false, skipped: [], resumed: [] });
+    expect(event.runs).toHaveLength(1);
+    expect(event).toEqual((await rest.get('/v1/events/gql-order-1')).body);
+
+    // The run the event started carries it, as REST shows it.
+    const run = await gql(`query ($id: ID!) { run(id: $id) { ${RUN} ${ATTEMPTS} } }`, { id: event.runs[0] });
+    expect(run.errors).toBeUndefined();
+    expect(run.data.run).toMatchObject({ scheduleId, origin: 'event', eventId: 'gql-order-1', payload: { source: 'graphql', event: { id: 'gql-order-1', name: 'order.paid', data: { orderId: 'o-1', plan: 'pro' } } } });
+    expect(run.data.run).toEqual((await rest.get(`/v1/runs/${event.runs[0]}`)).body);
+    expect((await gql(`query ($id: ID!) { runs(scheduleId: $id) { items { id eventId } } }`, { id: scheduleId })).data.runs.items).toEqual([{ id: event.runs[0], eventId: 'gql-order-1' }]);
+
+    // The same id again: the first event, deduped, and no second run.
+    const again = await gql(`mutation { sendEvent(name: "order.paid", data: { plan: "pro" }, id: "gql-order-1") { ${EVENT_VIEW} } }`);
+    expect(again.data.sendEvent).toEqual({ ...event, deduped: true });
+    // No match, no run; no data is null; no id gets one.
+    const other = await gql(`mutation { sendEvent(name: "order.paid") { ${EVENT_VIEW} } }`);
+    expect(other.errors).toBeUndefined();
+    expect(other.data.sendEvent).toMatchObject({ name: 'order.paid', data: null, deduped: false, runs: [] });
+    expect(other.data.sendEvent.id).toEqual(expect.any(String));
+    expect((await gql(`query ($id: ID!) { runs(scheduleId: $id) { items { id } } }`, { id: scheduleId })).data.runs.items).toHaveLength(1);
+
+    const invalid = await gql(`mutation { sendEvent(name: "order paid") { id } }`);
+    expect(onlyError(invalid).extensions).toEqual({ code: 'VALIDATION_FAILED', field: 'name', status: 400 });
+    expect((await rest.post('/v1/events', { name: 'order paid' })).body).toEqual({ code: 'VALIDATION_FAILED', field: 'name', message: onlyError(invalid).message });
+
+    const batch = await gql(`mutation ($items: [JSON!]!) { sendEvents(items: $items) { event { ${EVENT_VIEW} } error { code message field } } }`, {
+      items: [{ name: 'order.refunded', data: { orderId: 'o-1' }, id: 'gql-refund-1' }, { name: 'order.paid', id: 'gql-order-1' }, { name: '', data: 1 }],
+    });
+    expect(batch.errors).toBeUndefined();
+    const [stored, deduped, refused] = batch.data.sendEvents;
+    expect(stored).toMatchObject({ event: { id: 'gql-refund-1', name: 'order.refunded', deduped: false }, error: null });
+    expect(deduped).toEqual({ event: { ...event, deduped: true }, error: null });
+    expect(refused).toMatchObject({ event: null, error: { code: expect.any(String), field: 'name' } });
+
+    // Listing, newest first, by name, page by page with the REST cursors.
+    const page = `query ($cursor: String) { events(name: "order.paid", limit: 1, cursor: $cursor) { items { ${EVENT_VIEW} } nextCursor } }`;
+    const first = await gql(page);
+    expect(first.errors).toBeUndefined();
+    expect(first.data.events).toEqual((await rest.get('/v1/events?name=order.paid&limit=1')).body);
+    expect(first.data.events.items.map((e: { id: string }) => e.id)).toEqual([other.data.sendEvent.id]);
+    const second = await gql(page, { cursor: first.data.events.nextCursor });
+    expect(second.data.events.items.map((e: { id: string }) => e.id)).toEqual(['gql-order-1']);
+    expect(second.data.events.nextCursor).toBeNull();
+    expect((await gql(`{ events { items { id } nextCursor } }`)).data.events.items.map((e: { id: string }) => e.id)).toEqual(['gql-refund-1', other.data.sendEvent.id, 'gql-order-1']);
+    expect(onlyError(await gql(`{ events(cursor: "Zm9v") { nextCursor } }`)).extensions).toMatchObject({ field: 'cursor', status: 400 });
+    expect(onlyError(await gql(`{ event(id: "no-such-event") { id } }`)).extensions).toEqual({ code: 'NOT_FOUND', field: null, status: 404 });
   });
 });
 

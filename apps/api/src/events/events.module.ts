@@ -2,7 +2,8 @@
 import { Module } from '@nestjs/common';
 import { EventRepository } from '@kairos/ledger';
 import { EventsController } from './events.controller.js';
+import { EventsResolver } from './events.resolver.js';
 import { EventsService } from './events.service.js';
 
-@Module({ controllers: [EventsController], providers: [EventsService, { provide: EventRepository, useValue: new EventRepository() }], exports: [EventsService] })
+@Module({ controllers: [EventsController], providers: [EventsService, EventsResolver, { provide: EventRepository, useValue: new EventRepository() }], exports: [EventsService] })
 export class EventsModule {}
