@@ -133,6 +133,11 @@ describe('events in the dashboard', () => {
     expect(await page.getByTestId('schedule-timing').textContent()).toBe('runs on each event order.paid where data.plan = "pro"');
     expect(await page.getByTestId('schedule-trigger').textContent()).toContain('It runs on each event order.paid where data.plan = "pro"');
     expect(await page.getByRole('heading', { name: 'Next ten fires' }).count()).toBe(0);
+    // Nor has it slots to backfill, or the policies of slots (time zone, catch-up, calendar).
+    const terms = await page.locator('#definition + dl dt').allTextContents();
+    expect(terms).toContain('Timing');
+    expect(terms.filter((term) => ['Time zone', 'DST', 'Catch-up', 'Calendar', 'Bounds'].includes(term))).toEqual([]);
+    expect(await page.getByText('Backfill').count()).toBe(0);
     // Its run is among its runs, made by the event.
     const row = page.locator(`tr[data-run-id="${proEvent.runs[0]}"]`);
     await row.waitFor();

@@ -125,7 +125,7 @@ function ResumedRuns({ event }: { event: KairosEvent }) {
       ) : (
         <RunList ids={event.resumed} testId="event-resumed" labelledBy="event-resumed" />
       )}
-      {event.resumed.length === 0 && <pre>{sendEventCommand(location.origin, event.name, event.data)}</pre>}
+      {event.resumed.length === 0 && <pre class="command">{sendEventCommand(location.origin, event.name, event.data)}</pre>}
     </Section>
   );
 }

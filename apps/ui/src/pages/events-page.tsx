@@ -86,7 +86,7 @@ function NoEvents({ name }: { name: string }) {
   return (
     <div data-testid="no-events">
       <p>{name === '' ? 'No events yet.' : `No events named ${name}.`} Send one from a shell (with an API key of write scope):</p>
-      <pre>{sendEventCommand(location.origin, name || undefined)}</pre>
+      <pre class="command">{sendEventCommand(location.origin, name || undefined)}</pre>
       <p>
         To have it start a run, give a schedule <code>{`"on": { "event": "${name || 'order.paid'}", "match": { "data.plan": "pro" } }`}</code> instead of cron, every or at; a
         durable function waits for one with <code>{`ctx.waitForEvent("${name || 'order.paid'}", { match, timeout })`}</code>.

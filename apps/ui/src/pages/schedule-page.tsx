@@ -61,27 +61,29 @@ function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () =>
       <button type="button" onClick={() => act('Triggered: a run is queued.', () => kairosApi.trigger(schedule.id))}>
         Trigger now
       </button>
-      <details>
-        <summary>Backfill</summary>
-        <form
-          class="stack"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const data = new FormData(event.currentTarget);
-            const from = new Date(String(data.get('from'))).toISOString();
-            const to = new Date(String(data.get('to'))).toISOString();
-            void act('Backfill queued.', () => kairosApi.backfill(schedule.id, from, to));
-          }}
-        >
-          <label>
-            From (UTC) <input name="from" type="datetime-local" required />
-          </label>
-          <label>
-            To (UTC) <input name="to" type="datetime-local" required />
-          </label>
-          <button type="submit">Backfill past slots</button>
-        </form>
-      </details>
+      {schedule.on === null && (
+        <details>
+          <summary>Backfill</summary>
+          <form
+            class="stack"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const data = new FormData(event.currentTarget);
+              const from = new Date(String(data.get('from'))).toISOString();
+              const to = new Date(String(data.get('to'))).toISOString();
+              void act('Backfill queued.', () => kairosApi.backfill(schedule.id, from, to));
+            }}
+          >
+            <label>
+              From (UTC) <input name="from" type="datetime-local" required />
+            </label>
+            <label>
+              To (UTC) <input name="to" type="datetime-local" required />
+            </label>
+            <button type="submit">Backfill past slots</button>
+          </form>
+        </details>
+      )}
       <details>
         <summary>Edit</summary>
         <form
@@ -136,25 +138,27 @@ function Actions({ schedule, onChanged }: { schedule: Schedule; onChanged: () =>
 
 function Definition({ schedule: s }: { schedule: Schedule }) {
   const steps = s.steps;
-  const rows: DefinitionRow[] = [
+  const clock = s.on === null;
+  const rows: (DefinitionRow | false)[] = [
     ['Timing', s.on !== null ? `on event ${eventFilterInWords(s.on.event, s.on.match)}` : s.cron !== null ? `cron ${s.cron}` : s.every !== null ? `every ${s.every}` : `at ${s.at}`],
-    ['Time zone', s.timezone],
-    ['DST', `gap ${s.dst.gap}, overlap ${s.dst.overlap}`],
-    ['Catch-up', `${s.catchup.mode}${s.catchup.window ? `, window ${s.catchup.window}` : ''}${s.catchup.limit !== null ? `, limit ${s.catchup.limit}` : ''}`],
+    // A schedule started by events has no slots: the policies of slots do not apply to it.
+    clock && ['Time zone', s.timezone],
+    clock && ['DST', `gap ${s.dst.gap}, overlap ${s.dst.overlap}`],
+    clock && ['Catch-up', `${s.catchup.mode}${s.catchup.window ? `, window ${s.catchup.window}` : ''}${s.catchup.limit !== null ? `, limit ${s.catchup.limit}` : ''}`],
     ['Overlap', s.overlap],
     steps === null ? ['Target', JSON.stringify(s.target)] : ['Steps', steps.length === 1 ? '1 step, below' : `${steps.length} steps, below`],
     ['Retry', `${s.retry.maxAttempts} attempts, ${s.retry.backoff.type} from ${s.retry.backoff.base} to ${s.retry.backoff.max}, jitter ${s.retry.backoff.jitter}`],
     ['Timeout', s.timeout],
     ['Concurrency', s.concurrency === null ? 'none' : `key ${s.concurrency.key}, at most ${s.concurrency.limit} at once`],
-    ['Deadline', expectInWords(s.expect)],
-    ['Calendar', <CalendarRuleInWords rule={s.calendar} />],
-    ['Bounds', `${s.startAt ?? 'from creation'} to ${s.endAt ?? 'no end'}${s.maxRuns !== null ? `, at most ${s.maxRuns} runs` : ''}`],
+    clock && ['Deadline', expectInWords(s.expect)],
+    clock && ['Calendar', <CalendarRuleInWords rule={s.calendar} />],
+    clock && ['Bounds', `${s.startAt ?? 'from creation'} to ${s.endAt ?? 'no end'}${s.maxRuns !== null ? `, at most ${s.maxRuns} runs` : ''}`],
     ['Fired', `${s.fireCount} times, last ${s.lastFireAt ?? 'never'}`],
     ['Labels', Object.entries(s.labels).map(([k, v]) => `${k}:${v}`).join(', ') || 'none'],
     ['Payload', JSON.stringify(s.payload)],
   ];
   return (
-    <DefinitionBlock rows={rows} title="Definition and policies">
+    <DefinitionBlock rows={rows.filter((row): row is DefinitionRow => row !== false)} title="Definition and policies">
       {steps !== null && <Steps steps={steps} />}
     </DefinitionBlock>
   );
