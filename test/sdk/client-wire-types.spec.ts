@@ -47,11 +47,17 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<Sent<typeof wire.CalendarPage>, sdk.Page<sdk.Calendar>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.CalendarDates>, sdk.CalendarDates>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.CalendarRuleView>, sdk.CalendarRule>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.EventView>, sdk.Event>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.EventPage>, sdk.Page<sdk.Event>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.EventBatchResult>, { items: sdk.BatchAnswer<sdk.Event>[] }>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.EventTriggerView>, sdk.EventTrigger>>().toEqualTypeOf<true>();
   });
 
   it('types the bodies the client sends as the API reads them', () => {
     expectTypeOf<Fits<sdk.CalendarInput, z.input<typeof wire.CalendarCreate>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<sdk.CalendarFields, z.input<typeof wire.CalendarPut>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['calendar']>, z.input<typeof wire.CalendarRuleInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<sdk.EventInput, z.input<typeof wire.EventCreate>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['on']>, z.input<typeof wire.EventTrigger>>>().toEqualTypeOf<true>();
   });
 });

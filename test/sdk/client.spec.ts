@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KairosApiError, KairosClient, verifySignature, type Calendar, type Run, type Schedule } from '@kairos/sdk';
+import { KairosApiError, KairosClient, isRefusal, verifySignature, type Calendar, type Event, type Run, type Schedule } from '@kairos/sdk';
 import type { StartedKairos } from '@kairos/process';
 import { startInProcess, useTestEnvironment, waitFor } from '../support/kairos.js';
 
@@ -119,6 +119,42 @@ describe('KairosClient and verifySignature', () => {
     await client.calendars.delete('freeze');
     expect(await client.calendars.get('bavaria').catch((e: unknown) => e)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     expect(await collect(client.calendars.list())).toEqual([]);
+  });
+
+  it('sends events: a schedule with on runs for the one that matches, a repeated id is deduped, sendMany answers per item, list by name page by page and from a cursor, get', async () => {
+    const schedule = await client.schedules.create({ name: 'on-paid', on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, target: { type: 'handler', name: 'echo' }, payload: { from: 'sdk' } });
+    expect(schedule).toMatchObject({ on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, cron: null, nextFireAt: null });
+
+    const paid: Event = await client.events.send('order.paid', { orderId: 'o-1', plan: 'pro' }, { id: 'sdk-order-1' });
+    expect(paid).toMatchObject({ id: 'sdk-order-1', name: 'order.paid', data: { orderId: 'o-1', plan: 'pro' }, deduped: false, skipped: [], resumed: [] });
+    expect(paid.runs).toHaveLength(1);
+    const run = await settled(paid.runs[0]!);
+    expect(run).toMatchObject({ scheduleId: schedule.id, origin: 'event', eventId: 'sdk-order-1', state: 'succeeded' });
+    expect(run.result).toMatchObject({ from: 'sdk', event: { id: 'sdk-order-1', name: 'order.paid', data: { orderId: 'o-1', plan: 'pro' } } });
+
+    expect(await client.events.send('order.paid', { plan: 'pro' }, { id: 'sdk-order-1' })).toEqual({ ...paid, deduped: true });
+    const free = await client.events.send('order.paid', { plan: 'free' });
+    expect(free).toMatchObject({ name: 'order.paid', deduped: false, runs: [] });
+    expect(await client.events.send('ping')).toMatchObject({ name: 'ping', data: null });
+
+    const answers = await client.events.sendMany([{ name: 'order.refunded', data: { orderId: 'o-1' }, id: 'sdk-refund-1' }, { name: 'order paid' }, { name: 'order.paid', id: 'sdk-order-1' }]);
+    expect(answers.map((a) => isRefusal(a))).toEqual([false, true, false]);
+    expect(answers[0]).toMatchObject({ id: 'sdk-refund-1', deduped: false });
+    expect(answers[1]).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'name' } });
+    expect(answers[2]).toEqual({ ...paid, deduped: true });
+
+    const byName = await collect(client.events.list({ name: 'order.paid', limit: 1 }));
+    expect(byName.map((e) => e.id)).toEqual([free.id, 'sdk-order-1']);
+    expect((await collect(client.events.list())).map((e) => e.name)).toEqual(['order.refunded', 'ping', 'order.paid', 'order.paid']);
+    const { nextCursor } = (await (await fetch(`${kairos.url}/v1/events?limit=2`)).json()) as { nextCursor: string };
+    expect((await collect(client.events.list({ cursor: nextCursor }))).map((e) => e.id)).toEqual([free.id, 'sdk-order-1']);
+    expect(await client.events.get('sdk-order-1')).toEqual(paid);
+    expect(await client.events.get('no-such-event').catch((e: unknown) => e)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    const refused = await client.events.send('order paid').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(KairosApiError);
+    expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', field: 'name' });
+
+    await client.schedules.delete(schedule.id);
   });
 
   it('manages runs: create, get, list, events, cancel, retry; and dead letters: list, republish', async () => {

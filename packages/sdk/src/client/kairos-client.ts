@@ -14,6 +14,9 @@ import type {
   CalendarInput,
   CronPreviewInput,
   DeadLetterFilter,
+  Event,
+  EventInput,
+  EventListFilter,
   Executable,
   Page,
   Preview,
@@ -202,6 +205,26 @@ export class KairosClient {
     delete: (name: string) => this.request<void>('DELETE', `/v1/calendars/${enc(name)}`),
     /** The dates it excludes from `from` to `to` (YYYY-MM-DD, inclusive); by default the twelve months from today. */
     dates: (name: string, range: { from?: string; to?: string } = {}) => this.request<CalendarDates>('GET', `/v1/calendars/${enc(name)}/dates`, { query: range }),
+  };
+
+  /**
+   * Events: what your application says happened. Each starts a run of every schedule whose `on`
+   * matches it and resumes the durable functions waiting for it (ctx.waitForEvent), in the
+   * transaction that stores it. Runs it starts have origin "event" and the event under `payload.event`.
+   */
+  readonly events = {
+    /**
+     * Sends an event; the answer lists the runs it started, the schedules it skipped and the waits it
+     * resumed. With `id`, sending it again within the retention window answers the first event with
+     * `deduped: true` and starts nothing, so a producer may retry safely.
+     */
+    send: (name: string, data?: JsonValue, options: { id?: string } = {}) =>
+      this.request<Event>('POST', '/v1/events', { body: { name, ...(data === undefined ? {} : { data }), ...(options.id === undefined ? {} : { id: options.id }) } }),
+    /** Up to 1,000 events, stored with all they start in one transaction; the answers come in the order of `items` (see schedules.createMany). */
+    sendMany: async (items: EventInput[]) => (await this.request<{ items: BatchAnswer<Event>[] }>('POST', '/v1/events/batch', { body: { items } })).items,
+    /** Every event (of `name`, when given), newest first, fetched a page at a time (from `cursor`, a nextCursor of GET /v1/events, when given). */
+    list: (filter: EventListFilter = {}) => this.pages<Event>('/v1/events', { ...filter }),
+    get: (id: string) => this.request<Event>('GET', `/v1/events/${enc(id)}`),
   };
 
   /** The namespace's queues and their limits: at most maxRunning runs at once, at most rate.max starts per rate.per. */

@@ -13,7 +13,8 @@ export type Instant = string;
 export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one' | 'buffer_all' | 'replace';
 /** queued, running, sleeping and waiting (a durable function parked by ctx.sleep or ctx.waitForSignal) are active; the rest are terminal. */
 export type RunState = 'queued' | 'running' | 'sleeping' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
-export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish' | 'sensor';
+/** event: started by an event a schedule's `on` matched (its payload carries the event under `event`). */
+export type RunOrigin = 'schedule' | 'manual' | 'retry' | 'backfill' | 'republish' | 'sensor' | 'event';
 /** on_success: a step runs once every step it depends on succeeded (else it is skipped); always: once they all ended. */
 export type StepWhen = 'on_success' | 'always';
 /** waiting: a step it depends on has not ended; failed: an attempt failed and another will follow; skipped: it never became runnable. */
@@ -92,6 +93,8 @@ export interface ScheduleFields {
   every?: DurationInput;
   at?: string;
   in?: DurationInput;
+  /** Started by events instead of the clock (instead of cron, every, at or in): see EventTriggerInput. */
+  on?: EventTriggerInput;
   timezone?: string;
   dst?: { gap?: 'auto' | 'shift' | 'skip'; overlap?: 'auto' | 'first' | 'last' | 'both' };
   catchup?: { mode?: 'none' | 'latest' | 'all'; window?: DurationInput | null; limit?: number | null };
@@ -124,6 +127,8 @@ export interface Schedule {
   cron: string | null;
   every: string | null;
   at: Instant | null;
+  /** The events that start it; null for a schedule of the clock. */
+  on: EventTrigger | null;
   timezone: string;
   dst: { gap: string; overlap: string };
   catchup: { mode: string; window: string | null; limit: number | null };
@@ -256,17 +261,17 @@ export interface RunStep {
   runId: string;
 }
 
-/** ctx.step, ctx.sleep or ctx.waitForSignal. */
-export type CheckpointKind = 'step' | 'sleep' | 'signal';
-/** step: succeeded; sleep: sleeping, then woken; signal: waiting, then received or timed_out. */
+/** ctx.step, ctx.sleep, ctx.waitForSignal or ctx.waitForEvent. */
+export type CheckpointKind = 'step' | 'sleep' | 'signal' | 'event';
+/** step: succeeded; sleep: sleeping, then woken; signal and event: waiting, then received or timed_out. */
 export type CheckpointState = 'succeeded' | 'sleeping' | 'woken' | 'waiting' | 'received' | 'timed_out';
 /** One checkpoint of a run's durable function. */
 export interface Checkpoint {
-  /** The step's name (ctx.step), `sleep#<n>` for the n-th ctx.sleep, `signal:<name>` for ctx.waitForSignal. */
+  /** The step's name (ctx.step), `sleep#<n>` for the n-th ctx.sleep, `signal:<name>` for ctx.waitForSignal, `event:<name>` (`event:<name>#<n>`) for ctx.waitForEvent. */
   name: string;
   kind: CheckpointKind;
   state: CheckpointState;
-  /** A step's stored result, or the signal's body. */
+  /** A step's stored result, the signal's body, or the event received. */
   result: JsonValue;
   startedAt: Instant;
   finishedAt: Instant | null;
@@ -301,6 +306,8 @@ export interface Run {
   concurrency: Concurrency | null;
   sensorId: string | null;
   runKey: string | null;
+  /** For a run an event started (origin event): the event; its payload carries it under `event`. */
+  eventId: string | null;
   /** The checkpoints of the run's durable function (ctx.step, ctx.sleep, ctx.waitForSignal), in the order they began. */
   checkpoints: Checkpoint[];
   retry: RetryPolicy;
@@ -621,6 +628,64 @@ export interface CalendarDates {
   from: string;
   to: string;
   items: CalendarDate[];
+}
+
+/**
+ * The events that start a schedule (its `on`, instead of cron, every, at or in): each event of that
+ * name whose values match starts one run, in the transaction that stores the event. Such a schedule
+ * has no slots (no calendar, expect, startAt, endAt, maxRuns, catchup or jitter), and its payload, if
+ * any, is an object: each run gets it with the event added under `event`.
+ */
+export interface EventTriggerInput {
+  /** The event name: 1 to 128 letters, digits, ".", "_", ":" or "-", e.g. "order.paid". */
+  event: string;
+  /** Dotted paths into the event (`data.plan`, `name`, `id`) and the JSON value each must equal; at most 32. Absent or empty: every event of the name. */
+  match?: Record<string, JsonValue> | null;
+}
+/** A schedule's `on`, with its default filled in. */
+export interface EventTrigger {
+  event: string;
+  /** Empty: every event of the name. */
+  match: Record<string, JsonValue>;
+}
+
+/** An event to send (POST /v1/events, one item of events.sendMany). */
+export interface EventInput {
+  /** 1 to 128 letters, digits, ".", "_", ":" or "-", e.g. "order.paid"; schedules whose `on.event` is this name start. */
+  name: string;
+  /** Any JSON, at most the payload limit serialized. Default null. */
+  data?: JsonValue;
+  /** Your id for the event (at most 200 characters): sent again within the retention window (KAIROS_EVENT_RETENTION), it answers the first event with `deduped: true` and starts nothing. Default: a new id. */
+  id?: string | null;
+}
+/** A schedule the event matched that made no run for it, and why (SCHEDULE_PAUSED, OVERLAP_SKIPPED, CONCURRENCY_KEY_UNRESOLVED). */
+export interface EventSkip {
+  scheduleId: string;
+  reasonCode: string;
+}
+/** An event, with what it started. */
+export interface Event {
+  /** Yours, or the one Kairos gave it. */
+  id: string;
+  name: string;
+  /** As sent. */
+  data: JsonValue | null;
+  receivedAt: Instant;
+  /** True when the id was seen before: this is the first event with it, and nothing ran again. */
+  deduped: boolean;
+  /** The runs it started, one per matching schedule. */
+  runs: string[];
+  skipped: EventSkip[];
+  /** The runs waiting for it (ctx.waitForEvent) that it resumed. */
+  resumed: string[];
+}
+export interface EventListFilter {
+  /** Only events of this exact name. */
+  name?: string;
+  /** Page size. */
+  limit?: number;
+  /** Start after this page: a nextCursor of GET /v1/events. */
+  cursor?: string;
 }
 
 /** A source's declaration of schedules for POST /v1/apply. */
