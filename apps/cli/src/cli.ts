@@ -10,6 +10,7 @@ import { explain } from './commands/explain.js';
 import { signalCommand } from './commands/signal.js';
 import { queuesCommand } from './commands/queues.js';
 import { calendarsCommand } from './commands/calendars.js';
+import { eventsCommand } from './commands/events.js';
 import { sensorsCommand } from './commands/sensors.js';
 import { subscriptionsCommand } from './commands/subscriptions.js';
 import { keysCommand } from './commands/keys.js';
@@ -71,6 +72,15 @@ commands:
                                   or JSON, or the flags); the schedules naming it are
                                   re-planned
   calendars delete <name>         delete a calendar no schedule names
+  events send NAME [JSON] [--id ID]
+                                  send an event (its data any JSON, default null): it
+                                  starts the schedules whose "on" it matches and resumes
+                                  the runs waiting for it; with --id a repeat is deduped
+                                  (through the API, as signal)
+  events [list] [--name NAME] [--limit N]
+                                  the newest events (of that name): the runs each
+                                  started, the schedules it skipped, the waits it resumed
+  events get <id>                 one event, its data and what it started
   status                          leader, sessions, outages and counts
   schedules [--status S]          list schedules (newest first)
   runs [--schedule ID] [--state S] list runs (newest first)
@@ -99,8 +109,8 @@ options:
   --json         print JSON instead of text
 
 DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos); apply,
-signal, queues, sensors, subscriptions and calendars talk to the API instead: KAIROS_URL (default
-http://127.0.0.1:3000) and KAIROS_API_KEY.`;
+signal, queues, sensors, subscriptions, calendars and events talk to the API instead: KAIROS_URL
+(default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
 
 export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -114,7 +124,10 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       state: { type: 'string' },
       namespace: { type: 'string' },
       scopes: { type: 'string', default: 'read' },
+      // An API key's name for `keys create`; the event name `events list` keeps.
       name: { type: 'string' },
+      // The producer's id of `events send`.
+      id: { type: 'string' },
       queue: { type: 'string', multiple: true, default: [] },
       file: { type: 'string', short: 'f', multiple: true, default: [] },
       'dry-run': { type: 'boolean', default: false },
@@ -172,6 +185,7 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       description: values.description,
     });
   }
+  if (command === 'events') return eventsCommand(out, rest, env, { limit: limitOf(values.limit), json: values.json || values.output === 'json', id: values.id, name: values.name });
   if (command === 'queues') return queuesCommand(out, rest, { maxRunning: values['max-running'], rate: values.rate, json: values.json || values.output === 'json' }, env);
   if (command === 'schema') {
     out.line(JSON.stringify(applyFileJsonSchema(), null, 2));
