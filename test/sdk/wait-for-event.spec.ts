@@ -103,10 +103,27 @@ describe('ctx.waitForEvent on a user worker', () => {
     for (const line of lines) counts.set(line.slice(6), (counts.get(line.slice(6)) ?? 0) + 1);
     return counts;
   };
+  /** What became of the runs among `ids` that did not succeed, for a failure to tell. */
+  const story = async (ids: string[]) => {
+    const { rows } = await t.db.query(
+      `SELECT r.id, r.state, r.payload->>'orderId' AS "orderId", r.attempt, r.crash_count,
+              (SELECT json_agg(json_build_object('name', c.name, 'state', c.state, 'startedAt', c.started_at)) FROM run_checkpoints c WHERE c.run_id = r.id) AS checkpoints,
+              (SELECT json_agg(json_build_object('since', w.since, 'match', w.match)) FROM event_waits w WHERE w.run_id = r.id) AS waits,
+              (SELECT json_agg(json_build_object('kind', e.kind, 'at', e.at, 'epoch', e.lease_epoch) ORDER BY e.id) FROM run_events e WHERE e.run_id = r.id) AS events,
+              r.started_at AS "startedAt",
+              (SELECT json_agg(json_build_object('id', v.id, 'receivedAt', v.received_at, 'resumed', v.resumed)) FROM events v WHERE v.data->>'orderId' = r.payload->>'orderId') AS sent
+       FROM runs r WHERE r.id = ANY($1::uuid[]) AND r.state <> 'succeeded' LIMIT 5`,
+      [ids],
+    );
+    return rows;
+  };
   const view = (e: EventView) => ({ id: e.id, name: e.name, data: e.data, receivedAt: e.receivedAt });
 
   it('resumes each of 200 runs with its own order’s event, sent while the waits are being recorded, exactly once', async () => {
-    await workers.start({ CONCURRENCY: '32' });
+    // Leases long enough that a busy machine does not reap an attempt on its way to the wait: the
+    // wait looks back to the start of its own attempt, so an event sent during an attempt that
+    // was lost before recording its wait would be missed by the next one (not what this test is about).
+    await workers.start({ CONCURRENCY: '32', KAIROS_RUN_LEASE_TTL: '30s' });
     const orders = Array.from({ length: 200 }, (_, i) => `burst-${i}`);
     const ids = await createRuns(
       'ship-order',
@@ -132,7 +149,9 @@ describe('ctx.waitForEvent on a user worker', () => {
     const woke = answers.filter((a) => a.resumed.length > 0).length;
     console.log(`order.shipped: ${woke} of ${answers.length} events resumed a parked wait, the other waits found their event looking back`);
 
-    await waitFor(async () => ((await inState(ids, 'succeeded')) === ids.length ? true : undefined), 'all 200 runs to succeed', 90_000, 250);
+    await waitFor(async () => ((await inState(ids, 'succeeded')) === ids.length ? true : undefined), 'all 200 runs to succeed', 90_000, 250).catch(async (error: Error) => {
+      throw new Error(`${error.message}; the others: ${JSON.stringify(await story(ids))}`);
+    });
     const counts = await afterWait();
     for (const orderId of orders) {
       const runId = runOf.get(orderId)!;
