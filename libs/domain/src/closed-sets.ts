@@ -84,6 +84,7 @@ export const RUN_EVENT_KINDS = [
   'signalled',
   'awaiting_event',
   'event_received',
+  'event_gathered',
   'held',
 ] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];

@@ -24,6 +24,8 @@ export const REASON_CODES = {
   STEP_FAILED: 'a step of the run ended without succeeding',
   UPSTREAM_FAILED: 'a step this step depends on did not succeed, so the step was skipped',
   CONCURRENCY_KEY_UNRESOLVED: "the run's concurrency key names a payload field its payload does not have",
+  FLOW_KEY_UNRESOLVED: "the key of the schedule's debounce, throttle, rate limit or batch names a field the event does not have; the event made no run for it",
+  RATE_LIMITED: "the schedule's rate limit made as many runs for the event's key as its window allows; the event made none",
   // Run transitions that are not terminal.
   LEASE_EXPIRED: 'the executor stopped renewing its lease and the run was taken back',
   LEASE_LOST: 'the executor lost its lease; its verdict was refused',
@@ -32,6 +34,7 @@ export const REASON_CODES = {
   CONCURRENCY_LIMIT: 'as many runs holding its concurrency key as its limit allows are running; it starts when one ends',
   QUEUE_LIMIT: "as many runs of its queue as the queue's maxRunning allows are running; it starts when one ends",
   QUEUE_RATE_LIMIT: "its queue's rate limit is reached; it starts when the window allows",
+  THROTTLED: "the schedule's throttle allows no more starts for its key in this window; it starts when the window allows",
   HANDLER_NOT_REGISTERED: 'the worker that received the run has no handler of that name; it handed the run back for a worker that has',
   // Ticks.
   TRIGGERED: 'the slot fired and created a run',

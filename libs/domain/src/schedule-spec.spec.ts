@@ -44,6 +44,7 @@ describe('readScheduleCreate: defaults', () => {
         labels: {},
         expect: null,
         calendar: null,
+        flow: null,
       },
       paused: false,
       idempotencyKey: null,

@@ -5,6 +5,7 @@
  */
 import { dayExclusionOf, type CalendarDefinition, type CalendarRule } from './calendars.js';
 import type { ConcurrencySpec } from './concurrency.js';
+import type { FlowControl } from './flow-control.js';
 import { createHash } from 'node:crypto';
 import { ValidationError } from './errors.js';
 import { present, readString, type JsonObject } from './json-readers.js';
@@ -57,6 +58,8 @@ export interface ScheduleSpec {
   expect: ScheduleExpectation | null;
   /** The local dates that hold no slot, and what becomes of a slot on one. */
   calendar: CalendarRule | null;
+  /** How the runs its events ask for are gathered, spaced or refused (schedules with `on` only). */
+  flow: FlowControl | null;
 }
 
 /** What a schedule promises of each slot's run. */
@@ -204,7 +207,7 @@ export function firstFireAt(spec: ScheduleSpec, nowMs: number, calendars: readon
 export function specHash(spec: ScheduleSpec): string {
   // Without a concurrency key, an expectation or a calendar a spec hashes as it did before they existed.
   return createHash('sha256')
-    .update(canonicalJson({ ...spec, concurrency: spec.concurrency ?? undefined, expect: spec.expect ?? undefined, calendar: spec.calendar ?? undefined }))
+    .update(canonicalJson({ ...spec, concurrency: spec.concurrency ?? undefined, expect: spec.expect ?? undefined, calendar: spec.calendar ?? undefined, flow: spec.flow ?? undefined }))
     .digest('hex');
 }
 

@@ -28,6 +28,7 @@ function spec(overrides: Partial<ScheduleSpec> = {}): ScheduleSpec {
     labels: {},
     expect: null,
     calendar: null,
+    flow: null,
     ...overrides,
   };
 }

@@ -36,3 +36,4 @@ export * from './subscriptions/subscription.repository.js';
 export * from './schedules/deadline.repository.js';
 export * from './calendars/calendar.repository.js';
 export * from './events/event.repository.js';
+export * from './events/flow-control.repository.js';

@@ -1,31 +1,29 @@
 /**
  * Event use cases. An event is stored with everything it starts in one transaction: the runs of the
  * schedules whose `on` it matches (each decided against its schedule's overlap policy, as a trigger
- * is) and the durable functions waiting for it. After a crash either all of it exists or none does;
+ * is, and its flow control: see event-fan-out.ts) and the durable functions waiting for it. After a crash either all of it exists or none does;
  * the runs go to the transport once the transaction has committed.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { isObject, newId, NotFoundError, resolveConcurrencyKey, type ActiveRun, type DispatchItem, type JsonObject, type JsonValue } from '@kairos/domain';
+import { newId, NotFoundError, type DispatchItem, type JsonValue } from '@kairos/domain';
 import { EventCreate, readBatchItems, readWire, type EventRequest } from '@kairos/domain/wire';
 import {
   EventRepository,
+  FlowControlRepository,
   RunRepository,
   ScheduleRepository,
   SlotWriter,
-  eventBody,
   inTransaction,
-  materializeSlots,
   type Db,
   type EventRow,
   type EventSkip,
-  type Materialized,
   type NewEvent,
   type Page,
-  type ScheduleRow,
 } from '@kairos/ledger';
 import { DATABASE, RunDispatcher } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
 import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
+import { EventFanOut, flowHorizonMs, markPeriods } from './event-fan-out.js';
 import { eventView, type EventViewShape } from './event.view.js';
 
 @Injectable()
@@ -37,6 +35,7 @@ export class EventsService {
     private readonly runs: RunRepository,
     private readonly slotWriter: SlotWriter,
     private readonly dispatcher: RunDispatcher,
+    private readonly flow: FlowControlRepository,
   ) {}
 
   /** POST /v1/events: stored and fanned out (202), or the first event of its id (200, deduped). */
@@ -95,59 +94,37 @@ export class EventsService {
       }
     }
     const listeners = await this.events.listeners(tx, caller.namespaceId, rows);
-    const scheduleIds = [...new Set([...listeners.values()].flat().map((s) => s.id))];
-    const active = await this.runs.activeBySchedule(tx, scheduleIds);
-    const made: Materialized[] = [];
+    const schedules = [...new Map([...listeners.values()].flat().map((s) => [s.id, s])).values()];
+    const controlled = schedules.filter((s) => s.flow !== null);
+    const ids = schedules.map((s) => s.id);
+    const fanOut = new EventFanOut(
+      rows[0]?.receivedAt.getTime() ?? 0,
+      caller.actor,
+      await this.runs.activeBySchedule(tx, ids),
+      await this.flow.marks(tx, controlled.map((s) => s.id), flowHorizonMs(controlled)),
+      await this.flow.openWindows(tx, controlled.filter((s) => s.flow!.debounce || s.flow!.batch).map((s) => s.id)),
+    );
     const outcomes = rows.map((row) => ({ id: row.id, runIds: [] as string[], skipped: [] as EventSkip[], resumed: [] as string[] }));
     for (const [i, row] of rows.entries()) {
       for (const schedule of listeners.get(row.id) ?? []) {
-        const started = this.startRun(schedule, row, caller.actor, active.get(schedule.id) ?? setActive(active, schedule.id));
-        if ('skipped' in started) outcomes[i]!.skipped.push({ scheduleId: schedule.id, reasonCode: started.skipped });
-        else {
-          made.push(started.made);
-          outcomes[i]!.runIds.push(started.made.runs[0]!.id);
-        }
+        const outcome = fanOut.apply(schedule, row);
+        if ('skipped' in outcome) outcomes[i]!.skipped.push({ scheduleId: schedule.id, reasonCode: outcome.skipped });
+        else outcomes[i]!.runIds.push(outcome.runId);
       }
     }
-    const slots = await this.slotWriter.write(tx, made);
-    await this.schedules.recordFires(tx, made.map((m) => ({ scheduleId: m.runs[0]!.scheduleId!, fired: 1 })));
+    const slots = await this.slotWriter.write(tx, fanOut.made);
+    await this.schedules.recordFires(tx, fanOut.made.map((m) => ({ scheduleId: m.runs[0]!.scheduleId!, fired: 1 })));
+    if (controlled.length > 0) {
+      await this.flow.writeMarks(tx, fanOut.marks, markPeriods(controlled));
+      const { open, closed } = fanOut.windowChanges();
+      await this.flow.saveWindows(tx, open, closed);
+      await this.flow.writeGathered(tx, fanOut.gatheredExisting(), fanOut.gatheredNew(), caller.actor);
+    }
     const resumed = await this.events.resumeWaits(tx, caller.namespaceId, rows, caller.actor);
     for (const r of resumed) outcomes[rows.findIndex((row) => row.id === r.eventId)]!.resumed.push(r.runId);
     await this.events.recordOutcomes(tx, caller.namespaceId, outcomes);
-    for (const [i, row] of rows.entries()) Object.assign(row, outcomes[i]!.runIds.length + outcomes[i]!.skipped.length + outcomes[i]!.resumed.length > 0 ? { runIds: outcomes[i]!.runIds, skipped: outcomes[i]!.skipped, resumed: outcomes[i]!.resumed } : {});
-    const dispatch: DispatchItem[] = [...slots.dispatch, ...resumed.flatMap((r) => (r.dispatch ? [r.dispatch] : []))];
+    for (const [i, row] of rows.entries()) Object.assign(row, { runIds: outcomes[i]!.runIds, skipped: outcomes[i]!.skipped, resumed: outcomes[i]!.resumed });
+    const dispatch: DispatchItem[] = [...slots.dispatch, ...fanOut.fullExisting(), ...resumed.flatMap((r) => (r.dispatch ? [r.dispatch] : []))];
     return { written, dispatch };
   }
-
-  /**
-   * The run `event` starts for `schedule`, decided against its active runs (which it joins), or
-   * why it starts none: the schedule is paused, its overlap policy skips, or its concurrency key
-   * cannot be resolved over the event's payload.
-   */
-  private startRun(schedule: ScheduleRow, event: EventRow, actor: string, active: ActiveRun[]): { made: Materialized } | { skipped: EventSkip['reasonCode'] } {
-    if (schedule.status === 'paused') return { skipped: 'SCHEDULE_PAUSED' };
-    // Event schedules are checked to carry an object payload (or none): the event joins it.
-    const payload = { ...(isObject(schedule.payload) ? (schedule.payload as JsonObject) : {}), event: eventBody(event) } as JsonValue;
-    if (schedule.concurrency && resolveConcurrencyKey(schedule.concurrency.key, payload).kind === 'unresolved') return { skipped: 'CONCURRENCY_KEY_UNRESOLVED' };
-    const atMs = event.receivedAt.getTime();
-    const made = materializeSlots({
-      row: { ...schedule, payload },
-      slots: [{ slotMs: atMs, fire: true, availableAtMs: atMs, catchup: false }],
-      active,
-      tickOrigin: null,
-      runOrigin: 'event',
-      overlap: schedule.overlap,
-      actor,
-      remainingRuns: null,
-    });
-    if (made.runs.length === 0) return { skipped: 'OVERLAP_SKIPPED' };
-    made.runs[0]!.eventId = event.id;
-    return { made };
-  }
-}
-
-function setActive(active: Map<string, ActiveRun[]>, scheduleId: string): ActiveRun[] {
-  const list: ActiveRun[] = [];
-  active.set(scheduleId, list);
-  return list;
 }

@@ -78,6 +78,27 @@ export class EventTriggerType {
   match!: Record<string, JsonValue>;
 }
 
+@ObjectType('Debounce', { description: 'One run per key once `period` passed without a new event (the last wins), at most `maxWait` after the first.' })
+export class DebounceType {
+  @Field(() => String, { nullable: true, description: 'A template over the event; null: one key for the schedule.' }) key!: string | null;
+  @Field(() => String) period!: string;
+  @Field(() => String, { nullable: true }) maxWait!: string | null;
+}
+
+@ObjectType('WindowLimit', { description: 'At most `limit` runs per key in any window of `period` (throttle: start; rateLimit: made).' })
+export class WindowLimitType {
+  @Field(() => String, { nullable: true, description: 'A template over the event; null: one key for the schedule.' }) key!: string | null;
+  @Field(() => Int) limit!: number;
+  @Field(() => String) period!: string;
+}
+
+@ObjectType('Batch', { description: 'Events gathered per key into one run when `maxSize` are in, or `timeout` after the first.' })
+export class BatchType {
+  @Field(() => String, { nullable: true, description: 'A template over the event; null: one key for the schedule.' }) key!: string | null;
+  @Field(() => Int) maxSize!: number;
+  @Field(() => String) timeout!: string;
+}
+
 @ObjectType('Schedule', { description: 'A schedule: its definition with defaults filled in, and its cursor (GET /v1/schedules/:id).' })
 export class ScheduleType implements ScheduleView {
   @Field(() => ID) id!: string;
@@ -86,6 +107,10 @@ export class ScheduleType implements ScheduleView {
   @Field(() => String, { nullable: true }) every!: string | null;
   @Field(() => String, { nullable: true }) at!: string | null;
   @Field(() => EventTriggerType, { nullable: true, description: 'The events that start it; null for a schedule of the clock.' }) on!: EventTriggerType | null;
+  @Field(() => DebounceType, { nullable: true }) debounce!: DebounceType | null;
+  @Field(() => WindowLimitType, { nullable: true }) throttle!: WindowLimitType | null;
+  @Field(() => WindowLimitType, { nullable: true }) rateLimit!: WindowLimitType | null;
+  @Field(() => BatchType, { nullable: true }) batch!: BatchType | null;
   @Field(() => String) timezone!: string;
   @Field(() => DstPolicyType) dst!: DstPolicyType;
   @Field(() => CatchupPolicyType) catchup!: CatchupPolicyType;

@@ -1,5 +1,5 @@
 /** The wire shape of a schedule, as REST and GraphQL return it: the definition with defaults filled in, and its cursor; and of its ticks. */
-import { formatDuration, formatInstant, formatOptionalInstant, isStepsTarget, type ScheduleSpec } from '@kairos/domain';
+import { formatDuration, formatInstant, formatOptionalInstant, isStepsTarget, type FlowControl, type ScheduleSpec } from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
 import type { Schedule, Tick } from '@kairos/domain/wire';
 import type { z } from 'zod';
@@ -16,6 +16,7 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     every: row.everyMs === null ? null : formatDuration(row.everyMs),
     at: iso(row.at),
     on: row.onEvent === null ? null : { event: row.onEvent, match: row.onMatch ?? {} },
+    ...flowControlView(row.flow),
     timezone: row.timezone,
     dst: dstView(row.cron, { gap: row.dstGap, overlap: row.dstOverlap }),
     catchup: {
@@ -60,6 +61,8 @@ export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
     ...(spec.timing.kind === 'every' ? { every: formatDuration(spec.timing.everyMs) } : {}),
     ...(spec.timing.kind === 'at' ? { at: formatInstant(spec.timing.atMs) } : {}),
     ...(spec.timing.kind === 'event' ? { on: { event: spec.timing.event, match: spec.timing.match } } : {}),
+    // Shown only when set, so a definition made before flow control existed compares unchanged.
+    ...Object.fromEntries(Object.entries(flowControlView(spec.flow)).filter(([, value]) => value !== null)),
     timezone: spec.timezone,
     // As declared (`auto` stays `auto`), as the view shows it.
     dst: { gap: spec.dst.gap, overlap: spec.dst.overlap },
@@ -96,5 +99,16 @@ export function tickView(tick: TickRow): TickView {
     runId: tick.runId,
     origin: tick.origin,
     createdAt: formatInstant(tick.createdAt),
+  };
+}
+
+/** A schedule's flow controls in wire form, each null when not declared. */
+export function flowControlView(flow: FlowControl | null): Pick<ScheduleView, 'debounce' | 'throttle' | 'rateLimit' | 'batch'> {
+  const windowed = (spec: { key: string | null; limit: number; periodMs: number } | null) => spec && { key: spec.key, limit: spec.limit, period: formatDuration(spec.periodMs) };
+  return {
+    debounce: flow?.debounce ? { key: flow.debounce.key, period: formatDuration(flow.debounce.periodMs), maxWait: flow.debounce.maxWaitMs === null ? null : formatDuration(flow.debounce.maxWaitMs) } : null,
+    throttle: windowed(flow?.throttle ?? null),
+    rateLimit: windowed(flow?.rateLimit ?? null),
+    batch: flow?.batch ? { key: flow.batch.key, maxSize: flow.batch.maxSize, timeout: formatDuration(flow.batch.timeoutMs) } : null,
   };
 }

@@ -7,9 +7,11 @@ import { MAX_PAYLOAD_BYTES } from '../closed-sets.js';
 import { ValidationError } from '../errors.js';
 import { readPayload } from '../json-readers.js';
 import { DEFAULT_CATCHUP } from '../schedule-spec.js';
-import { checkedBy, closedObject, present, text, worded } from './read.js';
+import { MAX_BATCH_SIZE, MAX_FLOW_LIMIT, MAX_FLOW_PERIOD_MS, type FlowControl } from '../flow-control.js';
+import { keyTemplatePaths, MAX_CONCURRENCY_KEY_LENGTH } from '../concurrency.js';
+import { checkedBy, closedObject, integer, present, text, worded } from './read.js';
 import { component, page } from './registry.js';
-import { Instant, JsonValue, ReasonCodeSchema } from './shared.js';
+import { durationMs, Duration, Instant, JsonValue, ReasonCodeSchema } from './shared.js';
 
 /** An event's name: letters, digits, ".", "_", ":" and "-", 1 to 128 of them. */
 export const EVENT_NAME_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -85,6 +87,84 @@ export const EventTriggerView = component(
   z.strictObject({ event: z.string(), match: z.record(z.string(), JsonValue) }),
   'The events that start a schedule: their name, and the values they must match (empty: every event of the name).',
 );
+
+// ---- Flow control ----
+
+const flowKey = text(MAX_CONCURRENCY_KEY_LENGTH)
+  .check(checkedBy((value, field) => keyTemplatePaths(value as string, field)))
+  .nullable()
+  .optional()
+  .meta({ examples: ['account-{{event.data.accountId}}'] })
+  .describe('A template over the event (`{{event.data.x}}`) or the payload (`{{payload.x}}`); absent: one key for the schedule.');
+const period = (what: string) =>
+  present(durationMs({ minMs: 1, maxMs: MAX_FLOW_PERIOD_MS }), (field) => `${field} is required: ${what}, e.g. "30s"`).describe(`${what}; at most 7d.`);
+const limit = present(integer(1, MAX_FLOW_LIMIT), (field) => `${field} is required: how many runs per key and period, e.g. 10`);
+
+export const DebounceInput = component(
+  'Debounce',
+  closedObject({
+    key: flowKey,
+    period: period('how long without a new event before the run starts'),
+    maxWait: durationMs({ minMs: 1, maxMs: MAX_FLOW_PERIOD_MS }).nullable().optional().describe('The run starts at most this long after the first event of the burst, new events or not. Absent: no bound.'),
+  }),
+  "One run per key once `period` passed without a new matching event, with the last event (the run's payload carries it under `event`); `maxWait` bounds the delay from the first event.",
+);
+export const ThrottleInput = component(
+  'Throttle',
+  closedObject({ key: flowKey, limit, period: period('the window') }),
+  'Every event gets its run, but at most `limit` runs per key start in any window of `period`: the others wait queued (deferReason THROTTLED), in order, and start when the window allows.',
+);
+export const RateLimitInput = component(
+  'RateLimit',
+  closedObject({ key: flowKey, limit, period: period('the window') }),
+  "At most `limit` runs per key are made in any window of `period`: a further event makes none for the schedule, and its view lists the schedule under `skipped` with RATE_LIMITED.",
+);
+export const BatchInput = component(
+  'Batch',
+  closedObject({
+    key: flowKey,
+    maxSize: present(integer(1, MAX_BATCH_SIZE), (field) => `${field} is required: how many events a run gathers at most, 1 to ${MAX_BATCH_SIZE}`),
+    timeout: period('how long after the first event of a batch its run starts, full or not'),
+  }),
+  "Matching events are gathered per key into one run when `maxSize` are in, or `timeout` after the first; the run's payload lists them under `events`, in order; each event belongs to exactly one run.",
+);
+
+/** The flow controls a body declared, read; absent ones null. */
+export function flowControlOf(read: {
+  debounce?: { key?: string | null; period?: number; maxWait?: number | null } | null;
+  throttle?: { key?: string | null; limit?: number; period?: number } | null;
+  rateLimit?: { key?: string | null; limit?: number; period?: number } | null;
+  batch?: { key?: string | null; maxSize?: number; timeout?: number } | null;
+}): FlowControl | null {
+  // Each field was checked present by its reader.
+  const { debounce, throttle, rateLimit, batch } = read;
+  if (!debounce && !throttle && !rateLimit && !batch) return null;
+  if (debounce && batch) throw new ValidationError('CONFLICTING_FIELDS', 'batch', 'debounce and batch both gather events into one run; give one of them');
+  if (throttle && (debounce || batch)) {
+    throw new ValidationError('CONFLICTING_FIELDS', 'throttle', `${debounce ? 'debounce' : 'batch'} already decides when its run starts; throttle goes with a schedule whose every event makes its run`);
+  }
+  return {
+    debounce: debounce ? { key: debounce.key ?? null, periodMs: debounce.period!, maxWaitMs: debounce.maxWait ?? null } : null,
+    throttle: throttle ? { key: throttle.key ?? null, limit: throttle.limit!, periodMs: throttle.period! } : null,
+    rateLimit: rateLimit ? { key: rateLimit.key ?? null, limit: rateLimit.limit!, periodMs: rateLimit.period! } : null,
+    batch: batch ? { key: batch.key ?? null, maxSize: batch.maxSize!, timeoutMs: batch.timeout! } : null,
+  };
+}
+
+/** A clock schedule has no events to control: refused rather than ignored. */
+export function checkNoFlowControl(read: Record<string, unknown>): void {
+  for (const field of ['debounce', 'throttle', 'rateLimit', 'batch']) {
+    if (read[field] != null) throw new ValidationError('CONFLICTING_FIELDS', field, `${field} controls the runs events start; only a schedule with "on" takes it`);
+  }
+}
+
+const keyView = z.string().nullable();
+export const FlowControlView = {
+  debounce: z.strictObject({ key: keyView, period: Duration, maxWait: Duration.nullable() }).nullable(),
+  throttle: z.strictObject({ key: keyView, limit: z.int(), period: Duration }).nullable(),
+  rateLimit: z.strictObject({ key: keyView, limit: z.int(), period: Duration }).nullable(),
+  batch: z.strictObject({ key: keyView, maxSize: z.int(), timeout: Duration }).nullable(),
+};
 
 // ---- Requests ----
 

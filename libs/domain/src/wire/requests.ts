@@ -31,7 +31,7 @@ import { checkOneExecutable, type Target } from '../steps.js';
 import { checkKeysResolve } from '../concurrency.js';
 import { SensorCreate } from './sensors.js';
 import { CalendarCreate, calendarRuleOf, CalendarRuleInput } from './calendars.js';
-import { checkEventSchedule, EventCreate, EventTrigger } from './events.js';
+import { BatchInput, checkEventSchedule, checkNoFlowControl, DebounceInput, EventCreate, EventTrigger, flowControlOf, RateLimitInput, ThrottleInput } from './events.js';
 import type { JsonValue as JsonValueType } from '../closed-sets.js';
 
 /** An instant field read as epoch milliseconds; the check before it has already accepted the value. */
@@ -88,6 +88,10 @@ const definition = {
       "What each slot's run must do: a slot whose run has not succeeded within `succeededWithin` after the slot (still queued, running, retrying, dead, or never made) is late: `schedule.late` goes to the subscriptions once for it, and `schedule.recovered` once a later slot succeeds in time. Default: none.",
     ),
   calendar: CalendarRuleInput.nullable().describe('The local dates the schedule does not fire on (calendars it excludes, weekends). Default: none.'),
+  debounce: DebounceInput.nullable(),
+  throttle: ThrottleInput.nullable(),
+  rateLimit: RateLimitInput.nullable(),
+  batch: BatchInput.nullable(),
 };
 
 type Fields = Record<string, z.ZodType>;
@@ -179,7 +183,7 @@ const scheduleBody = screenedBy(
 );
 
 /** The order the readers report a schedule body's faults in; '' is the bounds check. */
-const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'concurrency', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', 'expect', 'calendar', '', 'paused', 'idempotencyKey'];
+const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'concurrency', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', 'expect', 'calendar', 'debounce', 'throttle', 'rateLimit', 'batch', '', 'paused', 'idempotencyKey'];
 
 /** A POST /v1/schedules (or PUT by-name) body. `nowMs` resolves `in` and checks for a future fire. */
 export function readScheduleCreate(body: unknown, nowMs: number): ScheduleCreateRequest {
@@ -203,13 +207,15 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
             ? { kind: 'event', event: read.on.event!, match: (read.on.match ?? {}) as Record<string, JsonValueType> }
             : { kind: 'at', atMs: nowMs + read.in! };
   if (timing.kind === 'event') checkEventSchedule(read);
+  else checkNoFlowControl(read);
   const spec: ScheduleSpec = {
     name: read.name ?? null,
     timing,
     timezone: read.timezone ?? 'UTC',
     dst: read.dst ?? DEFAULT_DST_POLICY,
     catchup: read.catchup ?? DEFAULT_CATCHUP,
-    overlap: read.overlap ?? 'skip',
+    // Every event gets its run unless the schedule says otherwise; the clock's slots skip while a run is active.
+    overlap: read.overlap ?? (timing.kind === 'event' ? 'allow' : 'skip'),
     // The body was checked to give exactly one of them.
     target: (read.target ?? read.steps)!,
     payload: read.payload ?? null,
@@ -223,6 +229,7 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
     labels: read.labels ?? {},
     expect: read.expect ? { succeededWithinMs: read.expect.succeededWithin! } : null,
     calendar: read.calendar ? calendarRuleOf(read.calendar) : null,
+    flow: flowControlOf(read),
   };
   // A schedule started by events resolves its keys over each event's payload, when the event arrives.
   if (timing.kind !== 'event') checkKeysResolve(spec);

@@ -4,7 +4,7 @@ import { API_SCOPES } from '../api-keys.js';
 import { QUEUE_NAME_PATTERN } from '../handlers.js';
 import { TICK_PARTITIONS } from '../partitions.js';
 import { CalendarRuleView } from './calendars.js';
-import { EventTriggerView, EventView } from './events.js';
+import { EventTriggerView, EventView, FlowControlView } from './events.js';
 import { component, page } from './registry.js';
 import {
   AttemptOutcome,
@@ -57,6 +57,7 @@ export const Schedule = component(
     every: Duration.nullable(),
     at: Instant.nullable(),
     on: EventTriggerView.nullable().describe('The events that start it; null for a schedule of the clock.'),
+    ...FlowControlView,
     timezone: z.string(),
     dst: DstPolicy,
     catchup: CatchupPolicy,

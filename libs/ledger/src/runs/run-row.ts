@@ -110,6 +110,8 @@ export interface NewRun
   sensorId?: string | null;
   runKey?: string | null;
   eventId?: string | null;
+  /** A throttled run's throttle: its key (the schedule's id and the resolved key), limit and period. */
+  throttle?: { key: string; limit: number; periodMs: number } | null;
 }
 
 /**

@@ -267,14 +267,14 @@ export class RunRepository {
       text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
                          defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
                          idempotency_key, request_hash, enqueued_at, trace_parent, trace_state, created_event_id, created_by,
-                         parent_run_id, step_name, concurrency_key, concurrency_limit, sensor_id, run_key, event_id)
+                         parent_run_id, step_name, concurrency_key, concurrency_limit, sensor_id, run_key, event_id, throttle)
        SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey, rh,
               CASE WHEN avail < 'infinity' AND tgt::jsonb->>'type' <> 'steps' THEN now() END, $2::text, $3::text,
-              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor, par, step, ckey, clim, sensor, rkey, evt
+              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor, par, step, ckey, clim, sensor, rkey, evt, thr
        FROM json_to_recordset($1::json)
          AS t(id uuid, ns uuid, sched uuid, origin text, src uuid, slot timestamptz, avail timestamptz, defer text, excl boolean,
               maxa int, tgt text, pl text, rt text, tmo bigint, ikey text, rh text, actor text, par uuid, step text,
-              ckey text, clim int, sensor uuid, rkey text, evt text)
+              ckey text, clim int, sensor uuid, rkey text, evt text, thr jsonb)
        ON CONFLICT (namespace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING id`,
       values: [
@@ -304,6 +304,7 @@ export class RunRepository {
             sensor: r.sensorId ?? null,
             rkey: r.runKey ?? null,
             evt: r.eventId ?? null,
+            thr: r.throttle ?? null,
           })),
         ),
         trace.traceParent,

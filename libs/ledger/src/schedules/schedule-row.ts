@@ -1,5 +1,5 @@
 /** The schedules table's columns as SQL returns them, and their translation to and from a ScheduleSpec. */
-import type { CalendarRule, ConcurrencySpec, CatchupMode, DstGapPolicy, DstOverlapPolicy, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
+import type { CalendarRule, ConcurrencySpec, FlowControl, CatchupMode, DstGapPolicy, DstOverlapPolicy, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
 
 /** Every column of schedules, camelCased by the SELECT list below. */
 export interface ScheduleRow {
@@ -32,6 +32,8 @@ export interface ScheduleRow {
   labels: Record<string, string>;
   expectSucceededWithinMs: number | null;
   calendar: CalendarRule | null;
+  /** The flow controls of a schedule started by events. */
+  flow: FlowControl | null;
   /** The first late slot of the lateness under way; null while the schedule keeps its deadlines. */
   lateSince: Date | null;
   idempotencyKey: string | null;
@@ -55,7 +57,7 @@ export const SCHEDULE_COLUMNS = `
   s.dst_gap AS "dstGap", s.dst_overlap AS "dstOverlap", s.catchup_mode AS "catchupMode",
   s.catchup_window_ms AS "catchupWindowMs", s.catchup_limit AS "catchupLimit", s.overlap, s.target, s.payload,
   s.retry, s.timeout_ms AS "timeoutMs", s.concurrency, s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
-  s.jitter_ms AS "jitterMs", s.labels, s.expect_succeeded_within_ms AS "expectSucceededWithinMs", s.calendar, s.late_since AS "lateSince",
+  s.jitter_ms AS "jitterMs", s.labels, s.expect_succeeded_within_ms AS "expectSucceededWithinMs", s.calendar, s.flow, s.late_since AS "lateSince",
   s.idempotency_key AS "idempotencyKey", s.spec_hash AS "specHash", s.source, s.status,
   s.next_fire_at AS "nextFireAt", s.last_fire_at AS "lastFireAt", s.fire_count AS "fireCount",
   s.paused_at AS "pausedAt", s.resumed_at AS "resumedAt", s.completed_at AS "completedAt",
@@ -93,6 +95,7 @@ export function specOf(row: ScheduleRow): ScheduleSpec {
     labels: row.labels,
     expect: row.expectSucceededWithinMs === null ? null : { succeededWithinMs: row.expectSucceededWithinMs },
     calendar: row.calendar,
+    flow: row.flow,
   };
 }
 
@@ -124,6 +127,7 @@ export function specRecord(spec: ScheduleSpec): Record<SpecColumn, unknown> {
     labels: spec.labels,
     expect_succeeded_within_ms: spec.expect?.succeededWithinMs ?? null,
     calendar: spec.calendar,
+    flow: spec.flow,
   };
 }
 
@@ -160,6 +164,7 @@ export const SPEC_COLUMN_TYPES = [
   'jsonb',
   'text',
   'jsonb',
+  'jsonb',
 ] as const;
 
 export const SPEC_COLUMN_NAMES = [
@@ -188,6 +193,7 @@ export const SPEC_COLUMN_NAMES = [
   'calendar',
   'on_event',
   'on_match',
+  'flow',
 ] as const;
 
 export type SpecColumn = (typeof SPEC_COLUMN_NAMES)[number];

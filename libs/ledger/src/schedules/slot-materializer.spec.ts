@@ -34,6 +34,7 @@ const ROW: ScheduleRow = {
   labels: {},
   expectSucceededWithinMs: null,
   calendar: null,
+  flow: null,
   lateSince: null,
   idempotencyKey: null,
   source: null,
