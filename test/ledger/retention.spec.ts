@@ -1,8 +1,9 @@
 /**
  * Retention: with a retention of a few seconds the leader prunes finished runs with their events
  * and ticks, run-less ticks and published outbox rows, keeps dead letters until they are
- * republished, and leaves a ledger fsck finds clean. A second test times the pruning of many
- * finished runs (KAIROS_TEST_PRUNE_RUNS, 20,000 by default).
+ * republished, and leaves a ledger fsck finds clean; it prunes events past KAIROS_EVENT_RETENTION
+ * (whose ids are then no longer deduped) and keeps the fresh ones. A second test times the pruning
+ * of many finished runs (KAIROS_TEST_PRUNE_RUNS, 20,000 by default); a third prunes events batch by batch.
  */
 import { describe, expect, it } from 'vitest';
 import { newId } from '@kairos/domain';
@@ -15,7 +16,42 @@ const SLACK_MS = 2_000;
 
 describe('retention on a running cluster', () => {
   const { t, kairos } = useKairos({
-    env: { KAIROS_RETENTION: `${RETENTION_MS}ms`, KAIROS_DEAD_LETTER_RETENTION: '1h', KAIROS_RETENTION_INTERVAL: '200ms', KAIROS_RETENTION_BATCH: '5' },
+    env: {
+      KAIROS_RETENTION: `${RETENTION_MS}ms`,
+      KAIROS_DEAD_LETTER_RETENTION: '1h',
+      KAIROS_EVENT_RETENTION: '1h',
+      KAIROS_RETENTION_INTERVAL: '200ms',
+      KAIROS_RETENTION_BATCH: '5',
+    },
+  });
+
+  it('prunes events received before KAIROS_EVENT_RETENTION, more than a batch of them, and keeps the fresh ones; a pruned id is new again', async () => {
+    const client = api(kairos.url);
+    const schedule = await client.post('/v1/schedules', { name: 'on-paid', on: { event: 'order.paid' }, target: { type: 'handler', name: 'noop' } });
+    expect(schedule.status).toBe(201);
+    const items = [...Array.from({ length: 7 }, (_, i) => ({ name: 'order.paid', id: `old-${i}` })), { name: 'order.paid', id: 'fresh' }];
+    const sent = await client.post('/v1/events/batch', { items });
+    expect(sent.status).toBe(200);
+    const oldRuns = (sent.body.items as { id: string; runs: string[] }[]).filter((e) => e.id.startsWith('old-')).flatMap((e) => e.runs);
+    expect(oldRuns).toHaveLength(7);
+    // Received two hours ago, past the event retention (the runs they started are not: they follow KAIROS_RETENTION).
+    await t.db.query(`UPDATE events SET received_at = now() - interval '2 hours' WHERE id LIKE 'old-%'`);
+
+    await waitFor(async () => ((await t.db.query(`SELECT count(*)::int AS n FROM events WHERE id LIKE 'old-%'`)).rows[0].n === 0 ? true : undefined), 'the old events to be pruned');
+    expect((await t.db.query(`SELECT id FROM events`)).rows).toEqual([{ id: 'fresh' }]);
+    expect((await client.get('/v1/events/old-0')).status).toBe(404);
+    expect((await client.get('/v1/events')).body.items.map((e: { id: string }) => e.id)).toEqual(['fresh']);
+
+    // Within the retention an id is deduped; past it, the same id is a new event that starts its runs again.
+    expect((await client.post('/v1/events', { name: 'order.paid', id: 'fresh' })).body).toMatchObject({ id: 'fresh', deduped: true });
+    const again = await client.post('/v1/events', { name: 'order.paid', id: 'old-0' });
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ id: 'old-0', deduped: false, runs: [expect.any(String)] });
+    expect(oldRuns).not.toContain(again.body.runs[0]);
+
+    const metrics = await (await fetch(`${kairos.url}/metrics`)).text();
+    expect(Number(/^kairos_pruned_rows_total\{table="events"\} (\d+)$/m.exec(metrics)?.[1])).toBe(7);
+    expect(await client.delete(`/v1/schedules/${schedule.body.id}`)).toMatchObject({ status: 204 });
   });
 
   it('prunes runs, events, ticks and published events past the retention; fsck stays clean', async () => {
@@ -174,7 +210,7 @@ describe('pruning rate', () => {
     await t.db.query('ANALYZE');
 
     const repository = new RetentionRepository();
-    const policy = { retentionMs: 60_000, deadLetterRetentionMs: 60_000, batchSize: 500 };
+    const policy = { retentionMs: 60_000, deadLetterRetentionMs: 60_000, eventRetentionMs: 60_000, batchSize: 500 };
     let cursor: string | null = null;
     let runs = 0;
     let rows = 0;
@@ -203,4 +239,27 @@ describe('pruning rate', () => {
     expect((await t.db.query(`SELECT count(*)::int AS n FROM run_events`)).rows[0].n).toBe(4);
     expect(await fsck(t.db)).toEqual([]);
   }, 600_000);
+});
+
+describe('event pruning', () => {
+  const t = useTestEnvironment();
+
+  it('deletes at most a batch of events received before the cutoff per call, oldest first, and only those', async () => {
+    const namespace = (await t.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id;
+    await t.db.query(
+      `INSERT INTO events (namespace_id, id, name, data, received_at, sent_by)
+       SELECT $1::uuid, 'old-' || n, 'order.paid', '{"n": 1}'::json, now() - interval '2 days' + n * interval '1 minute', 'test' FROM generate_series(1, 5) AS n
+       UNION ALL SELECT $1::uuid, 'fresh', 'order.paid', NULL::json, now() - interval '23 hours', 'test'`,
+      [namespace],
+    );
+    const repository = new RetentionRepository();
+    const policy = { retentionMs: 60_000, deadLetterRetentionMs: 60_000, eventRetentionMs: 86_400_000, batchSize: 2 };
+    const left = async () => (await t.db.query(`SELECT array_agg(id ORDER BY received_at) AS ids FROM events`)).rows[0].ids;
+    expect(await repository.pruneEvents(t.db, policy)).toBe(2);
+    expect(await left()).toEqual(['old-3', 'old-4', 'old-5', 'fresh']);
+    expect(await repository.pruneEvents(t.db, policy)).toBe(2);
+    expect(await repository.pruneEvents(t.db, policy)).toBe(1);
+    expect(await repository.pruneEvents(t.db, policy)).toBe(0);
+    expect(await left()).toEqual(['fresh']);
+  });
 });

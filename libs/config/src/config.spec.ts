@@ -42,7 +42,7 @@ describe('loadConfig', () => {
       worker: { concurrency: 256, runLeaseTtlMs: 30_000, httpAllowList: [], startMarginMs: 250 },
       tracing: { tracesUrl: null, serviceName: null },
       alerts: { publicUrl: null, retryWindowMs: 86_400_000, deliveryTimeoutMs: 10_000 },
-      retention: { retentionMs: 30 * 86_400_000, deadLetterRetentionMs: 90 * 86_400_000, batchSize: 500, intervalMs: 60_000 },
+      retention: { retentionMs: 30 * 86_400_000, deadLetterRetentionMs: 90 * 86_400_000, eventRetentionMs: 7 * 86_400_000, batchSize: 500, intervalMs: 60_000 },
     } satisfies KairosConfig);
   });
 
@@ -172,6 +172,8 @@ describe('loadConfig', () => {
     ['KAIROS_RETENTION', '7d', (c) => c.retention.retentionMs, 7 * 86_400_000],
     ['KAIROS_RETENTION', '5s', (c) => c.retention.retentionMs, 5_000],
     ['KAIROS_DEAD_LETTER_RETENTION', '365d', (c) => c.retention.deadLetterRetentionMs, 365 * 86_400_000],
+    ['KAIROS_EVENT_RETENTION', '30d', (c) => c.retention.eventRetentionMs, 30 * 86_400_000],
+    ['KAIROS_EVENT_RETENTION', '1h', (c) => c.retention.eventRetentionMs, 3_600_000],
     ['KAIROS_RETENTION_BATCH', '1', (c) => c.retention.batchSize, 1],
     ['KAIROS_RETENTION_BATCH', '10000', (c) => c.retention.batchSize, 10_000],
     ['KAIROS_RETENTION_INTERVAL', '200ms', (c) => c.retention.intervalMs, 200],
@@ -234,6 +236,8 @@ describe('loadConfig', () => {
     ['KAIROS_RETENTION', '500ms', /^KAIROS_RETENTION="500ms" must be at least 1000 ms$/],
     ['KAIROS_RETENTION', 'forever', /^KAIROS_RETENTION="forever": /],
     ['KAIROS_DEAD_LETTER_RETENTION', '0', /^KAIROS_DEAD_LETTER_RETENTION="0" must be at least 1000 ms$/],
+    ['KAIROS_EVENT_RETENTION', '10ms', /^KAIROS_EVENT_RETENTION="10ms" must be at least 1000 ms$/],
+    ['KAIROS_EVENT_RETENTION', 'a week', /^KAIROS_EVENT_RETENTION="a week": /],
     ['KAIROS_RETENTION_BATCH', '0', /^KAIROS_RETENTION_BATCH="0" must be an integer from 1 to 10000$/],
     ['KAIROS_RETENTION_INTERVAL', '5ms', /^KAIROS_RETENTION_INTERVAL="5ms" must be at least 10 ms$/],
     ['KAIROS_PUBLIC_URL', 'kairos.example.com', /^KAIROS_PUBLIC_URL is not a valid URL$/],

@@ -244,13 +244,20 @@ export const CONFIGURATION = {
       default: '30d',
       min: SECOND,
       meaning:
-        'finished runs (with their events and ticks), run-less ticks, published outbox rows, old sessions and outages are pruned past this age',
+        'finished runs (with their run events and ticks), run-less ticks, published outbox rows, old sessions and outages are pruned past this age',
     }),
     deadLetterRetentionMs: duration({
       name: 'KAIROS_DEAD_LETTER_RETENTION',
       default: '90d',
       min: SECOND,
       meaning: 'how long a dead letter nobody republished is kept (a republished one follows `KAIROS_RETENTION`)',
+    }),
+    eventRetentionMs: duration({
+      name: 'KAIROS_EVENT_RETENTION',
+      default: '7d',
+      min: SECOND,
+      meaning:
+        'how long a received event is kept (`GET /v1/events`), and so the window in which sending its `id` again is answered with the first event (`deduped`) instead of starting its runs again; older events are pruned',
     }),
     // Small, so each transaction is short.
     batchSize: integer({ name: 'KAIROS_RETENTION_BATCH', default: 500, min: 1, max: 10_000, meaning: 'rows per pruning statement' }),

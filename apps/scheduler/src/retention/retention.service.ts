@@ -20,6 +20,7 @@ interface PassTotals {
   outbox: number;
   subscription_deliveries: number;
   scheduler_sessions: number;
+  events: number;
 }
 
 @Injectable()
@@ -42,7 +43,7 @@ export class RetentionService implements OnModuleInit {
   }
 
   private static zero(): PassTotals {
-    return { runs: 0, run_events: 0, ticks: 0, outbox: 0, subscription_deliveries: 0, scheduler_sessions: 0 };
+    return { runs: 0, run_events: 0, ticks: 0, outbox: 0, subscription_deliveries: 0, scheduler_sessions: 0, events: 0 };
   }
 
   /** One batch of each kind; returns the pause before the next batch, or the interval once done. */
@@ -55,6 +56,7 @@ export class RetentionService implements OnModuleInit {
     const outbox = await this.repository.prunePublishedOutbox(this.db, policy);
     const deliveries = await this.repository.pruneDeliveries(this.db, policy);
     const sessions = await this.repository.pruneSessions(this.db, policy);
+    const events = await this.repository.pruneEvents(this.db, policy);
     const batch: PassTotals = {
       runs: runs.runs,
       run_events: runs.events,
@@ -62,13 +64,14 @@ export class RetentionService implements OnModuleInit {
       outbox,
       subscription_deliveries: deliveries,
       scheduler_sessions: sessions,
+      events,
     };
     for (const [table, rows] of Object.entries(batch)) {
       this.totals[table as keyof PassTotals] += rows;
       this.metrics.pruned(table, rows);
     }
     this.cursor = runs.lastId;
-    const more = runs.runs === policy.batchSize || [runlessTicks, outbox, deliveries, sessions].some((n) => n >= policy.batchSize);
+    const more = runs.runs === policy.batchSize || [runlessTicks, sensorTicks, outbox, deliveries, sessions, events].some((n) => n >= policy.batchSize);
     if (more) return Math.max(MIN_BATCH_PAUSE_MS, performance.now() - startedAt);
     if (Object.values(this.totals).some((n) => n > 0)) {
       this.logger.log(`pruned ${Object.entries(this.totals).map(([table, n]) => `${n} ${table}`).join(', ')}`);

@@ -8,14 +8,19 @@
  * tick in the same statement (so no tick ever points at a pruned run and no run of a schedule ever
  * lacks its tick: fsck stays meaningful); a dead letter only once it was republished or is older
  * than the dead-letter retention; ticks that created no run; sensors' settled evaluation ticks
- * (never their run keys); published outbox rows; finished subscription deliveries; outages and closed scheduler sessions. A retry
- * or republish of a pruned run keeps its row, with its source_run_id set null.
+ * (never their run keys); published outbox rows; finished subscription deliveries; outages and closed scheduler sessions; events
+ * received before their own retention (KAIROS_EVENT_RETENTION, the window in which a repeated id
+ * is deduped; the runs they started keep their eventId). A retry or republish of a pruned run keeps
+ * its row, with its source_run_id set null.
  */
 import { inTransaction, type Db, type Tx } from '../database.js';
+import { EventRepository } from '../events/event.repository.js';
 
 export interface RetentionPolicy {
   retentionMs: number;
   deadLetterRetentionMs: number;
+  /** How long an event is kept: its id is deduped for that long. */
+  eventRetentionMs: number;
   batchSize: number;
 }
 
@@ -47,6 +52,8 @@ async function shortTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promis
 }
 
 export class RetentionRepository {
+  private readonly events = new EventRepository();
+
   /**
    * One batch of finished runs past retention, walked in id (creation) order from `after`. A run
    * finishes after it was created, so only ids older than the larger cutoff need looking at.
@@ -141,6 +148,14 @@ export class RetentionRepository {
         [policy.retentionMs, policy.batchSize],
       );
       return rowCount ?? 0;
+    });
+  }
+
+  /** One batch of events received before the event retention's cutoff (on the database's clock), oldest first. */
+  async pruneEvents(db: Db, policy: RetentionPolicy): Promise<number> {
+    return shortTransaction(db, async (tx) => {
+      const { rows } = await tx.query<{ before: Date }>(`SELECT now() - $1 * interval '1 millisecond' AS before`, [policy.eventRetentionMs]);
+      return this.events.prune(tx, rows[0]!.before, policy.batchSize);
     });
   }
 
