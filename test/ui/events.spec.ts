@@ -4,8 +4,9 @@
  * matches and one it does not. The Events page lists both, newest first, with what each started;
  * the matching event's page shows its data and links the run it started; that run's page links
  * back to its event; the schedule's page says in words what starts it instead of listing fire
- * times; and a name no event has shows how to send one. Each page is saved as a screenshot under
- * test-results/ui/.
+ * times; and a name no event has shows how to send one. A durable function parked by
+ * ctx.waitForEvent says on its run page what it waits for and until when; the event that resumes
+ * it lists it among the waits it resumed. Each page is saved as a screenshot under test-results/ui/.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,9 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { KairosWorker } from '@kairos/sdk';
 import { isUiStale } from '../../scripts/build-state.mjs';
 import { withDirectoryLock } from '../support/build.js';
-import { useKairos } from '../support/kairos.js';
+import { runInState, useKairos } from '../support/kairos.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCREENSHOTS = `${ROOT}test-results/ui`;
@@ -38,7 +40,7 @@ describe('events in the dashboard', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
   }, 180_000);
 
-  const { t, kairos, client } = useKairos({ roles: ['api'] });
+  const { t, kairos, client } = useKairos();
 
   beforeAll(async () => {
     // A live worker of the echo handler, so schedules may name it.
@@ -144,6 +146,66 @@ describe('events in the dashboard', () => {
     expect(await row.locator('td').nth(1).textContent()).toBe('event');
     await shot('schedule-event');
   });
+
+  it('says what a waiting durable function waits for, and the event that resumes it lists it', async () => {
+    // A durable function on a worker of this process (the SDK from source), on a queue of its own.
+    const env = t.env();
+    const worker = new KairosWorker({
+      databaseUrl: env.DATABASE_URL!,
+      redisUrl: env.REDIS_URL || null,
+      queuePrefix: env.KAIROS_QUEUE_PREFIX!,
+      queue: 'orders',
+      concurrency: 2,
+      handlers: {
+        'ship-order': async (ctx) => {
+          const shipment = await ctx.waitForEvent('order.shipped', { match: { 'data.orderId': (ctx.payload as { orderId: string }).orderId }, timeout: '1h' });
+          return { shipment };
+        },
+      },
+      logger: { log: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    await worker.start();
+    try {
+      const created = await client.post('/v1/runs', { target: { type: 'handler', name: 'ship-order', queue: 'orders' }, payload: { orderId: 'o-7' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const runId = created.body.id as string;
+      await runInState(client, runId, 'waiting');
+
+      await page.goto(`${kairos.url}/ui/runs/${runId}`);
+      const note = page.getByTestId('awaited-event');
+      await note.waitFor();
+      expect(await note.textContent()).toMatch(/It waits for event order\.shipped where data\.orderId = "o-7", until \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\./);
+      const checkpoint = page.getByTestId('checkpoint-event:order.shipped');
+      expect(await checkpoint.textContent()).toContain('the run waits for a matching event');
+      const story = page.getByRole('region', { name: 'Events', exact: true });
+      await expect.poll(() => story.textContent()).toContain('awaiting_eventwaits for event order.shipped where data.orderId = "o-7", until');
+      await shot('run-awaiting-event');
+
+      // Another order's shipment leaves it waiting; its own resumes it.
+      const other = await client.post('/v1/events', { name: 'order.shipped', data: { orderId: 'o-8' } });
+      expect(other.body.resumed).toEqual([]);
+      const own = await client.post('/v1/events', { name: 'order.shipped', data: { orderId: 'o-7', carrier: 'DHL' } });
+      expect(own.status, JSON.stringify(own.body)).toBe(202);
+      expect(own.body.resumed).toEqual([runId]);
+      // The wait is over once the event is stored: the run left waiting in the event's transaction.
+      expect((await client.get(`/v1/runs/${runId}`)).body.state).not.toBe('waiting');
+
+      await page.goto(`${kairos.url}/ui/events/${encodeURIComponent(own.body.id)}`);
+      await page.getByRole('heading', { name: 'Event order.shipped' }).waitFor();
+      expect(await page.getByTestId('event-lead').textContent()).toContain('started no run, skipped no schedule, resumed 1 wait');
+      const resumed = page.getByTestId('event-resumed');
+      await resumed.getByRole('link', { name: `run ${runId}` }).waitFor();
+      await shot('event-resumed');
+
+      await resumed.getByRole('link', { name: `run ${runId}` }).click();
+      await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+      await expect.poll(() => checkpoint.textContent()).toContain('a matching event arrived');
+      expect(await page.getByTestId('awaited-event').count()).toBe(0);
+      await expect.poll(() => story.textContent()).toContain(`event_receivedreceived event ${own.body.id}`);
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
 
   it('shows how to send an event when none has the name searched for', async () => {
     await page.goto(`${kairos.url}/ui/events`);
