@@ -9,6 +9,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { builtMain } from '../support/build.js';
 import { api, issueKey, useKairos } from '../support/kairos.js';
@@ -253,6 +254,60 @@ describe('POST /v1/apply', () => {
     expect(refused.body).toMatchObject({ code: 'NO_FUTURE_FIRE', field: 'schedules[0].calendar' });
     expect(await count(`SELECT count(*)::int AS n FROM calendars WHERE name = ANY($1)`, [['fine', 'bad-date', 'twice', 'empty', 'named', 'new-year']])).toBe(0);
     expect(await sourceCount('cal')).toBe(0);
+  });
+
+  it('applies a schedule started by events (on): creates it, re-applies it unchanged, updates its match, and an event starts its run', async () => {
+    const welcome = { name: 'welcome-pro', on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, target, payload: { template: 'pro' }, overlap: 'allow' };
+    const dry = await client.post('/v1/apply', { source: 'events', schedules: [welcome], dryRun: true });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body.plan).toEqual([expect.objectContaining({ kind: 'schedule', name: 'welcome-pro', action: 'create' })]);
+    expect(JSON.stringify(dry.body.plan[0].changes)).toContain('order.paid');
+
+    const applied = await client.post('/v1/apply', { source: 'events', schedules: [welcome] });
+    expect(applied.body, JSON.stringify(applied.body)).toMatchObject({ applied: true });
+    const schedule = (await client.get('/v1/schedules?name=welcome-pro')).body.items[0];
+    expect(schedule).toMatchObject({ on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, cron: null, every: null, at: null, nextFireAt: null, payload: { template: 'pro' } });
+
+    const again = await client.post('/v1/apply', { source: 'events', schedules: [welcome] });
+    expect(again.body.plan).toEqual([{ kind: 'schedule', name: 'welcome-pro', action: 'unchanged', changes: [] }]);
+    const versions = (await client.get(`/v1/schedules/${schedule.id}/versions`)).body.items;
+    expect(versions).toHaveLength(1);
+
+    const broader = { ...welcome, on: { event: 'order.paid' } };
+    const updated = await client.post('/v1/apply', { source: 'events', schedules: [broader] });
+    expect(updated.body.plan).toEqual([expect.objectContaining({ name: 'welcome-pro', action: 'update', changes: expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^on/) })]) })]);
+    expect((await client.get(`/v1/schedules/${schedule.id}`)).body.on).toEqual({ event: 'order.paid', match: {} });
+    expect((await client.post('/v1/apply', { source: 'events', schedules: [broader] })).body.plan[0].action).toBe('unchanged');
+
+    // The applied schedule runs for a matching event, as one made through POST /v1/schedules does.
+    const event = await client.post('/v1/events', { name: 'order.paid', data: { plan: 'free' } });
+    expect(event.status).toBe(202);
+    expect(event.body.runs).toHaveLength(1);
+    expect((await client.get(`/v1/runs/${event.body.runs[0]}`)).body).toMatchObject({ scheduleId: schedule.id, origin: 'event', eventId: event.body.id, payload: { template: 'pro', event: { name: 'order.paid', data: { plan: 'free' } } } });
+
+    // A field that bounds or moves slots does not apply to it, and is refused where it stands.
+    const refused = await client.post('/v1/apply', { source: 'events', schedules: [{ ...broader, calendar: { weekdaysOnly: true } }] });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'CONFLICTING_FIELDS', field: 'schedules[0].calendar' });
+    const both = await client.post('/v1/apply', { source: 'events', schedules: [{ ...broader, cron: '0 * * * *' }] });
+    expect(both.status).toBe(400);
+    expect((await client.get(`/v1/schedules/${schedule.id}`)).body.on).toEqual({ event: 'order.paid', match: {} });
+  });
+
+  it('declares on in the JSON Schema of an apply file (kairos schema), which checks an apply file that uses it', async () => {
+    const lines: string[] = [];
+    expect(await runCli(['schema'], { line: (l) => lines.push(l) }, {})).toBe(0);
+    const schema = JSON.parse(lines.join('\n'));
+    expect(schema.$defs.ScheduleCreateOn.properties.on).toEqual({ $ref: '#/$defs/EventTrigger' });
+    expect(schema.$defs.ScheduleCreateOnSteps.properties.on).toEqual({ $ref: '#/$defs/EventTrigger' });
+    expect(schema.$defs.EventTrigger).toMatchObject({ type: 'object', required: ['event'], properties: { event: expect.objectContaining({ type: 'string' }), match: expect.any(Object) } });
+    // Every $ref of the schema resolves inside it, so editors and validators can use it.
+    const refs = [...JSON.stringify(schema).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.filter((ref) => !/^#\/\$defs\/[A-Za-z0-9_]+$/.test(ref) || !(ref.slice('#/$defs/'.length) in schema.$defs))).toEqual([]);
+    const validate = new Ajv2020({ strict: false, validateFormats: false }).compile(schema);
+    const file = { source: 'events', schedules: [{ name: 'welcome-pro', on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, target }] };
+    expect(validate(file), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...file, schedules: [{ ...file.schedules[0], on: { match: {} } }] })).toBe(false);
   });
 
   it('applies 1,000 schedules within 5 s', async () => {
