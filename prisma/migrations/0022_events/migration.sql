@@ -78,8 +78,10 @@ $$;
 -- ctx.waitForEvent(name, { match, timeout }): the event that resumed this wait (delivered), or, once
 -- the wait's timeout has passed, timed_out; else the run parks waiting (its lease released, its
 -- epoch raised, due at the timeout, or never without one). A first wait looks back for a matching
--- event received since _since (the start of the attempt that asks), so an event sent while the run
--- was on its way to the wait is not missed. `lost` when the lease was.
+-- event it has not had yet, received since the run's progress before the wait: its latest checkpoint
+-- before this one, or its first start (or _since, the start of the attempt that asks, when earlier):
+-- an event sent while the run was on its way to the wait, in this attempt or in one that was lost
+-- before recording the wait, is not missed. `lost` when the lease was.
 CREATE FUNCTION kairos_worker.await_event(_run_id uuid, _epoch bigint, _owner text, _checkpoint text, _name text,
                                           _match jsonb, _since timestamptz, _timeout_at timestamptz)
 RETURNS TABLE (outcome text, body json, "wakeAt" timestamptz)
@@ -87,18 +89,22 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
 DECLARE
   ns uuid;
+  since timestamptz;
   waited run_checkpoints;
   found_event events;
   view json;
   due timestamptz;
 BEGIN
   PERFORM kairos_worker.require_runs(ARRAY[_run_id]);
-  SELECT r.namespace_id INTO ns FROM runs r
+  SELECT r.namespace_id, r.started_at INTO ns, since FROM runs r
   WHERE r.id = _run_id AND r.lease_epoch = _epoch AND r.lease_owner = _owner AND r.state = 'running' FOR NO KEY UPDATE;
   IF NOT FOUND THEN
     RETURN QUERY SELECT 'lost'::text, NULL::json, NULL::timestamptz;
     RETURN;
   END IF;
+  -- To the millisecond an event's receivedAt is written with, never later than now.
+  since := date_trunc('milliseconds', least(_since, now(), coalesce(
+             (SELECT max(coalesce(c.finished_at, c.started_at)) FROM run_checkpoints c WHERE c.run_id = _run_id AND c.name <> _checkpoint), since)));
   SELECT * INTO waited FROM run_checkpoints c WHERE c.run_id = _run_id AND c.name = _checkpoint;
   IF FOUND AND waited.state = 'received' THEN
     RETURN QUERY SELECT 'received'::text, waited.result, NULL::timestamptz;
@@ -107,7 +113,7 @@ BEGIN
   IF NOT FOUND THEN
     PERFORM pg_advisory_xact_lock(kairos_event_lock(ns, _name));
     SELECT * INTO found_event FROM events e
-    WHERE e.namespace_id = ns AND e.name = _name AND e.received_at >= least(_since, now())
+    WHERE e.namespace_id = ns AND e.name = _name AND e.received_at >= since AND NOT _run_id = ANY(e.resumed)
       AND kairos_event_matches(jsonb_build_object('id', e.id, 'name', e.name, 'data', e.data::jsonb), coalesce(_match, '{}'))
     ORDER BY e.received_at, e.seq LIMIT 1;
     IF FOUND THEN
@@ -136,7 +142,7 @@ BEGIN
   VALUES (_run_id, _checkpoint, 'event', 'waiting', _epoch, due)
   ON CONFLICT (run_id, name) DO NOTHING;
   INSERT INTO event_waits (run_id, checkpoint, namespace_id, name, match, since)
-  VALUES (_run_id, _checkpoint, ns, _name, coalesce(_match, '{}'), least(_since, now()))
+  VALUES (_run_id, _checkpoint, ns, _name, coalesce(_match, '{}'), since)
   ON CONFLICT (run_id, checkpoint) DO NOTHING;
   INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
   VALUES (_run_id, 'awaiting_event', 'running', 'waiting', _epoch + 1, _owner,

@@ -22,9 +22,6 @@ import {
 } from '@kairos/domain';
 import { eventBody, materializeSlots, type EventRow, type FlowMark, type GatheredRun, type Materialized, type MarkKind, type OpenWindow, type ScheduleRow, type WindowKind } from '@kairos/ledger';
 
-/** How a window's run joins the transport again when an event fills it before its timeout. */
-const FULL_BATCH_JOB = (runId: string, events: number): string => `${runId}-b${events}`;
-
 interface Window {
   scheduleId: string;
   kind: WindowKind;
@@ -105,7 +102,9 @@ export class EventFanOut {
       }
     }
     if (flow.rateLimit) {
-      const made = this.marksOf(schedule.id, 'rate', keys.rateLimit!);
+      // An event stored while this one waited for the schedule's lock may have been received after
+      // it (its transaction began later): its run counts in this one's window all the same.
+      const made = this.marksOf(schedule.id, 'rate', keys.rateLimit!).map((at) => Math.min(at, this.nowMs));
       if (!rateLimitAdmits(flow.rateLimit, made, this.nowMs)) return { skipped: 'RATE_LIMITED' };
     }
     // A controlled schedule's runs are spaced by its controls, not its overlap policy: every event
@@ -155,11 +154,11 @@ export class EventFanOut {
     };
   }
 
-  /** The runs of windows made before this transaction that an event filled: handed to the transport now, under a job of their own. */
+  /** The runs of windows made before this transaction that an event filled: due now, their delayed jobs to wake. */
   fullExisting(): DispatchItem[] {
     return this.touched
       .filter((w) => w.existing && w.full && w.queue !== null)
-      .map((w) => ({ id: w.runId, availableAt: new Date(w.availableAtMs), queue: w.queue!, jobId: FULL_BATCH_JOB(w.runId, w.events) }));
+      .map((w) => ({ id: w.runId, availableAt: new Date(w.availableAtMs), queue: w.queue! }));
   }
 
   private join(window: Window, flow: FlowControl, event: EventRow, base: JsonObject, body: ReturnType<typeof eventBody>): string {

@@ -70,8 +70,9 @@ export class EventsService {
       if (refused) answers[index] = { ok: false, refusal: refused };
     }
     if (accepted.length === 0) return answers;
-    const { written, dispatch } = await inTransaction(this.db, (tx) => this.store(tx, caller, accepted.map((a) => a.event)));
+    const { written, dispatch, wake } = await inTransaction(this.db, (tx) => this.store(tx, caller, accepted.map((a) => a.event)));
     await this.dispatcher.dispatch(dispatch);
+    await this.dispatcher.wake(wake);
     // An id seen before (or twice in this batch) answers the event that first used it.
     const firsts = await this.events.getMany(this.db, caller.namespaceId, accepted.filter((a) => !written.has(a.event)).map((a) => a.event.id));
     for (const { index, event } of accepted) {
@@ -124,7 +125,8 @@ export class EventsService {
     for (const r of resumed) outcomes[rows.findIndex((row) => row.id === r.eventId)]!.resumed.push(r.runId);
     await this.events.recordOutcomes(tx, caller.namespaceId, outcomes);
     for (const [i, row] of rows.entries()) Object.assign(row, { runIds: outcomes[i]!.runIds, skipped: outcomes[i]!.skipped, resumed: outcomes[i]!.resumed });
-    const dispatch: DispatchItem[] = [...slots.dispatch, ...fanOut.fullExisting(), ...resumed.flatMap((r) => (r.dispatch ? [r.dispatch] : []))];
-    return { written, dispatch };
+    // Runs already handed over whose job waits delayed (a full batch, a resumed wait) are woken, not added again.
+    const wake: DispatchItem[] = [...fanOut.fullExisting(), ...resumed.flatMap((r) => (r.dispatch ? [r.dispatch] : []))];
+    return { written, dispatch: slots.dispatch, wake };
   }
 }

@@ -132,12 +132,24 @@ export class EventRepository {
    */
   async resumeWaits(tx: Tx, namespaceId: string, events: readonly EventRow[], actor: string): Promise<ResumedWait[]> {
     if (events.length === 0) return [];
+    // The runs first, in one order, as a wait being recorded locks its run before its checkpoint:
+    // an event and a wait that times out as it arrives never wait on each other in a cycle.
+    const { rows: locked } = await tx.query<{ id: string }>(
+      `SELECT r.id FROM runs r
+       WHERE r.id IN (SELECT w.run_id FROM event_waits w WHERE w.namespace_id = $1 AND w.name = ANY($2::text[]))
+         AND r.state IN ('waiting', 'queued')
+       ORDER BY r.id FOR NO KEY UPDATE`,
+      [namespaceId, [...new Set(events.map((e) => e.name))]],
+    );
+    if (locked.length === 0) return [];
     const { rows } = await tx.query<{ eventId: string; runId: string; availableAt: Date | null; queue: string | null }>(
-      `WITH ev AS (SELECT * FROM json_to_recordset($2::json) AS t(ord int, id text, name text, body jsonb, received_at timestamptz)),
-       taken AS (
+      `WITH ev AS (
+         SELECT t.ord, e.id, e.name, t.body, e.received_at
+         FROM json_to_recordset($2::json) AS t(ord int, id text, body jsonb) JOIN events e ON e.namespace_id = $1 AND e.id = t.id
+       ), taken AS (
          SELECT DISTINCT ON (w.run_id, w.checkpoint) w.run_id, w.checkpoint, ev.id AS event_id, ev.body
-         FROM event_waits w JOIN ev ON ev.name = w.name JOIN runs r ON r.id = w.run_id AND r.state IN ('waiting', 'queued')
-         WHERE w.namespace_id = $1 AND ev.received_at >= w.since AND kairos_event_matches(ev.body, w.match)
+         FROM event_waits w JOIN ev ON ev.name = w.name
+         WHERE w.run_id = ANY($4::uuid[]) AND ev.received_at >= w.since AND kairos_event_matches(ev.body, w.match)
          ORDER BY w.run_id, w.checkpoint, ev.ord
        ), gone AS (
          DELETE FROM event_waits w USING taken t WHERE w.run_id = t.run_id AND w.checkpoint = t.checkpoint
@@ -156,11 +168,7 @@ export class EventRepository {
        )
        SELECT x.event_id AS "eventId", x.run_id AS "runId", w.available_at AS "availableAt", w.queue
        FROM received x LEFT JOIN woken w ON w.id = x.run_id`,
-      [
-        namespaceId,
-        JSON.stringify(events.map((e, ord) => ({ ord, id: e.id, name: e.name, body: eventBody(e), received_at: e.receivedAt.toISOString() }))),
-        storableText(actor),
-      ],
+      [namespaceId, JSON.stringify(events.map((e, ord) => ({ ord, id: e.id, body: eventBody(e) }))), storableText(actor), locked.map((r) => r.id)],
     );
     return rows.map((r) => ({
       eventId: r.eventId,
