@@ -65,15 +65,17 @@ BEGIN
       WHERE r.id = ANY(_run_ids) AND r.schedule_id = k.schedule_id AND r.throttle->>'key' = k.key ORDER BY r.available_at, r.id
     LOOP
       start_at := greatest(_at, c.available_at);
+      -- A claim that began earlier may take the lock after one that began later and recorded a
+      -- start after this one's: every start within a period either side shares a window with it.
       SELECT count(*) INTO started FROM flow_marks m
       WHERE m.schedule_id = k.schedule_id AND m.kind = 'start' AND m.key = k.key
-        AND m.at > start_at - k.period_ms * interval '1 millisecond' AND m.at <= start_at;
+        AND m.at > start_at - k.period_ms * interval '1 millisecond' AND m.at < start_at + k.period_ms * interval '1 millisecond';
       IF started < k.lim THEN
         INSERT INTO flow_marks (schedule_id, kind, key, at, run_id) VALUES (k.schedule_id, 'start', k.key, start_at, c.id);
         admitted := admitted || c.id;
       ELSE
         SELECT m.at + k.period_ms * interval '1 millisecond' INTO free_at FROM flow_marks m
-        WHERE m.schedule_id = k.schedule_id AND m.kind = 'start' AND m.key = k.key AND m.at <= start_at
+        WHERE m.schedule_id = k.schedule_id AND m.kind = 'start' AND m.key = k.key
         ORDER BY m.at DESC OFFSET k.lim - 1 LIMIT 1;
         UPDATE runs r SET available_at = free_at, defer_reason = 'THROTTLED', updated_at = now() WHERE r.id = c.id;
       END IF;
