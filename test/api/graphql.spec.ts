@@ -17,7 +17,8 @@ const RETRY = 'retry { maxAttempts backoff { type base max jitter } }';
 const DST = 'dst { gap overlap resolved { gap overlap } description }';
 const STEP = `steps { name dependsOn when target retry { maxAttempts backoff { type base max jitter } } timeout concurrency { key limit } }`;
 const RUN_STEP = `steps { name dependsOn when state attempt maxAttempts result error reasonCode reasonText startedAt finishedAt runId }`;
-const SCHEDULE = `id name cron every at on { event match } timezone ${DST} catchup { mode window limit } overlap target ${STEP} payload ${RETRY}
+const SCHEDULE = `id name cron every at on { event match } debounce { key period maxWait } throttle { key limit period } rateLimit { key limit period }
+  batch { key maxSize timeout } timezone ${DST} catchup { mode window limit } overlap target ${STEP} payload ${RETRY}
   timeout concurrency { key limit } startAt endAt maxRuns jitter expect { succeededWithin } calendar { exclude weekdaysOnly onExcluded } lateSince paused idempotencyKey labels status
   nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
 const CALENDAR = 'name dates holidays { country state region } description schedules createdAt updatedAt';
