@@ -26,7 +26,7 @@ export const EventName = text(128).regex(EVENT_NAME_PATTERN, worded((field) => `
 
 /** `match`: every entry must equal (as JSON) the event's value at its dotted path. */
 export const EventMatch = z
-  .record(z.string(), z.json())
+  .record(z.string(), JsonValue)
   .check(
     checkedBy((value, field) => {
       const entries = Object.keys(value as Record<string, unknown>);
