@@ -19,6 +19,9 @@
  *               Postgres itself (KAIROS_BENCH_ENGINES, see enginesScenario)
  *   failover    the leader killed with -9 ten times under load with the roles apart, on one Redis and on a
  *               Redis Cluster behind PgBouncer: time to a new leader, missed slots, runs left (see failover.ts)
+ *   events      1,000 events in one POST /v1/events/batch, each matching one schedule, beside 1,000 runs
+ *               of one POST /v1/runs/batch (accepted, all started), and one event matched by 100
+ *               schedules (its request's latency), against the API from the build (see events.ts)
  * Throughput runs in each machine shape of KAIROS_BENCH_SHAPES (`shared,production`: see inShape).
  * and the ratios Kairos/BullMQ, then Postgres/Redis. Throughput is also measured for a user's worker
  * (the SDK's KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the
@@ -38,6 +41,7 @@ import { startKairos, type StartedKairos } from '@kairos/process';
 import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
+import { eventsScenario } from './events.js';
 import { failoverScenario } from './failover.js';
 import { herdScenario } from './herd.js';
 import { protocolScenario } from './protocol.js';
@@ -736,7 +740,7 @@ production engines: durable runs per second (${RUNS} noop runs), beside one Redi
 `);
 }
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts', 'engines', 'failover'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts', 'engines', 'failover', 'events'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -754,5 +758,6 @@ if (which.has('limits')) await limitsScenario();
 if (which.has('alerts')) await alertsScenario();
 if (which.has('engines')) await enginesScenario();
 if (which.has('failover')) await failoverScenario();
+if (which.has('events')) await eventsScenario();
 
 process.exit(0);
