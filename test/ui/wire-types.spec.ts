@@ -77,6 +77,10 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<NoWider<ui.EventSkip, Sent<typeof wire.EventSkip>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.EventTrigger, Sent<typeof wire.EventTriggerView>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<NonNullable<ui.Schedule['on']>, NonNullable<SentSchedule['on']>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<NonNullable<ui.Schedule['debounce']>, NonNullable<SentSchedule['debounce']>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<NonNullable<ui.Schedule['throttle']>, NonNullable<SentSchedule['throttle']>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<NonNullable<ui.Schedule['rateLimit']>, NonNullable<SentSchedule['rateLimit']>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<NonNullable<ui.Schedule['batch']>, NonNullable<SentSchedule['batch']>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Omit<ui.Cluster, 'outages' | 'schedulers'>, SentCluster>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['outages'][number], SentCluster['outages'][number]>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Cluster['schedulers'][number], SentCluster['schedulers'][number]>>().toEqualTypeOf<true>();

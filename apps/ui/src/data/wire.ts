@@ -51,6 +51,8 @@ export type ReasonCode =
   | 'STEP_FAILED'
   | 'UPSTREAM_FAILED'
   | 'CONCURRENCY_KEY_UNRESOLVED'
+  | 'FLOW_KEY_UNRESOLVED'
+  | 'RATE_LIMITED'
   | 'LEASE_EXPIRED'
   | 'LEASE_LOST'
   | 'RETRY_SCHEDULED'
@@ -58,6 +60,7 @@ export type ReasonCode =
   | 'CONCURRENCY_LIMIT'
   | 'QUEUE_LIMIT'
   | 'QUEUE_RATE_LIMIT'
+  | 'THROTTLED'
   | 'HANDLER_NOT_REGISTERED'
   | 'TRIGGERED'
   | 'OVERLAP_SKIPPED'
@@ -95,6 +98,11 @@ export interface Schedule {
   at: string | null;
   /** The events that start it; null for a schedule of the clock (then one of cron, every or at is set). */
   on: EventTrigger | null;
+  /** Flow control of a schedule started by events; each null when not declared (always for a schedule of the clock). */
+  debounce: Debounce | null;
+  throttle: WindowLimit | null;
+  rateLimit: WindowLimit | null;
+  batch: Batch | null;
   timezone: string;
   dst: { gap: 'auto' | 'shift' | 'skip'; overlap: 'auto' | 'first' | 'last' | 'both' };
   catchup: { mode: 'none' | 'latest' | 'all'; window: string | null; limit: number | null };
@@ -124,6 +132,27 @@ export interface Schedule {
   fireCount: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** One run per key once `period` passed without a new event (the last wins), at most `maxWait` after the first. Key: a template over the event; null: one key for the schedule. */
+export interface Debounce {
+  key: string | null;
+  period: string;
+  maxWait: string | null;
+}
+
+/** At most `limit` runs per key in any window of `period`: throttle, start (the others wait); rateLimit, made (the other events make none). */
+export interface WindowLimit {
+  key: string | null;
+  limit: number;
+  period: string;
+}
+
+/** Events gathered per key into one run when `maxSize` are in, or `timeout` after the first. */
+export interface Batch {
+  key: string | null;
+  maxSize: number;
+  timeout: string;
 }
 
 /** skip: an excluded date fires nothing (one CALENDAR_EXCLUDED tick records it); previous / next: its slots move to the nearest allowed date before / after it, at the same local time. */

@@ -37,6 +37,21 @@ describe('runStory', () => {
     ]);
   });
 
+  it('names each event a debounce or batch gathered into the run, and changes no state', () => {
+    const rows = runStory([
+      event(1, '2026-12-01T09:00:00Z', 'queued', null, 'queued', { detail: {} }),
+      event(2, '2026-12-01T09:00:00.300Z', 'event_gathered', 'queued', 'queued', { actor: 'api', detail: { eventId: 'evt-2', control: 'batch' } }),
+      event(3, '2026-12-01T09:00:00.600Z', 'event_gathered', 'queued', 'queued', { actor: 'api', detail: { eventId: 'evt-3', control: 'debounce' } }),
+      event(4, '2026-12-01T09:00:00.900Z', 'event_gathered', 'queued', 'queued', { actor: 'api', detail: {} }),
+    ]);
+    expect(rows.map((r) => [r.kind, r.transition, r.words])).toEqual([
+      ['queued', 'queued', ''],
+      ['event_gathered', '', 'gathered event evt-2 into its batch'],
+      ['event_gathered', '', 'gathered event evt-3 (debounce: the run now carries it, the last event)'],
+      ['event_gathered', '', 'gathered an event'],
+    ]);
+  });
+
   it('is empty without events', () => {
     expect(runStory([])).toEqual([]);
   });

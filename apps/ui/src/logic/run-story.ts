@@ -31,13 +31,14 @@ export interface RunEvent {
     | 'signalled'
     | 'awaiting_event'
     | 'event_received'
+    | 'event_gathered'
     | 'held';
   fromState: RunState | null;
   toState: RunState | null;
   leaseEpoch: number | null;
   actor: string;
   reasonCode: string | null;
-  /** What the event adds: an error, an HTTP response, the event awaited (`{ event, match, timeoutAt }`) or received. */
+  /** What the event adds: an error, an HTTP response, the event awaited (`{ event, match, timeoutAt }`) or received, or gathered into the run (`{ eventId, control }`). */
   detail: Record<string, unknown>;
 }
 
@@ -63,13 +64,22 @@ export function runStory(events: readonly RunEvent[]): StoryRow[] {
     id: event.id,
     at: event.at,
     kind: event.kind,
-    words: eventWaitWords(event),
+    words: event.kind === 'event_gathered' ? gatheredWords(event.detail) : eventWaitWords(event),
     transition: transitionOf(event.fromState, event.toState),
     reason: event.reasonCode ?? '',
     epoch: event.leaseEpoch === null ? '' : String(event.leaseEpoch),
     actor: event.actor,
     sinceStart: `+${formatElapsed(Date.parse(event.at) - start)}`,
   }));
+}
+
+/** An event a debounce or batch window gathered into the run: `gathered event <id> into its batch`. */
+export function gatheredWords(detail: Record<string, unknown> | undefined): string {
+  const id = typeof detail?.eventId === 'string' ? detail.eventId : null;
+  const what = id === null ? 'an event' : `event ${id}`;
+  if (detail?.control === 'debounce') return `gathered ${what} (debounce: the run now carries it, the last event)`;
+  if (detail?.control === 'batch') return `gathered ${what} into its batch`;
+  return `gathered ${what}`;
 }
 
 function transitionOf(from: string | null, to: string | null): string {
