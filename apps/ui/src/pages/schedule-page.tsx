@@ -10,6 +10,7 @@ import type { CalendarDate, CalendarRule, EventTrigger, Run, Schedule } from '..
 import { ON_EXCLUDED_WORDS, weekdayOf, whyExcluded } from '../logic/calendars.js';
 import { expectInWords } from '../logic/deadlines.js';
 import { eventFilterInWords, matchInWords, triggerInWords } from '../logic/events.js';
+import { flowControlLine, flowControlsInWords } from '../logic/flow-control.js';
 import { markOffsetChanges, withExcludedDates } from '../logic/fire-preview.js';
 import { durationBetween } from '../logic/run-story.js';
 import { specInWords } from '../logic/spec-words.js';
@@ -145,7 +146,9 @@ function Definition({ schedule: s }: { schedule: Schedule }) {
     clock && ['Time zone', s.timezone],
     clock && ['DST', `gap ${s.dst.gap}, overlap ${s.dst.overlap}`],
     clock && ['Catch-up', `${s.catchup.mode}${s.catchup.window ? `, window ${s.catchup.window}` : ''}${s.catchup.limit !== null ? `, limit ${s.catchup.limit}` : ''}`],
-    ['Overlap', s.overlap],
+    !clock && ['Flow control', flowControlLine(s)],
+    // The runs of a debounce, batch or throttle are spaced by it, whatever the overlap policy says.
+    ['Overlap', clock || (s.debounce === null && s.batch === null && s.throttle === null) ? s.overlap : `${s.overlap} (not applied: its flow control spaces the runs)`],
     steps === null ? ['Target', JSON.stringify(s.target)] : ['Steps', steps.length === 1 ? '1 step, below' : `${steps.length} steps, below`],
     ['Retry', `${s.retry.maxAttempts} attempts, ${s.retry.backoff.type} from ${s.retry.backoff.base} to ${s.retry.backoff.max}, jitter ${s.retry.backoff.jitter}`],
     ['Timeout', s.timeout],
@@ -242,13 +245,24 @@ function CalendarRuleInWords({ rule }: { rule: CalendarRule | null }) {
 
 /** A schedule started by events has no fire times: what starts it instead, and where its events are listed. */
 function StartedBy({ schedule, on }: { schedule: Schedule; on: EventTrigger }) {
+  const controls = flowControlsInWords(schedule);
   return (
     <section aria-labelledby="started-by">
       <h2 id="started-by">What starts it</h2>
       <p data-testid="schedule-trigger">
-        It {triggerInWords(on)}: each event sent with POST /v1/events of that name{matchInWords(on.match) === '' ? '' : ' whose values match'} gets a run, with the event under{' '}
-        <code>payload.event</code>. It has no fire times of its own.
+        It {triggerInWords(on)}: each event sent with POST /v1/events of that name{matchInWords(on.match) === '' ? '' : ' whose values match'}{' '}
+        {controls.length === 0 ? 'gets a run' : 'asks for a run, as its flow control below allows'}, with the event under{' '}
+        <code>{schedule.batch === null ? 'payload.event' : 'payload.events'}</code>. It has no fire times of its own.
       </p>
+      {controls.length > 0 && (
+        <ul data-testid="flow-controls" aria-label="Flow control">
+          {controls.map((c) => (
+            <li key={c.control}>
+              <strong>{c.short}</strong>: {c.meaning}.
+            </li>
+          ))}
+        </ul>
+      )}
       <p>
         <Link href={pathOf({ page: 'events' })}>See the events</Link> and what each started.{schedule.status === 'paused' && ' While paused, an event that matches is recorded as skipped (SCHEDULE_PAUSED).'}
       </p>
