@@ -51,6 +51,10 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<Sent<typeof wire.EventPage>, sdk.Page<sdk.Event>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.EventBatchResult>, { items: sdk.BatchAnswer<sdk.Event>[] }>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.EventTriggerView>, sdk.EventTrigger>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<SentSchedule['debounce'], sdk.Schedule['debounce']>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<SentSchedule['throttle'], sdk.Schedule['throttle']>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<SentSchedule['rateLimit'], sdk.Schedule['rateLimit']>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<SentSchedule['batch'], sdk.Schedule['batch']>>().toEqualTypeOf<true>();
   });
 
   it('types the bodies the client sends as the API reads them', () => {
@@ -59,5 +63,9 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['calendar']>, z.input<typeof wire.CalendarRuleInput>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<sdk.EventInput, z.input<typeof wire.EventCreate>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['on']>, z.input<typeof wire.EventTrigger>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['debounce']>, z.input<typeof wire.DebounceInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['throttle']>, z.input<typeof wire.ThrottleInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['rateLimit']>, z.input<typeof wire.RateLimitInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['batch']>, z.input<typeof wire.BatchInput>>>().toEqualTypeOf<true>();
   });
 });

@@ -95,6 +95,14 @@ export interface ScheduleFields {
   in?: DurationInput;
   /** Started by events instead of the clock (instead of cron, every, at or in): see EventTriggerInput. */
   on?: EventTriggerInput;
+  /** With `on` only: one run per key once `period` passed without a new event (the last wins). Not with batch or throttle. */
+  debounce?: DebounceInput | null;
+  /** With `on` only: every event gets its run, at most `limit` starting per key in any window of `period` (the others wait, THROTTLED). Not with debounce or batch. */
+  throttle?: WindowLimitInput | null;
+  /** With `on` only: at most `limit` runs made per key in any window of `period`; further events make none (skipped RATE_LIMITED). */
+  rateLimit?: WindowLimitInput | null;
+  /** With `on` only: events gathered per key into one run (payload `events`, in order) of up to `maxSize`, or `timeout` after the first. Not with debounce. */
+  batch?: BatchInput | null;
   timezone?: string;
   dst?: { gap?: 'auto' | 'shift' | 'skip'; overlap?: 'auto' | 'first' | 'last' | 'both' };
   catchup?: { mode?: 'none' | 'latest' | 'all'; window?: DurationInput | null; limit?: number | null };
@@ -129,6 +137,11 @@ export interface Schedule {
   at: Instant | null;
   /** The events that start it; null for a schedule of the clock. */
   on: EventTrigger | null;
+  /** Flow control of a schedule started by events; each null when not declared. */
+  debounce: Debounce | null;
+  throttle: WindowLimit | null;
+  rateLimit: WindowLimit | null;
+  batch: Batch | null;
   timezone: string;
   dst: { gap: string; overlap: string };
   catchup: { mode: string; window: string | null; limit: number | null };
@@ -642,6 +655,47 @@ export interface EventTriggerInput {
   /** Dotted paths into the event (`data.plan`, `name`, `id`) and the JSON value each must equal; at most 32. Absent or empty: every event of the name. */
   match?: Record<string, JsonValue> | null;
 }
+/**
+ * Flow control of a schedule started by events. Each control's `key` is a template over the event
+ * (`account-{{event.data.accountId}}`) or the payload; absent: one key for the schedule. An event
+ * whose key cannot be resolved makes no run (skipped FLOW_KEY_UNRESOLVED).
+ */
+export interface DebounceInput {
+  key?: string | null;
+  /** How long without a new event before the run starts, e.g. "30s"; at most 7d. */
+  period: DurationInput;
+  /** The run starts at most this long after the first event of the burst. Default: no bound. */
+  maxWait?: DurationInput | null;
+}
+/** A throttle (runs started) or rate limit (runs made): at most `limit` (1 to 100,000) per key in any window of `period`. */
+export interface WindowLimitInput {
+  key?: string | null;
+  limit: number;
+  /** The window, e.g. "1m"; at most 7d. */
+  period: DurationInput;
+}
+export interface BatchInput {
+  key?: string | null;
+  /** 1 to 1,000 events per run. */
+  maxSize: number;
+  /** How long after the first event of a batch its run starts, full or not; at most 7d. */
+  timeout: DurationInput;
+}
+export interface Debounce {
+  key: string | null;
+  period: string;
+  maxWait: string | null;
+}
+export interface WindowLimit {
+  key: string | null;
+  limit: number;
+  period: string;
+}
+export interface Batch {
+  key: string | null;
+  maxSize: number;
+  timeout: string;
+}
 /** A schedule's `on`, with its default filled in. */
 export interface EventTrigger {
   event: string;
@@ -658,7 +712,7 @@ export interface EventInput {
   /** Your id for the event (at most 200 characters): sent again within the retention window (KAIROS_EVENT_RETENTION), it answers the first event with `deduped: true` and starts nothing. Default: a new id. */
   id?: string | null;
 }
-/** A schedule the event matched that made no run for it, and why (SCHEDULE_PAUSED, OVERLAP_SKIPPED, CONCURRENCY_KEY_UNRESOLVED). */
+/** A schedule the event matched that made no run for it, and why (SCHEDULE_PAUSED, OVERLAP_SKIPPED, CONCURRENCY_KEY_UNRESOLVED, RATE_LIMITED, FLOW_KEY_UNRESOLVED). */
 export interface EventSkip {
   scheduleId: string;
   reasonCode: string;
