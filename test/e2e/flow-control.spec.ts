@@ -11,6 +11,7 @@
  * sends. Refusals name the field and store nothing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../apps/cli/src/cli.js';
 import {
   api,
   runInState,
@@ -90,7 +91,14 @@ async function gathered(client: ApiClient, runId: string): Promise<{ eventId: st
 }
 
 describe('flow control, in one process', () => {
-  const { t, client } = useKairos();
+  const { t, kairos, client } = useKairos();
+  /** `kairos explain <run>`'s lines. */
+  const explain = async (runId: string): Promise<string[]> => {
+    const lines: string[] = [];
+    const code = await runCli(['explain', runId], { line: (l) => lines.push(l) }, { DATABASE_URL: t.databaseUrl, KAIROS_URL: kairos.url });
+    expect(code).toBe(0);
+    return lines;
+  };
   const count = async (sql: string, params: unknown[] = []): Promise<number> => (await t.db.query(`SELECT count(*)::int AS n FROM ${sql}`, params)).rows[0].n;
 
   describe('refusals', () => {
@@ -170,6 +178,10 @@ describe('flow control, in one process', () => {
         expect(Date.parse(run.startedAt)).toBeGreaterThanOrEqual(Date.parse(events.at(-1)!.receivedAt) + 1_500 - 5);
         expect(await gathered(client, runId!)).toEqual(events.slice(1).map((e) => ({ eventId: e.id, control: 'debounce' })));
       }
+      // kairos explain tells each event the window gathered, in words.
+      const told = (await explain(runIdOf.a!)).filter((l) => l.includes('event_gathered'));
+      expect(told).toHaveLength(5);
+      for (const [i, line] of told.entries()) expect(line).toContain(`gathered event ${sent.a![i + 1]!.id} by its debounce (the run now carries it, the last event)`);
       await sleep(500);
       expect(await runsOf(t, schedule.id)).toHaveLength(2);
 
@@ -259,6 +271,8 @@ describe('flow control, in one process', () => {
         for (const e of events) expect(sent.find((s) => s.id === e.id)!.runs).toEqual([run.id]);
         expect((await gathered(client, run.id)).map((g) => g.eventId)).toEqual(events.slice(1).map((e) => e.id));
       }
+      const told = (await explain(runs[2]!.id)).filter((l) => l.includes('event_gathered'));
+      expect(told.map((l) => /gathered event (\S+) into its batch/.exec(l)?.[1])).toEqual(sent.slice(21).map((e) => e.id));
       // The last run waited for its timeout: 2 s after its first event.
       const lastFirst = Date.parse(sent[20]!.receivedAt);
       expect(runs[2]!.startedAtUs! / 1_000).toBeGreaterThanOrEqual(lastFirst + 2_000 - 5);

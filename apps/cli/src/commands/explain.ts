@@ -89,6 +89,14 @@ function graphLines(graph: StepsTarget, steps: readonly StepStory[], out: Output
 function eventLine(e: RunEventRow): string {
   const move = e.fromState || e.toState ? ` ${e.fromState ?? '·'} → ${e.toState ?? '·'}` : '';
   const why = e.reasonCode ? ` [${e.reasonCode}${isReasonCode(e.reasonCode) ? `: ${REASON_CODES[e.reasonCode]}` : ''}]` : '';
-  const detail = Object.keys(e.detail).length > 0 ? ` ${JSON.stringify(e.detail)}` : '';
+  const detail = e.kind === 'event_gathered' ? ` ${gatheredWords(e.detail)}` : Object.keys(e.detail).length > 0 ? ` ${JSON.stringify(e.detail)}` : '';
   return `${iso(e.at)}  ${e.kind.padEnd(16)}${move}  by ${e.actor}${e.leaseEpoch ? ` at epoch ${e.leaseEpoch}` : ''}${why}${detail}`;
+}
+
+/** An event a debounce or batch window gathered into the run, in words. */
+function gatheredWords(detail: Record<string, unknown>): string {
+  const id = typeof detail.eventId === 'string' ? `event ${detail.eventId}` : 'an event';
+  if (detail.control === 'batch') return `gathered ${id} into its batch`;
+  if (detail.control === 'debounce') return `gathered ${id} by its debounce (the run now carries it, the last event)`;
+  return `gathered ${id}`;
 }
