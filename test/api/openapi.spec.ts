@@ -590,6 +590,26 @@ describe('the OpenAPI document', () => {
       expect((await call('delete', '/v1/calendars/{name}', { params: { name: 'bavaria' } })).status).toBe(404);
     });
 
+    it('matches what the event routes answer', async () => {
+      const schedule = await call('post', '/v1/schedules', { body: { name: 'provision', on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, target: { type: 'handler', name: 'echo' } } });
+      expect(schedule.body.on).toEqual({ event: 'order.paid', match: { 'data.plan': 'pro' } });
+      const sent = await call('post', '/v1/events', { body: examplesOf('/v1/events', 'post').paid });
+      expect(sent.status).toBe(202);
+      expect(sent.body).toMatchObject({ id: 'order-o-7-paid', deduped: false, skipped: [], resumed: [] });
+      expect(sent.body.runs).toHaveLength(1);
+      expect((await call('post', '/v1/events', { body: examplesOf('/v1/events', 'post').paid })).body).toMatchObject({ deduped: true, runs: sent.body.runs });
+      expect((await call('post', '/v1/events', { body: { name: 'order paid' } })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'name' });
+      const batch = await call('post', '/v1/events/batch', { body: { items: [{ name: 'order.paid', data: { plan: 'free' } }, { data: {} }] } });
+      expect(batch.body.items[0]).toMatchObject({ name: 'order.paid', runs: [] });
+      expect(batch.body.items[1].error).toMatchObject({ code: 'MISSING_FIELD', field: 'name' });
+      expect((await call('post', '/v1/events/batch', { body: { items: 'none' } })).status).toBe(400);
+      const first = await call('get', '/v1/events', { query: 'limit=1&name=order.paid' });
+      expect(first.body.items).toHaveLength(1);
+      expect((await call('get', '/v1/events', { query: 'limit=0' })).body.field).toBe('limit');
+      expect((await call('get', '/v1/events/{id}', { params: { id: 'order-o-7-paid' } })).body.runs).toEqual(sent.body.runs);
+      expect((await call('get', '/v1/events/{id}', { params: { id: 'nowhere' } })).status).toBe(404);
+    });
+
     it('matches what the worker-credential routes answer', async () => {
       const granted = await call('post', '/v1/worker-credentials', { body: { queues: ['media'] } });
       expect(granted.status).toBe(201);
