@@ -2,7 +2,8 @@
  * `kairos fsck` over a live ledger holding every kind of run Kairos makes: single runs from a
  * schedule, a backfill and an ad-hoc call, multi-step runs from a schedule and ad hoc (with their
  * step runs), a sensor's evaluations and the runs they asked for, durable runs parked asleep and
- * waiting for a signal, a run held back by its concurrency key, and a run queued for its retry. A
+ * waiting for a signal or an event, a run an event started, a run held back by its concurrency key,
+ * and a run queued for its retry. A
  * healthy ledger of every kind has no finding, while the runs are active and once they ended.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,7 @@ describe('kairos fsck over every kind of run', () => {
           await ctx.sleep('1h');
         },
         approval: async (ctx) => ctx.waitForSignal('approved', { timeout: '1h' }),
+        shipment: async (ctx) => ctx.waitForEvent('order.shipped', { match: { 'data.orderId': 'o-1' }, timeout: '1h' }),
         hold: async () => released,
         'list-files': ({ cursor }) => ({ runs: [{ runKey: `file-${cursor ?? 0}`, payload: {} }], cursor: String(Number(cursor ?? 0) + 1) }),
       },
@@ -71,6 +73,9 @@ describe('kairos fsck over every kind of run', () => {
     expect((await client.post('/v1/sensors', { name: 'files', every: '1s', target: handler('list-files'), run: { target: noop } })).status).toBe(201);
     expect((await client.post('/v1/runs', { target: handler('nap') })).status).toBe(201);
     expect((await client.post('/v1/runs', { target: handler('approval') })).status).toBe(201);
+    expect((await client.post('/v1/runs', { target: handler('shipment') })).status).toBe(201);
+    expect((await client.post('/v1/schedules', { name: 'on-paid', on: { event: 'order.paid' }, target: noop })).status).toBe(201);
+    expect((await client.post('/v1/events', { name: 'order.paid', data: { orderId: 'o-1' } })).status).toBe(202);
     const key = { key: 'only-one', limit: 1 };
     expect((await client.post('/v1/runs', { target: handler('hold'), concurrency: key })).status).toBe(201);
     expect((await client.post('/v1/runs', { target: handler('hold'), concurrency: key })).status).toBe(201);
@@ -87,6 +92,8 @@ describe('kairos fsck over every kind of run', () => {
           count(`origin = 'sensor' AND state = 'succeeded'`),
           count(`state = 'sleeping'`),
           count(`state = 'waiting'`),
+          count(`state = 'waiting' AND id IN (SELECT run_id FROM event_waits)`),
+          count(`origin = 'event' AND state = 'succeeded'`),
           count(`defer_reason = 'CONCURRENCY_LIMIT' AND state = 'queued'`),
           count(`id = $1 AND state = 'queued' AND attempt = 2 AND available_at > now() + interval '30 minutes'`, [failing.body.id]),
           count(`origin = 'manual' AND target->>'type' = 'steps' AND state = 'succeeded'`),
