@@ -22,6 +22,8 @@
  *   events      1,000 events in one POST /v1/events/batch, each matching one schedule, beside 1,000 runs
  *               of one POST /v1/runs/batch (accepted, all started), and one event matched by 100
  *               schedules (its request's latency), against the API from the build (see events.ts)
+ *   flow        the same events with and without a throttle and a rate limit (the event path's cost), and
+ *               1,000 events gathered into 10 runs by a batch of maxSize 100, timeout 1s (see flow.ts)
  * Throughput runs in each machine shape of KAIROS_BENCH_SHAPES (`shared,production`: see inShape).
  * and the ratios Kairos/BullMQ, then Postgres/Redis. Throughput is also measured for a user's worker
  * (the SDK's KairosWorker on a queue of its own, beside a scheduler), to show it runs as fast as the
@@ -43,6 +45,7 @@ import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
 import { eventsScenario } from './events.js';
 import { failoverScenario } from './failover.js';
+import { flowScenario } from './flow.js';
 import { herdScenario } from './herd.js';
 import { protocolScenario } from './protocol.js';
 import { REDIS_URL, cpuPerRun, cpuSpent, fmt, inShape, machineShapes, median, medianCpu, percentile, printTable, sandbox, sleep, startBuilt, until, type CpuSpent, type MachineShape, type Sandbox } from './sandbox.js';
@@ -740,7 +743,7 @@ production engines: durable runs per second (${RUNS} noop runs), beside one Redi
 `);
 }
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts', 'engines', 'failover', 'events'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts', 'engines', 'failover', 'events', 'flow'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -759,5 +762,6 @@ if (which.has('alerts')) await alertsScenario();
 if (which.has('engines')) await enginesScenario();
 if (which.has('failover')) await failoverScenario();
 if (which.has('events')) await eventsScenario();
+if (which.has('flow')) await flowScenario();
 
 process.exit(0);
