@@ -4,6 +4,7 @@
  * the limits and refusals are one. An absent, null or empty parameter means none was given.
  */
 import { z } from 'zod';
+import { QUEUE_NAME_PATTERN } from '../handlers.js';
 import { isUuid } from '../ids.js';
 import { DEFAULT_PREVIEW_COUNT, MAX_PREVIEW_COUNT } from '../preview.js';
 import { checkStorableText } from '../json-readers.js';
@@ -100,8 +101,29 @@ export const CalendarDatesQuery = queryShape(
   z.object({ from: isoDate('The first date listed. Default: today (UTC).'), to: isoDate('The last date listed, at most ten years after from. Default: twelve months after from.') }),
 );
 
+/** The buckets GET /v1/stats/runs counts runs in, and their lengths in milliseconds. */
+export const RUN_STATS_BUCKETS = { '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 } as const;
+export type RunStatsBucket = keyof typeof RUN_STATS_BUCKETS;
+
+export const RunStatsQuery = queryShape(
+  'RunStatsQuery',
+  z.object({
+    scheduleId: scheduleId('Only runs of this schedule.'),
+    queue: param(
+      storableText.regex(QUEUE_NAME_PATTERN, worded((field) => `${field} must be 1 to 64 letters, digits, "_", "." or "-"`)).optional(),
+      'Only runs of handler targets on this queue (a target naming none is on "default"; HTTP and steps runs are on none).',
+    ),
+    since: param(instantMs(InstantInput).optional(), 'The start of the window, rounded down to the start of its bucket. Default: 24 hours before until.'),
+    until: param(instantMs(InstantInput).optional(), 'The end of the window (excluded). Default: now.'),
+    bucket: param(
+      z.enum(Object.keys(RUN_STATS_BUCKETS) as [RunStatsBucket, ...RunStatsBucket[]]).optional(),
+      'The length of a bucket: 1m, 1h or 1d, aligned on UTC. Default: 1h.',
+    ),
+  }),
+);
+
 /** The order parameters are checked in: a listing's filters before its page. */
-const PARAMETER_ORDER = ['scheduleId', 'status', 'state', 'name', 'label', 'limit', 'cursor', 'count', 'after', 'from', 'to'];
+const PARAMETER_ORDER = ['scheduleId', 'status', 'state', 'name', 'label', 'limit', 'cursor', 'count', 'after', 'from', 'to', 'queue', 'since', 'until', 'bucket'];
 
 /** The parameters of a listing or preview, read and checked; the first fault is a ValidationError naming the parameter. */
 export function readQuery<T extends z.ZodType>(shape: T, params: Record<string, unknown>): z.output<T> {

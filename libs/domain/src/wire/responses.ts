@@ -453,3 +453,25 @@ export const LatestTickList = component(
   }),
   'The newest tick of each listed schedule; schedules without ticks are left out.',
 );
+
+const millis = () => z.number().min(0).nullable();
+export const RunStats = component(
+  'RunStats',
+  z.strictObject({
+    buckets: z
+      .array(
+        z.strictObject({
+          start: Instant.describe('The start of the bucket; it holds the runs that finished from here to the next start.'),
+          succeeded: count(),
+          failed: count().describe('Runs that ended failed: their last attempt failed and no retry was left, or it could not be retried.'),
+          dead: count().describe('Runs that ended dead (dead-lettered).'),
+          cancelled: count(),
+          durationP50Ms: millis().describe('The median of finishedAt − startedAt over the bucket\'s runs that started (percentile_cont); null without any.'),
+          durationP95Ms: millis().describe('The 95th percentile of finishedAt − startedAt (percentile_cont); null without any.'),
+          latenessP95Ms: millis().describe('The 95th percentile of startedAt − scheduledFor, a run started early counting as 0 (percentile_cont); null without any.'),
+        }),
+      )
+      .describe('Every bucket of the window, oldest first, empty ones included (zero counts, null percentiles).'),
+  }),
+  'Runs that ended in a window, by the bucket of their finishedAt: how many ended in each terminal state, their durations and their lateness.',
+);
