@@ -27,6 +27,8 @@ export interface CheckpointLedger {
   sleepRun(runId: string, epoch: number, name: string, wakeAt: Date): Promise<boolean>;
   awaitSignal(runId: string, epoch: number, name: string, timeoutAt: Date | null): Promise<WaitAnswer>;
   awaitEvent(runId: string, epoch: number, wait: EventWait): Promise<WaitAnswer>;
+  /** Stores the run's progress (ctx.progress), JSON text of at most 64 KiB; false when the lease was lost. */
+  reportProgress(runId: string, epoch: number, progressJson: string): Promise<boolean>;
   /** The database's clock, in epoch ms. */
   now(): number;
 }
@@ -108,6 +110,8 @@ export function durableContext(
     attemptStartedAt: Date;
   },
   signal: AbortSignal,
+  /** Runs before the run may park (a sleep or a wait): the progress reported so far is written while the lease is held. */
+  beforePark: () => Promise<void> = async () => undefined,
 ): DurableContext {
   let stored: Promise<Map<string, WorkerProtocolCheckpoint>> | null = null;
   const checkpoints = () => (stored ??= ledger.checkpoints(run.id).then((rows) => new Map(rows.map((c) => [c.name, c]))));
@@ -153,6 +157,7 @@ export function durableContext(
       const done = (await checkpoints()).get(name);
       const wakeAt = done?.wakeAt ?? wakeInstant(duration, ledger.now());
       if (wakeAt.getTime() <= ledger.now()) return;
+      await beforePark();
       if (!(await ledger.sleepRun(run.id, run.leaseEpoch, name, wakeAt))) throw lost(`parking for ${name}`);
       throw new RunParked('sleeping', wakeAt);
     },
@@ -166,6 +171,7 @@ export function durableContext(
       if (done?.state === 'received') return done.result as T;
       if (done?.state === 'timed_out') return null;
       const timeoutAt = done ? done.wakeAt : options?.timeout === undefined ? null : new Date(ledger.now() + parseDuration(options.timeout));
+      await beforePark();
       const answer = await ledger.awaitSignal(run.id, run.leaseEpoch, name, timeoutAt);
       switch (answer.outcome) {
         case 'received':
@@ -205,6 +211,7 @@ export function durableContext(
       // past the event the previous wait on this name got (its instant is in whole milliseconds), so
       // that event does not answer this wait again.
       const since = new Date(Math.max(run.attemptStartedAt.getTime(), seen.lastReceivedMs + 1));
+      await beforePark();
       const answer = await ledger.awaitEvent(run.id, run.leaseEpoch, { checkpoint, name, match, since, timeoutAt });
       switch (answer.outcome) {
         case 'received':

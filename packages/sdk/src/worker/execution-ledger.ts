@@ -159,6 +159,7 @@ export class ExecutionLedger {
       sleepRun: (runId, epoch, name, wakeAt) => this.protocol.sleepRun(this.db, hold(runId, epoch), name, wakeAt),
       awaitSignal: (runId, epoch, name, timeoutAt) => this.protocol.awaitSignal(this.db, hold(runId, epoch), name, timeoutAt),
       awaitEvent: (runId, epoch, wait) => this.protocol.awaitEvent(this.db, hold(runId, epoch), wait),
+      reportProgress: (runId, epoch, progressJson) => this.protocol.reportProgress(this.db, hold(runId, epoch), progressJson),
       now: () => this.clock.now(),
     };
   }

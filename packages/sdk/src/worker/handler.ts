@@ -4,7 +4,7 @@ import type { DurableContext } from './durable-functions.js';
 
 /**
  * A handler's context: its run, and its durable functions (`step`, `sleep`, `waitForSignal`,
- * `waitForEvent`, `idempotencyKey`: see durable-functions.ts). The handler runs from the top again
+ * `waitForEvent`, `idempotencyKey`: see durable-functions.ts) and its live `progress`. The handler runs from the top again
  * on every attempt of its run, resumes after a sleep, a signal or an event included: side effects
  * belong in steps.
  */
@@ -36,6 +36,16 @@ export interface HandlerContext<P = JsonValue | null> extends DurableContext {
   traceparent: string | null;
   /** The W3C `tracestate` that goes with `traceparent`, null when there is none. */
   tracestate: string | null;
+  /**
+   * Reports the run's live progress: any JSON value of at most 64 KiB (`{ done: 3, total: 10 }`
+   * draws a bar on the dashboard), shown as the run view's `progress` (the last value) and sent to
+   * GET /v1/runs/:id/stream. Cheap to call often: writes are coalesced to one every 250 ms per run,
+   * carrying the latest value, and the latest is always written before the run parks or ends. The
+   * promise resolves once the value is stored or superseded by a later one; a failed write is
+   * logged and never fails the handler, so awaiting it is optional. A value that is not JSON, or
+   * larger, throws NonRetryableError at the call.
+   */
+  progress(value: JsonValue | object): Promise<void>;
 }
 
 /**

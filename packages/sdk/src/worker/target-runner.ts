@@ -6,6 +6,7 @@ import type { KairosHandlerFunction } from './handler.js';
 import { NonRetryableError } from './non-retryable-error.js';
 import { asJson, durableContext, RunParked, type CheckpointLedger } from './durable-functions.js';
 import { RunAborted, type RunAbort } from './run-abort.js';
+import { ProgressReporter } from './run-progress.js';
 
 /** How a worker that serves HTTP targets calls one (the built-in worker registers one). */
 export type HttpTargetCall = (run: ClaimedRun, target: Extract<CallTarget, { type: 'http' }>, signal: AbortSignal) => Promise<AttemptOutcome>;
@@ -16,6 +17,8 @@ export class TargetRunner {
     private readonly http: HttpTargetCall | null,
     /** The ledger behind handlers' durable functions (ctx.step, ctx.sleep, ctx.waitForSignal, ctx.waitForEvent). */
     private readonly checkpoints: CheckpointLedger,
+    /** Where a failed progress write is reported. */
+    private readonly warn: (message: string) => void = (message) => console.warn(message),
   ) {}
 
   /** False when this worker has no code for the target: the run must go to a worker that has. */
@@ -30,8 +33,12 @@ export class TargetRunner {
    */
   async execute(run: ClaimedRun, abort: RunAbort, startedAt: Date): Promise<AttemptOutcome> {
     const { signal } = abort;
+    const progress = new ProgressReporter(
+      (json) => this.checkpoints.reportProgress(run.id, run.leaseEpoch, json),
+      (message) => this.warn(`run ${run.id}: ${message}`),
+    );
     try {
-      return await Promise.race([this.attempt(run, signal, startedAt), abort.aborted]);
+      return await Promise.race([this.attempt(run, signal, startedAt, progress), abort.aborted]);
     } catch (error) {
       if (error instanceof RunAborted || error instanceof RunParked) throw error;
       if (signal.aborted && signal.reason instanceof RunAborted) throw signal.reason;
@@ -42,15 +49,19 @@ export class TargetRunner {
         reasonCode: final ? 'HANDLER_NON_RETRYABLE' : 'HANDLER_ERROR',
         message: error instanceof Error ? error.message : String(error),
       };
+    } finally {
+      // Before the verdict is written: the final progress is stored while the lease is held.
+      await progress.close();
     }
   }
 
-  private async attempt(run: ClaimedRun, signal: AbortSignal, startedAt: Date): Promise<AttemptOutcome> {
+  private async attempt(run: ClaimedRun, signal: AbortSignal, startedAt: Date, progress: ProgressReporter): Promise<AttemptOutcome> {
     const target = run.target;
     if (target.type === 'http') return this.http!(run, target, signal);
     const trace = traceContextOf();
     const result = await this.handlers.get(target.name)!({
-      ...durableContext(this.checkpoints, { ...run, attemptStartedAt: startedAt }, signal),
+      ...durableContext(this.checkpoints, { ...run, attemptStartedAt: startedAt }, signal, () => progress.flush()),
+      progress: (value) => progress.report(value),
       runId: run.id,
       scheduleId: run.scheduleId,
       scheduledFor: run.scheduledFor,

@@ -18,9 +18,10 @@ import { jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryab
  * (run_checkpoints, save_step), and parking it asleep (sleep_run) or for a signal (await_signal).
  * Version 3 added limits: final verdicts answer the runs the places they freed released
  * (finish_runs_v3), for the worker to hand over at once. Version 4 added events: a run parks
- * waiting for an event that matches (await_event).
+ * waiting for an event that matches (await_event). Version 5 added live progress: a handler's
+ * ctx.progress stores the run's last reported value (report_progress).
  */
-export const WORKER_PROTOCOL_VERSION = 4;
+export const WORKER_PROTOCOL_VERSION = 5;
 
 /** What a worker needs to execute the run it just claimed. */
 export interface ClaimedRun {
@@ -393,6 +394,17 @@ export class WorkerProtocol {
       startedAt,
     ]);
     return rows[0]!.saved;
+  }
+
+  /** Stores the run's progress (JSON text of at most 64 KiB), fenced by the lease at `epoch`. False when the lease was lost. */
+  async reportProgress(db: Queryable, hold: { runId: string; epoch: number; owner: string }, progressJson: string): Promise<boolean> {
+    const { rows } = await db.query<{ stored: boolean }>(`SELECT kairos_worker.report_progress($1, $2, $3, $4::json) AS stored`, [
+      hold.runId,
+      hold.epoch,
+      hold.owner,
+      progressJson,
+    ]);
+    return rows[0]!.stored;
   }
 
   /** Parks the run sleeping until `wakeAt` (checkpoint `name`), its lease released. False when the lease was lost. */
