@@ -21,6 +21,7 @@ import { RunsModule } from './runs/runs.module.js';
 import { ApplyModule } from './schedules/apply.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { SensorsModule } from './sensors/sensors.module.js';
+import { StatsModule } from './stats/stats.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { SigningSecretModule } from './signing-secret/signing-secret.module.js';
 import { UiAssetsController } from './ui/ui-assets.controller.js';
@@ -42,6 +43,7 @@ import { WorkersModule } from './workers/workers.module.js';
     DeadLettersModule,
     WorkersModule,
     QueuesModule,
+    StatsModule,
     CronModule,
     SigningSecretModule,
   ],

@@ -15,6 +15,7 @@ import { RUN_PATHS } from './runs/runs.openapi.js';
 import { SCHEDULE_PATHS } from './schedules/schedules.openapi.js';
 import { SENSOR_PATHS } from './sensors/sensors.openapi.js';
 import { SIGNING_SECRET_PATHS } from './signing-secret/signing-secret.openapi.js';
+import { STATS_PATHS } from './stats/stats.openapi.js';
 import { SUBSCRIPTION_PATHS } from './subscriptions/subscriptions.openapi.js';
 import { WORKER_PATHS } from './workers/workers.openapi.js';
 
@@ -45,7 +46,7 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...SUBSCRIPTION_PATHS, ...CALENDAR_PATHS, ...EVENT_PATHS, ...CLUSTER_PATHS },
+  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...STATS_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...SUBSCRIPTION_PATHS, ...CALENDAR_PATHS, ...EVENT_PATHS, ...CLUSTER_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

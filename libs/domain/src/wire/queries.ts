@@ -111,7 +111,7 @@ export const RunStatsQuery = queryShape(
     scheduleId: scheduleId('Only runs of this schedule.'),
     queue: param(
       storableText.regex(QUEUE_NAME_PATTERN, worded((field) => `${field} must be 1 to 64 letters, digits, "_", "." or "-"`)).optional(),
-      'Only runs of handler targets on this queue (a target naming none is on "default"; HTTP and steps runs are on none).',
+      'Only runs travelling on this queue: a handler target names its queue; HTTP targets and handler targets naming none travel on "default", multi-step runs on none.',
     ),
     since: param(instantMs(InstantInput).optional(), 'The start of the window, rounded down to the start of its bucket. Default: 24 hours before until.'),
     until: param(instantMs(InstantInput).optional(), 'The end of the window (excluded). Default: now.'),

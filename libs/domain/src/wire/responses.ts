@@ -184,6 +184,7 @@ const runFields = z.strictObject({
   startedAt: Instant.nullable(),
   finishedAt: Instant.nullable(),
   leaseEpoch: count().describe('Rises with every claim and every reap; verdicts are fenced by it.'),
+  progress: JsonValue.describe("The last progress its handler reported (ctx.progress, any JSON up to 64 KiB); null when it reported none."),
 });
 
 export const Run = component('Run', runFields, 'One execution of a target, with its retries.');
@@ -463,7 +464,7 @@ export const RunStats = component(
         z.strictObject({
           start: Instant.describe('The start of the bucket; it holds the runs that finished from here to the next start.'),
           succeeded: count(),
-          failed: count().describe('Runs that ended failed: their last attempt failed and no retry was left, or it could not be retried.'),
+          failed: count().describe('Runs that ended in the terminal state failed without being dead-lettered (an attempt that failed and will retry is not counted; a run whose retries ran out ends dead).'),
           dead: count().describe('Runs that ended dead (dead-lettered).'),
           cancelled: count(),
           durationP50Ms: millis().describe('The median of finishedAt − startedAt over the bucket\'s runs that started (percentile_cont); null without any.'),
