@@ -30,3 +30,4 @@ export * from './partitions.js';
 export * from './dispatch.js';
 export * from './definition-changes.js';
 export * from './subscriptions.js';
+export * from './event-match.js';

@@ -5,7 +5,7 @@
  * the runs go to the transport once the transaction has committed.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { newId, NotFoundError, type DispatchItem, type JsonValue } from '@kairos/domain';
+import { MatchIndex, newId, NotFoundError, type DispatchItem, type JsonValue } from '@kairos/domain';
 import { EventCreate, readBatchItems, readWire, type EventRequest } from '@kairos/domain/wire';
 import {
   EventRepository,
@@ -13,12 +13,15 @@ import {
   RunRepository,
   ScheduleRepository,
   SlotWriter,
+  eventBody,
   inTransaction,
   type Db,
   type EventRow,
   type EventSkip,
   type NewEvent,
   type Page,
+  type ScheduleRow,
+  type Tx,
 } from '@kairos/ledger';
 import { DATABASE, RunDispatcher } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
@@ -82,6 +85,30 @@ export class EventsService {
     return answers;
   }
 
+  /**
+   * The schedules each event starts, by event id, in the order of their ids: those listening to its
+   * name (an index) whose match it fits (MatchIndex: no event is compared with every schedule of a
+   * busy name). Only schedules whose runs are decided against what they hold (an overlap policy
+   * other than allow, flow control) are locked, so events of one name do not queue behind each
+   * other for the rest.
+   */
+  private async listenersOf(tx: Tx, namespaceId: string, events: readonly EventRow[]): Promise<Map<string, ScheduleRow[]>> {
+    const listening = await this.events.listening(tx, namespaceId, [...new Set(events.map((e) => e.name))]);
+    const decided = listening.filter((s) => s.overlap !== 'allow' || s.flow !== null);
+    const locked = new Map((await this.events.lockListening(tx, decided.map((s) => s.id))).map((s) => [s.id, s]));
+    const current = listening.flatMap((s) => (s.overlap !== 'allow' || s.flow !== null ? (locked.has(s.id) ? [locked.get(s.id)!] : []) : [s]));
+    const byName = new Map<string, MatchIndex<ScheduleRow>>();
+    for (const name of new Set(current.map((s) => s.onEvent!))) {
+      byName.set(name, new MatchIndex(current.filter((s) => s.onEvent === name).map((s) => ({ item: s, match: s.onMatch ?? {} }))));
+    }
+    const byEvent = new Map<string, ScheduleRow[]>();
+    for (const event of events) {
+      const found = byName.get(event.name)?.matching(eventBody(event) as unknown as JsonValue) ?? [];
+      if (found.length > 0) byEvent.set(event.id, found.sort((a, b) => (a.id < b.id ? -1 : 1)));
+    }
+    return byEvent;
+  }
+
   /** Stores the events and what they start; answers the rows written (by the event they came from) and what to hand the transport. */
   private async store(tx: Parameters<Parameters<typeof inTransaction>[1]>[0], caller: CallerContext, events: readonly NewEvent[]) {
     const rows = await this.events.insert(tx, caller.namespaceId, events, caller.actor);
@@ -94,14 +121,13 @@ export class EventsService {
         byId.delete(event.id);
       }
     }
-    const listeners = await this.events.listeners(tx, caller.namespaceId, rows);
+    const listeners = await this.listenersOf(tx, caller.namespaceId, rows);
     const schedules = [...new Map([...listeners.values()].flat().map((s) => [s.id, s])).values()];
     const controlled = schedules.filter((s) => s.flow !== null);
-    const ids = schedules.map((s) => s.id);
     const fanOut = new EventFanOut(
       rows[0]?.receivedAt.getTime() ?? 0,
       caller.actor,
-      await this.runs.activeBySchedule(tx, ids),
+      await this.runs.activeBySchedule(tx, schedules.filter((s) => s.overlap !== 'allow').map((s) => s.id)),
       await this.flow.marks(tx, controlled.map((s) => s.id), flowHorizonMs(controlled)),
       await this.flow.openWindows(tx, controlled.filter((s) => s.flow!.debounce || s.flow!.batch).map((s) => s.id)),
     );

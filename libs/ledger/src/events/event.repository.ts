@@ -99,28 +99,28 @@ export class EventRepository {
     return rows;
   }
 
-  /**
-   * The live schedules of the namespace listening to each event (by name, through their index, and
-   * whose `on.match` the event matches), locked for the overlap decisions of the runs they make:
-   * by event id, each in the order of the schedules' ids.
-   */
-  async listeners(tx: Tx, namespaceId: string, events: readonly EventRow[]): Promise<Map<string, ScheduleRow[]>> {
-    const byEvent = new Map<string, ScheduleRow[]>();
-    if (events.length === 0) return byEvent;
-    const { rows } = await tx.query<ScheduleRow & { eventId: string }>(
-      `WITH ev AS (SELECT * FROM json_to_recordset($2::json) AS t(id text, name text, body jsonb)),
-       locked AS (
-         SELECT ${SCHEDULE_COLUMNS} FROM schedules s
-         WHERE s.namespace_id = $1 AND s.kind = 'event' AND s.deleted_at IS NULL AND s.on_event IN (SELECT name FROM ev)
-         ORDER BY s.id FOR NO KEY UPDATE
-       )
-       SELECT ev.id AS "eventId", l.* FROM ev JOIN locked l ON l."onEvent" = ev.name
-       WHERE kairos_event_matches(ev.body, coalesce(l."onMatch", '{}'::jsonb))
-       ORDER BY l.id`,
-      [namespaceId, JSON.stringify(events.map((e) => ({ id: e.id, name: e.name, body: eventBody(e) })))],
+  /** The live schedules of the namespace started by events of these names (through their index). */
+  async listening(db: Queryable, namespaceId: string, names: readonly string[]): Promise<ScheduleRow[]> {
+    if (names.length === 0) return [];
+    const { rows } = await db.query<ScheduleRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules s
+       WHERE s.namespace_id = $1 AND s.kind = 'event' AND s.deleted_at IS NULL AND s.on_event = ANY($2::text[])`,
+      [namespaceId, names],
     );
-    for (const { eventId, ...row } of rows) byEvent.set(eventId, [...(byEvent.get(eventId) ?? []), row]);
-    return byEvent;
+    return rows;
+  }
+
+  /**
+   * Locks these schedules in one order and reads them again (a schedule deleted meanwhile is left
+   * out): the ones whose runs are decided against what they hold (an overlap policy, flow control).
+   */
+  async lockListening(tx: Tx, ids: readonly string[]): Promise<ScheduleRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await tx.query<ScheduleRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.id = ANY($1::uuid[]) AND s.deleted_at IS NULL ORDER BY s.id FOR NO KEY UPDATE`,
+      [ids],
+    );
+    return rows;
   }
 
   /**
