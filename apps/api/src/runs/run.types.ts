@@ -125,6 +125,7 @@ export class RunType implements RunView {
   @Field(() => String, { nullable: true }) startedAt!: string | null;
   @Field(() => String, { nullable: true }) finishedAt!: string | null;
   @Field(() => Int) leaseEpoch!: number;
+  @Field(() => JsonScalar, { nullable: true, description: 'The last progress its handler reported (ctx.progress); null when it reported none.' }) progress!: JsonValue | null;
   @Field(() => Boolean, {
     nullable: true,
     description: 'Set only by createRun: true when the idempotency key named an existing run, which is returned instead.',

@@ -54,6 +54,7 @@ export function runView(row: RunRow, steps: readonly RunRow[] = [], checkpoints:
     startedAt: iso(row.startedAt),
     finishedAt: iso(row.finishedAt),
     leaseEpoch: row.leaseEpoch,
+    progress: (row.progress ?? null) as JsonValue | null,
   };
 }
 

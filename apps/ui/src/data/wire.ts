@@ -240,6 +240,8 @@ export interface Run {
   startedAt: string | null;
   finishedAt: string | null;
   leaseEpoch: number;
+  /** The last progress its handler reported (ctx.progress); null when it reported none. */
+  progress: JsonValue;
 }
 
 /** One step of a multi-step run and where it stands. */

@@ -48,6 +48,8 @@ export interface RunRow {
   runKey: string | null;
   /** For a run an event started: the event's id. */
   eventId: string | null;
+  /** The last progress its handler reported (ctx.progress); null when it reported none. */
+  progress?: JsonValue | null;
 }
 
 export const RUN_COLUMNS = `
@@ -61,7 +63,7 @@ export const RUN_COLUMNS = `
   r.idempotency_key AS "idempotencyKey", r.created_at AS "createdAt", r.started_at AS "startedAt",
   r.finished_at AS "finishedAt", r.updated_at AS "updatedAt", r.parent_run_id AS "parentRunId", r.step_name AS "stepName",
   CASE WHEN r.concurrency_key IS NULL THEN NULL ELSE json_build_object('key', r.concurrency_key, 'limit', r.concurrency_limit) END AS concurrency,
-  r.held_at AS "heldAt", r.sensor_id AS "sensorId", r.run_key AS "runKey", r.event_id AS "eventId"`;
+  r.held_at AS "heldAt", r.sensor_id AS "sensorId", r.run_key AS "runKey", r.event_id AS "eventId", r.progress`;
 
 export interface RunEventRow {
   id: number;

@@ -336,6 +336,8 @@ export interface Run {
   startedAt: Instant | null;
   finishedAt: Instant | null;
   leaseEpoch: number;
+  /** The last progress its handler reported (ctx.progress, any JSON up to 64 KiB); null when it reported none. */
+  progress: JsonValue | null;
 }
 export interface RunCreated extends Run {
   deduped: boolean;
