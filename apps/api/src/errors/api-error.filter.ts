@@ -1,7 +1,8 @@
 /**
  * Every error leaves the API as JSON { code, message, field }: domain refusals with their own code
  * and status, framework errors (malformed JSON, oversized bodies, unknown routes) translated into
- * the same shape, anything unexpected as a 500 that is logged and says nothing internal. GraphQL
+ * the same shape, a ledger that cannot be reached as a 503 with Retry-After, anything unexpected
+ * as a 500 that is logged and says nothing internal. GraphQL
  * operations get the same translation as a GraphQL error whose extensions carry code, field and
  * the status REST would have answered with.
  */
@@ -10,6 +11,7 @@ import type { GqlContextType } from '@nestjs/graphql';
 import type { Response } from 'express';
 import { GraphQLError } from 'graphql';
 import { AccessError, ConflictError, NotFoundError, ValidationError } from '@kairos/domain';
+import { isUnreachable } from '@kairos/ledger';
 import type { ErrorBody } from '@kairos/domain/wire';
 import type { z } from 'zod';
 
@@ -27,6 +29,7 @@ export class ApiErrorFilter implements ExceptionFilter {
     if (type !== 'http') throw error;
     const response = host.switchToHttp().getResponse<Response>();
     const [status, body] = this.translate(error);
+    if (status === HttpStatus.SERVICE_UNAVAILABLE) response.setHeader('Retry-After', '1');
     response.status(status).json(body);
   }
 
@@ -45,6 +48,12 @@ export class ApiErrorFilter implements ExceptionFilter {
     if (error instanceof HttpException) return [error.getStatus(), this.framework(error)];
     const status = bodyParserStatus(error);
     if (status !== null) return [status, this.bodyParser(error as Error & { type?: string }, status)];
+    // The ledger down, restarting or out of connections for longer than a request waits: the same
+    // request may well succeed in a moment (those with an id or idempotency key are safe to repeat).
+    if (isUnreachable(error)) {
+      this.logger.warn(`ledger unavailable: ${(error as Error).message}`);
+      return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'UNAVAILABLE', message: 'the ledger cannot be reached or has no connection free right now; retry in a moment', field: null }];
+    }
     this.logger.error((error as Error).stack ?? String(error));
     return [HttpStatus.INTERNAL_SERVER_ERROR, { code: 'INTERNAL', message: 'internal error; the server log has the details', field: null }];
   }
