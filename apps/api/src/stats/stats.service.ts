@@ -105,7 +105,7 @@ export class StatsService {
          SELECT date_bin($6::interval, r.finished_at, TIMESTAMPTZ '1970-01-01 00:00:00+00') AS start,
                 r.state,
                 (extract(epoch FROM r.finished_at - r.started_at) * 1000)::float8 AS duration_ms,
-                greatest(extract(epoch FROM r.started_at - r.scheduled_for) * 1000, 0)::float8 AS lateness_ms
+                CASE WHEN r.started_at IS NOT NULL THEN greatest(extract(epoch FROM r.started_at - r.scheduled_for) * 1000, 0)::float8 END AS lateness_ms
          FROM runs r
          WHERE r.namespace_id = $1::uuid AND r.id >= $2::uuid AND r.id <= $3::uuid
            AND r.finished_at >= $4 AND r.finished_at < $5
