@@ -75,6 +75,13 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT coalesce(bool_and(coalesce(_event #> string_to_array(m.key, '.') = m.value, false)), true) FROM jsonb_each(_match) m
 $$;
 
+-- An instant as the API writes it: UTC, ISO 8601 with Z, milliseconds only when there are some.
+CREATE FUNCTION kairos_instant_text(_at timestamptz) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT to_char(_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')
+         || CASE WHEN to_char(_at AT TIME ZONE 'UTC', 'MS') = '000' THEN '' ELSE '.' || to_char(_at AT TIME ZONE 'UTC', 'MS') END || 'Z'
+$$;
+
 -- ctx.waitForEvent(name, { match, timeout }): the event that resumed this wait (delivered), or, once
 -- the wait's timeout has passed, timed_out; else the run parks waiting (its lease released, its
 -- epoch raised, due at the timeout, or never without one). A first wait looks back for a matching
@@ -118,7 +125,7 @@ BEGIN
     ORDER BY e.received_at, e.seq LIMIT 1;
     IF FOUND THEN
       view := json_build_object('id', found_event.id, 'name', found_event.name, 'data', found_event.data,
-                                'receivedAt', to_char(found_event.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+                                'receivedAt', kairos_instant_text(found_event.received_at));
       INSERT INTO run_checkpoints (run_id, name, kind, state, result, lease_epoch, finished_at)
       VALUES (_run_id, _checkpoint, 'event', 'received', view, _epoch, now());
       UPDATE events e SET resumed = e.resumed || _run_id WHERE e.namespace_id = ns AND e.id = found_event.id;

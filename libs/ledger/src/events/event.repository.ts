@@ -5,7 +5,7 @@
  * name (kairos_event_lock) is taken shared here and exclusively by a wait being recorded
  * (kairos_worker.await_event), so an event stored while a wait is recorded is seen by one of them.
  */
-import { storableText, type DispatchItem, type JsonValue, type ReasonCode } from '@kairos/domain';
+import { formatInstant, storableText, type DispatchItem, type JsonValue, type ReasonCode } from '@kairos/domain';
 import { jsonText, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { SCHEDULE_COLUMNS, type ScheduleRow } from '../schedules/schedule-row.js';
@@ -45,7 +45,7 @@ const EVENT_COLUMNS = `e.id, e.seq::text AS seq, e.name, e.data, e.received_at A
 
 /** The event as a run's payload and a resumed wait carry it, and match expressions read it. */
 export function eventBody(row: Pick<EventRow, 'id' | 'name' | 'data' | 'receivedAt'>): { id: string; name: string; data: JsonValue | null; receivedAt: string } {
-  return { id: row.id, name: row.name, data: row.data, receivedAt: row.receivedAt.toISOString() };
+  return { id: row.id, name: row.name, data: row.data, receivedAt: formatInstant(row.receivedAt) };
 }
 
 export class EventRepository {
