@@ -34,6 +34,7 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<Fits<Sent<typeof wire.ScheduleVersion>, ui.ScheduleVersion>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Worker>, ui.Worker>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.QueuePage>, ui.Page<ui.Queue>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunStats>, ui.RunStats>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SensorPage>, ui.Page<ui.Sensor>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SensorTickPage>, ui.Page<ui.SensorTick>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.WhoAmI>, ui.WhoAmI>>().toEqualTypeOf<true>();
@@ -59,6 +60,7 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<NoWider<Coded<ui.Run>, Sent<typeof wire.Run>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.Attempt>, Sent<typeof wire.Attempt>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.Tick>, Sent<typeof wire.Tick>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.RunStatsBucket, Sent<typeof wire.RunStats>['buckets'][number]>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.ScheduleVersion>, Sent<typeof wire.ScheduleVersion>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.RunEvent>, Sent<typeof wire.RunEvent>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Worker, Sent<typeof wire.Worker>>>().toEqualTypeOf<true>();

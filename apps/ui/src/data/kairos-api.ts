@@ -15,6 +15,7 @@ import type {
   Queue,
   Run,
   RunEvent,
+  RunStats,
   RunWithAttempts,
   Schedule,
   ScheduleVersion,
@@ -139,6 +140,15 @@ export const kairosApi = {
     }
   },
   queue: (name: string) => call<Queue>('GET', `/v1/queues/${encodeURIComponent(name)}`),
+  /** The runs that ended in a window by bucket (default: the last 24 hours by the hour), or null where this API has no /v1/stats/runs route yet. */
+  runStats: async (q: { scheduleId?: string; queue?: string; since?: string; until?: string; bucket?: '1m' | '1h' | '1d' } = {}): Promise<RunStats | null> => {
+    try {
+      return await call<RunStats>('GET', `/v1/stats/runs${query({ ...q })}`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }
+  },
 
   /** The namespace's events, newest first; `name` keeps those of one name. */
   events: (q: { limit: number; cursor?: string; name?: string }) => call<Page<KairosEvent>>('GET', `/v1/events${query({ ...q })}`),

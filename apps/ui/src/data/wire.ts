@@ -330,6 +330,22 @@ export interface Queue {
   updatedAt: string | null;
 }
 
+/** The runs that ended in one bucket of GET /v1/stats/runs (by their finishedAt). */
+export interface RunStatsBucket {
+  start: string;
+  succeeded: number;
+  failed: number;
+  dead: number;
+  cancelled: number;
+  durationP50Ms: number | null;
+  durationP95Ms: number | null;
+  latenessP95Ms: number | null;
+}
+
+export interface RunStats {
+  buckets: RunStatsBucket[];
+}
+
 /** evaluating: the evaluation run has not ended; succeeded: what it asked for was committed; failed: nothing was; skipped: it was not started. */
 export type SensorTickState = 'evaluating' | 'succeeded' | 'failed' | 'skipped';
 
