@@ -9,6 +9,7 @@ export * from './runs/run-row.js';
 export * from './runs/run.repository.js';
 export * from './runs/run-recovery.repository.js';
 export * from './runs/target-queue.js';
+export * from './runs/run-bulk.js';
 export * from './schedules/schedule-row.js';
 export * from './schedules/schedule.repository.js';
 export * from './sessions/session.repository.js';

@@ -4,11 +4,15 @@ import type { Response } from 'express';
 import { readQuery, RunListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
 import { batchAnswers } from '../requests/batch.js';
+import { RunsBulkService } from './runs-bulk.service.js';
 import { RunsService } from './runs.service.js';
 
 @Controller('v1/runs')
 export class RunsController {
-  constructor(private readonly runs: RunsService) {}
+  constructor(
+    private readonly runs: RunsService,
+    private readonly bulkRuns: RunsBulkService,
+  ) {}
 
   @Post()
   async create(@Caller() caller: CallerContext, @Body() body: unknown, @Res({ passthrough: true }) res: Response) {
@@ -22,6 +26,13 @@ export class RunsController {
   @HttpCode(200)
   async createBatch(@Caller() caller: CallerContext, @Body() body: unknown) {
     return batchAnswers(await this.runs.createBatch(caller, body));
+  }
+
+  /** 200 with what the filter matched and what was done: cancel or retry every matching run, in pages (or count them, dryRun). */
+  @Post('bulk')
+  @HttpCode(200)
+  bulk(@Caller() caller: CallerContext, @Body() body: unknown) {
+    return this.bulkRuns.bulk(caller, body);
   }
 
   @Get()

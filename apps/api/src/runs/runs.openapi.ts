@@ -37,6 +37,18 @@ export const RUN_PATHS: Record<string, PathItemObject> = {
       errors: [400, 413],
     }),
   },
+  '/v1/runs/bulk': {
+    post: operation({
+      operationId: 'bulkRuns',
+      tags: ['runs'],
+      summary: 'Cancel or retry every run a filter matches',
+      description:
+        "Acts on the runs of the caller's namespace the filter matches (a step of a multi-step run through its run), oldest first, 500 runs per transaction. cancel: each active run (queued, running, sleeping, waiting) is cancelled as POST /v1/runs/{id}/cancel does (CANCELLED_BY_USER; a running one is asked to stop). retry: each run POST /v1/runs/{id}/retry accepts (failed or dead, or a cancelled multi-step run) gets a fresh run (origin retry, sourceRunId set), a page's fresh runs queued after its commit. `matched` counts the runs the filter matched that the action acts on, `acted` those it cancelled or retried (a run that ended meanwhile is not), `sample` up to 10 of them. `dryRun: true` counts and samples and changes nothing. An empty filter is refused (400, field `filter`), as is an unknown action, state or reason code, an instant that does not parse, or createdAfter not before createdBefore.",
+      requestBody: body('RunBulkRequest'),
+      ok: { 200: json('RunBulkResult', 'What the filter matched and what was done.') },
+      errors: [400],
+    }),
+  },
   '/v1/runs/{id}': {
     get: operation({
       operationId: 'getRun',
@@ -54,6 +66,23 @@ export const RUN_PATHS: Record<string, PathItemObject> = {
       summary: "A run's transition history",
       parameters: [param('RunId')],
       ok: { 200: json('RunEventList', 'Every event of the run, oldest first.') },
+      errors: [404],
+    }),
+  },
+  '/v1/runs/{id}/stream': {
+    get: operation({
+      operationId: 'streamRun',
+      tags: ['runs'],
+      summary: 'Follow a run as it changes (server-sent events)',
+      description:
+        'A text/event-stream: at once an `event: run` whose `data` is the run (the Run schema, as JSON), then another at each change of it (its state, progress, steps, checkpoints, any field), and the response ends after the run has ended and its final view was sent. Comment lines (`: heartbeat`) keep a quiet stream open through proxies. Served by any API replica, whatever process changed the run. GraphQL: subscription runUpdated(id).',
+      parameters: [param('RunId')],
+      ok: {
+        200: {
+          description: 'The run now and at each change, as server-sent events, until it has ended.',
+          content: { 'text/event-stream': { schema: { type: 'string', description: 'Events `event: run` with `data: <Run as JSON>`, and `: heartbeat` comments.' } } },
+        },
+      },
       errors: [404],
     }),
   },

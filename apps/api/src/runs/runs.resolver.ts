@@ -5,7 +5,9 @@ import { readQuery, RunListQuery } from '@kairos/domain/wire';
 import { Caller, type CallerContext } from '../auth/request-context.js';
 import { refusalBody } from '../requests/batch.js';
 import type { RunEventView } from './run.view.js';
+import { RunsBulkService } from './runs-bulk.service.js';
 import { RunsService } from './runs.service.js';
+import { RunBulkResultType } from './run-bulk.types.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { RunStateEnum } from '../graphql/wire.enums.js';
 import { AttemptType, RunBatchItemType, RunEventType, RunPageType, RunType, SignalResultType } from './run.types.js';
@@ -14,7 +16,10 @@ const id = () => ID;
 
 @Resolver(() => RunType)
 export class RunsResolver {
-  constructor(private readonly runs: RunsService) {}
+  constructor(
+    private readonly runs: RunsService,
+    private readonly bulk: RunsBulkService,
+  ) {}
 
   @Query(() => RunType, { description: 'GET /v1/runs/:id' })
   run(@Caller() caller: CallerContext, @Args('id', { type: id }) runId: string) {
@@ -78,6 +83,19 @@ export class RunsResolver {
   @Mutation(() => RunType, { description: 'POST /v1/runs/:id/retry: a fresh run of a failed or dead run.' })
   retryRun(@Caller() caller: CallerContext, @Args('id', { type: id }) runId: string) {
     return this.runs.retry(caller, runId);
+  }
+
+  @Mutation(() => RunBulkResultType, {
+    description:
+      'POST /v1/runs/bulk: `action` is "cancel" or "retry"; `filter` the same JSON object (scheduleId, state, reasonCode, queue, createdAfter, createdBefore; at least one set); `dryRun` counts and changes nothing.',
+  })
+  bulkRuns(
+    @Caller() caller: CallerContext,
+    @Args('action', { type: () => String }) action: string,
+    @Args('filter', { type: () => JsonScalar }) filter: JsonValue,
+    @Args('dryRun', { type: () => Boolean, nullable: true }) dryRun?: boolean | null,
+  ) {
+    return this.bulk.bulk(caller, { action, filter, dryRun: dryRun ?? false });
   }
 
   @Subscription(() => RunEventType, {

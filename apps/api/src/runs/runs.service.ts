@@ -209,7 +209,8 @@ export class RunsService implements BeforeApplicationShutdown {
   }
 }
 
-function freshRunOf(source: RunRow, origin: 'retry' | 'republish', actor: string, now: Date): NewRun {
+/** The fresh run a retry or republish makes of `source`: same target and payload, attempts reset. */
+export function freshRunOf(source: RunRow, origin: 'retry' | 'republish', actor: string, now: Date): NewRun {
   return {
     id: newId(now.getTime()),
     namespaceId: source.namespaceId,
