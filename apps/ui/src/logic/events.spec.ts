@@ -99,6 +99,8 @@ describe('outcomeInWords and skipInWords', () => {
   it.each([
     ['SCHEDULE_PAUSED', 'the schedule was paused'],
     ['OVERLAP_SKIPPED', 'a run of it was still active (overlap skip)'],
+    ['RATE_LIMITED', 'its rate limit made as many runs for the key as its window allows'],
+    ['FLOW_KEY_UNRESOLVED', 'its debounce, throttle, rate limit or batch key names a field the event lacks'],
     ['CONCURRENCY_LIMIT', 'CONCURRENCY_LIMIT'],
   ])('%s → %s', (code, words) => {
     expect(skipInWords(code)).toBe(words);

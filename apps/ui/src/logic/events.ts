@@ -93,6 +93,9 @@ export function outcomeInWords(event: { runs: readonly unknown[]; skipped: reado
 export const SKIP_WORDS: Record<string, string> = {
   SCHEDULE_PAUSED: 'the schedule was paused',
   OVERLAP_SKIPPED: 'a run of it was still active (overlap skip)',
+  RATE_LIMITED: 'its rate limit made as many runs for the key as its window allows',
+  FLOW_KEY_UNRESOLVED: 'its debounce, throttle, rate limit or batch key names a field the event lacks',
+  CONCURRENCY_KEY_UNRESOLVED: 'its concurrency key names a field the event lacks',
 };
 
 export function skipInWords(reasonCode: string): string {

@@ -194,7 +194,7 @@ export interface EventRequest {
 export const EventSkip = component(
   'EventSkip',
   z.strictObject({ scheduleId: z.string(), reasonCode: ReasonCodeSchema }),
-  'A schedule the event matched that made no run for it, and why (SCHEDULE_PAUSED, OVERLAP_SKIPPED).',
+  'A schedule the event matched that made no run for it, and why: SCHEDULE_PAUSED, OVERLAP_SKIPPED, RATE_LIMITED, FLOW_KEY_UNRESOLVED or CONCURRENCY_KEY_UNRESOLVED.',
 );
 
 export const EventView = component(
