@@ -38,6 +38,7 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<{ items: (SentSchedule | Sent<typeof wire.BatchRefusal>)[] }, { items: sdk.BatchAnswer<sdk.Schedule>[] }>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<{ items: SentSchedule[]; nextCursor: string | null }, sdk.Page<sdk.Schedule>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.RunPage>, sdk.Page<sdk.Run>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunBulkResult>, sdk.RunBulkResult>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SchedulePage>['nextCursor'], sdk.Page<sdk.Schedule>['nextCursor']>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SubscriptionView>, sdk.Subscription>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SubscriptionPage>, sdk.Page<sdk.Subscription>>>().toEqualTypeOf<true>();
@@ -58,6 +59,7 @@ describe('the SDK client types against the wire declarations', () => {
   });
 
   it('types the bodies the client sends as the API reads them', () => {
+    expectTypeOf<Fits<sdk.RunBulkInput, z.input<typeof wire.RunBulkRequest>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<sdk.CalendarInput, z.input<typeof wire.CalendarCreate>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<sdk.CalendarFields, z.input<typeof wire.CalendarPut>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['calendar']>, z.input<typeof wire.CalendarRuleInput>>>().toEqualTypeOf<true>();

@@ -22,6 +22,8 @@ import type {
   Preview,
   Run,
   RunCreated,
+  RunBulkInput,
+  RunBulkResult,
   RunDetail,
   RunEvent,
   RunInput,
@@ -126,6 +128,8 @@ export class KairosClient {
     cancel: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/cancel`),
     /** A fresh run (origin retry) of a failed or dead run's target and payload. */
     retry: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/retry`),
+    /** Cancels or retries every run `filter` matches, 500 per transaction (`dryRun`: counts and samples them, changes nothing). */
+    bulk: (input: RunBulkInput) => this.request<RunBulkResult>('POST', '/v1/runs/bulk', { body: input }),
     /**
      * Sends signal `name` with `body` to the run's ctx.waitForSignal(name): `delivered` when the run
      * waited for it (it resumes now), else kept until the run asks. Each name is sent once per run

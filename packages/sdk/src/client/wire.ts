@@ -372,6 +372,33 @@ export interface RunListFilter {
   state?: RunState;
   limit?: number;
 }
+/** Which runs a bulk cancel or retry is for (at least one field set); a step of a multi-step run is matched through its run. */
+export interface RunBulkFilter {
+  scheduleId?: string | null;
+  state?: RunState[] | null;
+  /** A reason code of the catalogue: a deferred run's defer reason, an ended run's verdict. */
+  reasonCode?: string | null;
+  queue?: string | null;
+  /** Created at or after this instant (ISO 8601 with an offset). */
+  createdAfter?: string | null;
+  /** Created before this instant. */
+  createdBefore?: string | null;
+}
+export interface RunBulkInput {
+  /** cancel: the active runs matched; retry: those POST /v1/runs/:id/retry accepts (failed or dead, or a cancelled multi-step run). */
+  action: 'cancel' | 'retry';
+  filter: RunBulkFilter;
+  /** Count and sample, change nothing. Default false. */
+  dryRun?: boolean | null;
+}
+export interface RunBulkResult {
+  /** Runs the filter matched that the action acts on. */
+  matched: number;
+  /** Runs cancelled (or asked to stop) or retried; 0 on a dry run. */
+  acted: number;
+  /** Up to 10 ids of runs acted on (a dry run: that would be), oldest first. */
+  sample: string[];
+}
 export interface DeadLetterFilter {
   scheduleId?: string;
   limit?: number;
