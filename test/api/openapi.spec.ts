@@ -416,6 +416,23 @@ describe('the OpenAPI document', () => {
       expect(schemaValidator('RunDetail')({ ...done, state: 'finished' })).toBe(false);
     });
 
+    it('matches what the run stream answers', async () => {
+      const created = (await call('post', '/v1/runs', { body: { target: echo, payload: { n: 3 } } })).body;
+      const response = await fetch(`${kairos.url}/v1/runs/${created.id}/stream`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(declaredResponse('/v1/runs/{id}/stream', 'get', '200')?.response.content?.['text/event-stream']).toBeDefined();
+      // The stream ends once the run has ended: each event's data is a Run.
+      const views = (await response.text())
+        .split('\n\n')
+        .filter((block) => block.startsWith('event: run\ndata: '))
+        .map((block) => JSON.parse(block.slice('event: run\ndata: '.length)));
+      expect(views.at(-1)).toMatchObject({ id: created.id, state: 'succeeded', result: { n: 3 } });
+      for (const view of views) expectValid(schemaValidator('Run'), view, 'an event of GET /v1/runs/{id}/stream');
+      observed.set('get /v1/runs/{id}/stream', (observed.get('get /v1/runs/{id}/stream') ?? new Set()).add('200'));
+      expect((await call('get', '/v1/runs/{id}/stream', { params: { id: unknownId } })).status).toBe(404);
+    });
+
     it('matches what the batch routes answer', async () => {
       expect((await call('post', '/v1/runs/batch', { body: { items: [{ target: echo, payload: { n: 2 }, availableAt: '2030-01-01T00:00:00Z' }] } })).body.items[0].state).toBe('queued');
       const runs = await call('post', '/v1/runs/batch', { body: { items: [{ target: echo, payload: { n: 2 } }, { target: echo, retry: { maxAttempts: 0 } }] } });

@@ -18,6 +18,7 @@ import { RateLimitMiddleware } from './requests/rate-limit.middleware.js';
 import { RequestShapeMiddleware } from './requests/request-shape.middleware.js';
 import { SecurityHeadersMiddleware } from './requests/security-headers.middleware.js';
 import { RunsModule } from './runs/runs.module.js';
+import { RunStreamModule } from './runs/run-stream.module.js';
 import { ApplyModule } from './schedules/apply.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { SensorsModule } from './sensors/sensors.module.js';
@@ -40,6 +41,7 @@ import { WorkersModule } from './workers/workers.module.js';
     EventsModule,
     ApplyModule,
     RunsModule,
+    RunStreamModule,
     DeadLettersModule,
     WorkersModule,
     QueuesModule,
