@@ -451,6 +451,21 @@ describe('the OpenAPI document', () => {
       expect(schemaValidator('RunBatchResult')({ items: [{ error: runs.body.items[1].error, id: runs.body.items[0].id }] })).toBe(false);
     });
 
+    it('matches what the bulk route answers', async () => {
+      const createdAfter = new Date(Date.now() - 1000).toISOString();
+      const queued = await call('post', '/v1/runs', { body: { target: echo, availableAt: '2030-01-01T00:00:00Z' } });
+      const filter = { state: ['queued'], createdAfter };
+      const dry = await call('post', '/v1/runs/bulk', { body: { action: 'cancel', filter, dryRun: true } });
+      expect(dry.status).toBe(200);
+      expect(dry.body.sample).toContain(queued.body.id);
+      expect(dry.body.acted).toBe(0);
+      const done = await call('post', '/v1/runs/bulk', { body: { action: 'cancel', filter } });
+      expect(done.body.sample).toContain(queued.body.id);
+      expect((await call('get', '/v1/runs/{id}', { params: { id: queued.body.id } })).body.state).toBe('cancelled');
+      const empty = await call('post', '/v1/runs/bulk', { body: { action: 'retry', filter: {} } });
+      expect([empty.status, empty.body.field]).toEqual([400, 'filter']);
+    });
+
     it('matches what the dead-letter routes answer', async () => {
       const failing = await call('post', '/v1/runs', { body: { target: { type: 'handler', name: 'fail' }, payload: { retryable: false } } });
       const dead = await waitFor(async () => {
@@ -653,6 +668,13 @@ describe('the OpenAPI document', () => {
       expect((await call('get', '/v1/queues/{name}', { params: { name: 'media' } })).body).toEqual(set.body);
       expect((await call('get', '/v1/queues/{name}', { params: { name: 'no such queue' } })).body.field).toBe('name');
       expect((await call('put', '/v1/queues/{name}', { params: { name: 'media' }, body: examplesOf('/v1/queues/{name}', 'put').clear })).body.maxRunning).toBeNull();
+    });
+
+    it('matches what the run statistics route answers', async () => {
+      const stats = await call('get', '/v1/stats/runs', { query: 'bucket=1h' });
+      expect(stats.status).toBe(200);
+      expect(stats.body.buckets).toHaveLength(25);
+      expect((await call('get', '/v1/stats/runs', { query: 'bucket=2h' })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'bucket' });
     });
 
     it('matches what the dashboard read routes answer', async () => {

@@ -20,6 +20,7 @@ import { signingSecretCommand } from './commands/signing-secret.js';
 import { status } from './commands/status.js';
 import { workersCommand } from './commands/workers.js';
 import { applyCommand } from './commands/apply.js';
+import { runsBulkCommand, terminalPrompt, type Prompt } from './commands/runs-bulk.js';
 import { applyFileJsonSchema } from '@kairos/domain/wire';
 import type { Output } from './output.js';
 
@@ -84,6 +85,11 @@ commands:
   status                          leader, sessions, outages and counts
   schedules [--status S]          list schedules (newest first)
   runs [--schedule ID] [--state S] list runs (newest first)
+  runs cancel|retry [--schedule NAME] [--state S,...] [--reason CODE] [--queue Q] [--since 2h|T]
+                                  cancel the active runs (retry the failed or dead ones)
+                                  the filter matches: prints the count and a sample first,
+                                  then asks (--yes acts without asking; required without a
+                                  terminal); --dry-run only counts
   explain <run id>                a run's whole story, in order
   fsck                            check the ledger's invariants (exit 1 on a violation)
   migrate                         apply pending migrations
@@ -112,7 +118,7 @@ DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kair
 signal, queues, sensors, subscriptions, calendars and events talk to the API instead: KAIROS_URL
 (default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
 
-export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env, prompt: Prompt = terminalPrompt()): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -131,6 +137,10 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       queue: { type: 'string', multiple: true, default: [] },
       file: { type: 'string', short: 'f', multiple: true, default: [] },
       'dry-run': { type: 'boolean', default: false },
+      // `runs cancel|retry`: the reason code filtered on, createdAfter (an instant or 2h back), and acting without asking.
+      reason: { type: 'string' },
+      since: { type: 'string' },
+      yes: { type: 'boolean', short: 'y', default: false },
       prune: { type: 'boolean', default: false },
       output: { type: 'string', default: 'text' },
       'max-running': { type: 'string' },
@@ -158,6 +168,24 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
   }
   // Commands that are clients of the API, or need nothing at all, never open the ledger.
   if (command === 'apply') return applyCommand(out, { files: values.file, dryRun: values['dry-run'], prune: values.prune, output: values.output }, env);
+  if (command === 'runs' && (rest[0] === 'cancel' || rest[0] === 'retry')) {
+    return runsBulkCommand(
+      out,
+      rest,
+      env,
+      {
+        schedule: values.schedule.at(-1),
+        state: values.state,
+        reason: values.reason,
+        queue: values.queue.at(-1),
+        since: values.since,
+        dryRun: values['dry-run'],
+        yes: values.yes,
+        json: values.json || values.output === 'json',
+      },
+      prompt,
+    );
+  }
   if (command === 'signal') return signalCommand(out, rest, env, values.json);
   if (command === 'sensors') return sensorsCommand(out, rest, env, { limit: limitOf(values.limit), json: values.json || values.output === 'json', cursor: values.cursor, forgetRunKeys: values['forget-run-keys'] });
   if (command === 'subscriptions') {
