@@ -64,7 +64,7 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('asks for a key, and a wrong one is refused with the reason', async () => {
-    await page.goto(`${kairos.url}/ui`);
+    await page.goto(`${kairos.url}/ui/schedules`);
     await page.getByLabel('API key').fill('kairos_nope_nope');
     await page.getByRole('button', { name: 'Log in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/unknown|revoked|must be/);
@@ -277,7 +277,7 @@ describe('the dashboard in Chromium', () => {
     const visits: { firstContentfulPaint: number; largestContentfulPaint: number }[] = [];
     for (let visit = 0; visit < 3; visit++) {
       const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 }, storageState });
-      await fresh.goto(`${kairos.url}/ui`);
+      await fresh.goto(`${kairos.url}/ui/schedules`);
       await fresh.locator('tbody tr').nth(49).waitFor({ timeout: 10_000 });
       const paint = await fresh.evaluate(
         () =>

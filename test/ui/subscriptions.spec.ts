@@ -147,7 +147,7 @@ describe('subscriptions and late schedules in the dashboard', () => {
     expect(onTime.status, JSON.stringify(onTime.body)).toBe(201);
     await t.db.query(`UPDATE schedules SET late_since = '2026-05-01T10:00:00Z' WHERE id = $1`, [late.body.id]);
 
-    await page.goto(`${kairos.url}/ui`);
+    await page.goto(`${kairos.url}/ui/schedules`);
     const lateRow = page.locator('tr', { has: page.getByRole('link', { name: 'nightly-report' }) });
     await lateRow.waitFor();
     expect(await lateRow.getByTestId('late-badge').textContent()).toContain('late since 2026-05-01 10:00:00Z');

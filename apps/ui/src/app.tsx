@@ -12,6 +12,7 @@ import { DeadLettersPage } from './pages/dead-letters-page.js';
 import { EventPage } from './pages/event-page.js';
 import { EventsPage } from './pages/events-page.js';
 import { LoginPage } from './pages/login-page.js';
+import { OverviewPage } from './pages/overview-page.js';
 import { RunPage } from './pages/run-page.js';
 import { SchedulePage } from './pages/schedule-page.js';
 import { SchedulesPage } from './pages/schedules-page.js';
@@ -38,6 +39,7 @@ export function App() {
 }
 
 const NAV = [
+  { page: 'overview', label: 'Overview', href: pathOf({ page: 'overview' }) },
   { page: 'schedules', label: 'Schedules', href: pathOf({ page: 'schedules' }) },
   { page: 'calendars', label: 'Calendars', href: pathOf({ page: 'calendars' }) },
   { page: 'sensors', label: 'Sensors', href: pathOf({ page: 'sensors' }) },
@@ -90,6 +92,7 @@ function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor
         )}
       </header>
       <main id="main" tabIndex={-1}>
+        {route.page === 'overview' && <OverviewPage />}
         {route.page === 'schedules' && <SchedulesPage />}
         {route.page === 'schedule' && <SchedulePage id={route.id} />}
         {route.page === 'run' && <RunPage id={route.id} />}

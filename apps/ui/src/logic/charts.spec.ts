@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationTicks, failureRate, linePaths, linearScale, niceStep, niceTicks, percent, runMarks, stackedBars, timeLabel, timeTicks, type StatsBucket } from './charts.js';
+import { durationTicks, failureRate, formatTick, linePaths, linearScale, niceStep, niceTicks, percent, runMarks, stackedBars, timeLabel, timeTicks, type StatsBucket } from './charts.js';
 
 const bucket = (start: string, counts: Partial<StatsBucket> = {}): StatsBucket => ({
   start,
@@ -142,9 +142,32 @@ describe('runMarks', () => {
     expect(chart.marks[2]!.words).toBe('cancelled, never started');
   });
 
+  it('measures lateness instead when asked', () => {
+    const chart = runMarks(
+      [run('a', 'succeeded', '2026-03-01T00:00:00Z', '2026-03-01T00:00:03Z', '2026-03-01T00:00:04Z'), run('b', 'succeeded', '2026-03-01T00:01:00Z', '2026-03-01T00:01:00Z', '2026-03-01T00:01:09Z')],
+      plot,
+      'lateness',
+    );
+    expect(chart.maxMs).toBe(3_000);
+    expect(chart.marks.map((m) => m.y)).toEqual([10, 110]);
+  });
+
   it('puts a lone run in the middle', () => {
     const chart = runMarks([run('a', 'succeeded', '2026-03-01T00:00:00Z', '2026-03-01T00:00:00Z', '2026-03-01T00:00:00.500Z')], plot);
     expect(chart.maxMs).toBe(600);
     expect(chart.marks[0]).toMatchObject({ x: 90, durationMs: 500 });
+  });
+});
+
+describe('formatTick', () => {
+  it.each([
+    [0, '0'],
+    [200, '200 ms'],
+    [2_000, '2 s'],
+    [1_500, '1.5 s'],
+    [120_000, '2 min'],
+    [10_800_000, '3 h'],
+  ])('%d ms reads %s', (ms, words) => {
+    expect(formatTick(ms)).toBe(words);
   });
 });

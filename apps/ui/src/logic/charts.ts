@@ -174,8 +174,11 @@ export interface RunMark {
   words: string;
 }
 
-/** Each run at when it started (or its slot, if it never started), as high as it took; the time axis spans the runs. */
-export function runMarks(runs: readonly ChartRun[], plot: Plot): { marks: RunMark[]; fromMs: number; toMs: number; maxMs: number } {
+/**
+ * Each run at when it started (or its slot, if it never started), as high as it took (or, measuring
+ * lateness, as long after its slot as it started); the time axis spans the runs.
+ */
+export function runMarks(runs: readonly ChartRun[], plot: Plot, measure: 'duration' | 'lateness' = 'duration'): { marks: RunMark[]; fromMs: number; toMs: number; maxMs: number } {
   const timed = runs.map((r) => {
     const startMs = Date.parse(r.startedAt ?? r.scheduledFor);
     const durationMs = r.startedAt !== null && r.finishedAt !== null ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null;
@@ -184,7 +187,8 @@ export function runMarks(runs: readonly ChartRun[], plot: Plot): { marks: RunMar
   });
   const fromMs = Math.min(...timed.map((t) => t.startMs));
   const toMs = Math.max(...timed.map((t) => t.startMs));
-  const maxMs = durationTicks(Math.max(1, ...timed.map((t) => t.durationMs ?? 0))).at(-1)!;
+  const measured = (t: { durationMs: number | null; latenessMs: number | null }) => (measure === 'duration' ? t.durationMs : t.latenessMs) ?? 0;
+  const maxMs = durationTicks(Math.max(1, ...timed.map(measured))).at(-1)!;
   // A single instant still gets a span, so its one mark sits in the middle.
   const x = fromMs === toMs ? () => (plot.left + plot.width - plot.right) / 2 : linearScale(fromMs, toMs, plot.left + 4, plot.width - plot.right - 4);
   const y = linearScale(0, maxMs, plot.height - plot.bottom, plot.top);
@@ -192,10 +196,19 @@ export function runMarks(runs: readonly ChartRun[], plot: Plot): { marks: RunMar
     id: r.id,
     state: r.state,
     x: x(startMs),
-    y: y(durationMs ?? 0),
+    y: y(measured({ durationMs, latenessMs })),
     durationMs,
     latenessMs,
     words: `${r.state}${durationMs === null ? '' : `, took ${formatElapsed(durationMs)}`}${latenessMs === null ? ', never started' : `, started ${formatElapsed(latenessMs)} after its slot`}`,
   }));
   return { marks, fromMs, toMs, maxMs };
+}
+
+/** A duration tick: `0`, `500 ms`, `2 s`, `5 min`, `3 h`. */
+export function formatTick(ms: number): string {
+  if (ms === 0) return '0';
+  if (ms < 1_000) return `${ms} ms`;
+  if (ms < 60_000) return `${ms / 1_000} s`;
+  if (ms < 3_600_000) return `${ms / 60_000} min`;
+  return `${ms / 3_600_000} h`;
 }

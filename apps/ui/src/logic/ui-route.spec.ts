@@ -3,8 +3,10 @@ import { pathOf, routeOf, type UiRoute } from './ui-route.js';
 
 describe('routeOf / pathOf', () => {
   it.each<[string, UiRoute]>([
-    ['/ui', { page: 'schedules' }],
-    ['/ui/', { page: 'schedules' }],
+    ['/ui', { page: 'overview' }],
+    ['/ui/', { page: 'overview' }],
+    ['/ui/schedules', { page: 'schedules' }],
+    ['/ui/schedules/', { page: 'schedules' }],
     ['/ui/schedules/0190-abc', { page: 'schedule', id: '0190-abc' }],
     ['/ui/runs/r1', { page: 'run', id: 'r1' }],
     ['/ui/calendars', { page: 'calendars' }],
@@ -24,7 +26,6 @@ describe('routeOf / pathOf', () => {
     ['/ui/events/evt_0190', { page: 'event', id: 'evt_0190' }],
     ['/ui/events/order%2F42%20paid', { page: 'event', id: 'order/42 paid' }],
     ['/ui/events/e1/runs', { page: 'not-found', path: '/ui/events/e1/runs' }],
-    ['/ui/schedules', { page: 'not-found', path: '/ui/schedules' }],
     ['/ui/runs/r1/extra', { page: 'not-found', path: '/ui/runs/r1/extra' }],
     ['/ui/cluster/x', { page: 'not-found', path: '/ui/cluster/x' }],
     ['/elsewhere', { page: 'not-found', path: '/elsewhere' }],

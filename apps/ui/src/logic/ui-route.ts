@@ -1,5 +1,6 @@
 /** The dashboard's pages and the paths under /ui that name them. */
 export type UiRoute =
+  | { page: 'overview' }
   | { page: 'schedules' }
   | { page: 'schedule'; id: string }
   | { page: 'run'; id: string }
@@ -19,12 +20,12 @@ export const UI_BASE = '/ui';
 
 export function routeOf(pathname: string): UiRoute {
   const path = pathname.replace(/\/+$/, '') || '/';
-  if (path === UI_BASE) return { page: 'schedules' };
+  if (path === UI_BASE) return { page: 'overview' };
   const rest = path.startsWith(`${UI_BASE}/`) ? path.slice(UI_BASE.length + 1).split('/') : null;
   if (rest === null) return { page: 'not-found', path: pathname };
   const [first, id, ...more] = rest;
   if (more.length > 0) return { page: 'not-found', path: pathname };
-  if (first === 'schedules' && id) return { page: 'schedule', id: decodeURIComponent(id) };
+  if (first === 'schedules') return id ? { page: 'schedule', id: decodeURIComponent(id) } : { page: 'schedules' };
   if (first === 'runs' && id) return { page: 'run', id: decodeURIComponent(id) };
   if (first === 'calendars') return id ? { page: 'calendar', name: decodeURIComponent(id) } : { page: 'calendars' };
   if (first === 'dead-letters' && id === undefined) return { page: 'dead-letters' };
@@ -37,8 +38,10 @@ export function routeOf(pathname: string): UiRoute {
 
 export function pathOf(route: Exclude<UiRoute, { page: 'not-found' }>): string {
   switch (route.page) {
-    case 'schedules':
+    case 'overview':
       return UI_BASE;
+    case 'schedules':
+      return `${UI_BASE}/schedules`;
     case 'schedule':
       return `${UI_BASE}/schedules/${encodeURIComponent(route.id)}`;
     case 'run':

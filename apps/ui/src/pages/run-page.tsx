@@ -19,7 +19,7 @@ import { isActiveRunState, readsAgain } from '../logic/checkpoints.js';
 import { awaitedEvent, awaitInWords } from '../logic/events.js';
 import { holdInWords, holdOf, queueOf, type HoldReason } from '../logic/limits.js';
 import { durationBetween } from '../logic/run-story.js';
-import type { RunStep } from '../logic/step-graph.js';
+import { targetInWords, type RunStep } from '../logic/step-graph.js';
 import { pathOf } from '../logic/ui-route.js';
 import { navigate } from '../navigation.js';
 import { useCan } from '../session.js';
@@ -127,7 +127,7 @@ export function RunPage({ id }: { id: string }) {
               {steps === null ? (
                 <div>
                   <dt>Target</dt>
-                  <dd>{JSON.stringify(r.target)}</dd>
+                  <dd>{targetInWords(r.target)}</dd>
                 </div>
               ) : (
                 <div>

@@ -1,6 +1,7 @@
 /** One schedule: its definition and policies (its deadline, and a badge while it is late; its calendar rule, linking each calendar), the next ten fires (DST changes and the dates its calendar keeps clear marked), its ticks and runs (new runs appear live), the versions of its definition, and its actions. */
 import { useEffect, useState } from 'preact/hooks';
 import { LateBadge } from '../components/late-badge.js';
+import { RunScatter } from '../components/charts.js';
 import { useActions } from '../components/actions.js';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
@@ -149,7 +150,7 @@ function Definition({ schedule: s }: { schedule: Schedule }) {
     !clock && ['Flow control', flowControlLine(s)],
     // The runs of a debounce, batch or throttle are spaced by it, whatever the overlap policy says.
     ['Overlap', clock || (s.debounce === null && s.batch === null && s.throttle === null) ? s.overlap : `${s.overlap} (not applied: its flow control spaces the runs)`],
-    steps === null ? ['Target', JSON.stringify(s.target)] : ['Steps', steps.length === 1 ? '1 step, below' : `${steps.length} steps, below`],
+    steps === null ? ['Target', targetInWords(s.target)] : ['Steps', steps.length === 1 ? '1 step, below' : `${steps.length} steps, below`],
     ['Retry', `${s.retry.maxAttempts} attempts, ${s.retry.backoff.type} from ${s.retry.backoff.base} to ${s.retry.backoff.max}, jitter ${s.retry.backoff.jitter}`],
     ['Timeout', s.timeout],
     ['Concurrency', s.concurrency === null ? 'none' : `key ${s.concurrency.key}, at most ${s.concurrency.limit} at once`],
@@ -316,13 +317,44 @@ async function listedBy(rule: CalendarRule | null, excludedDates: readonly strin
   return new Map(lists);
 }
 
-/** The newest runs; the scheduleRuns subscription adds new ones and updates states as they change. */
+/** The newest runs as marks: how long each took, and how long after its slot it started. */
+function RunCharts({ runs }: { runs: readonly Run[] }) {
+  return (
+    <div class="run-charts">
+      <h3 id="run-durations">Duration of each run</h3>
+      <RunScatter runs={runs} measure="duration" labelledBy="run-durations" testId="run-durations" />
+      <h3 id="run-lateness">Lateness of each run</h3>
+      <RunScatter runs={runs} measure="lateness" labelledBy="run-lateness" testId="run-lateness" />
+      <ul class="chart-legend" aria-label="Legend">
+        {(['succeeded', 'failed', 'dead', 'cancelled'] as const).map((o) => (
+          <li key={o}>
+            <span class={`swatch outcome-${o}`} /> {o}
+          </li>
+        ))}
+        <li>
+          <span class="swatch outcome-active" /> not ended yet
+        </li>
+        <li class="muted">x: when it started (its slot, if it never started); y: how long it took, how late it started</li>
+      </ul>
+    </div>
+  );
+}
+
+/** How many of the newest runs the charts draw; the table lists the first LISTED_RUNS. */
+const CHARTED_RUNS = 100;
+const LISTED_RUNS = 20;
+
+/**
+ * The newest runs, charted (one mark per run: when it started, how long it took, how late it
+ * started, coloured by how it ended) and listed; the scheduleRuns subscription adds new ones and
+ * updates states as they change.
+ */
 function Runs({ scheduleId }: { scheduleId: string }) {
   const [runs, setRuns] = useState<Run[] | null>(null);
   const [error, setError] = useState<Error | null>(null);
   useEffect(() => {
     let current = true;
-    kairosApi.runs({ scheduleId, limit: 20 }).then(
+    kairosApi.runs({ scheduleId, limit: CHARTED_RUNS }).then(
       (page) => current && setRuns((live) => merge(page.items, live ?? [])),
       (failure: Error) => current && setError(failure),
     );
@@ -336,7 +368,12 @@ function Runs({ scheduleId }: { scheduleId: string }) {
     <section aria-labelledby="runs">
       <h2 id="runs">Runs</h2>
       {error && <Failure error={error} />}
-      {runs !== null && runs.length === 0 && <p>No runs yet.</p>}
+      {runs !== null && runs.length === 0 && (
+        <p class="empty" data-testid="runs-empty">
+          No runs yet. Each run appears here as it starts; Trigger now, above, starts one at once.
+        </p>
+      )}
+      {runs !== null && runs.length > 0 && <RunCharts runs={runs} />}
       {runs !== null && runs.length > 0 && (
         <div class="scroll">
           <table aria-live="polite">
@@ -352,7 +389,7 @@ function Runs({ scheduleId }: { scheduleId: string }) {
               </tr>
             </thead>
             <tbody>
-              {runs.map((r) => (
+              {runs.slice(0, LISTED_RUNS).map((r) => (
                 <tr key={r.id} data-run-id={r.id}>
                   <td>
                     <Link href={pathOf({ page: 'run', id: r.id })}>{r.id.slice(0, 13)}…</Link>
