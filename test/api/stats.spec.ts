@@ -92,13 +92,13 @@ describe('run statistics', () => {
     await insert('d2', ended('dead', T0 + 2 * HOUR + 20 * MIN, 120_000, 0, { scheduleId: nightly }));
     await insert('m1', ended('succeeded', T0 + 3 * HOUR - 1, 500, 0, { target: { type: 'handler', name: 'thumb', queue: 'media' } }));
     // Not counted: ended at the window's end or before its start, still running, a step of a
-    // multi-step run, another namespace's, and one created more than 7 days before it ended.
+    // multi-step run, another namespace's, and one created more than a day before the window.
     await insert('atUntil', ended('succeeded', T0 + 3 * HOUR, 1000, 0));
     await insert('before', ended('succeeded', T0 - 1, 1000, 0));
     await insert('running', { state: 'running', scheduledFor: T0 + 5 * MIN, startedAt: T0 + 5 * MIN, finishedAt: null });
     await insert('step', ended('succeeded', T0 + 15 * MIN, 1000, 0, { step: { parent: ids.s1!, name: 'a' } }));
     await insert('elsewhere', ended('succeeded', T0 + 15 * MIN, 1000, 0, { namespaceId: otherNamespace }));
-    await insert('ancient', { ...ended('succeeded', T0 + 15 * MIN, 1000, 0), createdAt: T0 - 8 * 86_400_000 });
+    await insert('ancient', { ...ended('succeeded', T0 + 15 * MIN, 1000, 0), createdAt: T0 - 86_400_000 - MIN });
   });
 
   const stats = async (query: string) => {

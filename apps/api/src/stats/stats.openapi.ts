@@ -16,7 +16,7 @@ export const STATS_PATHS: Record<string, PathItemObject> = {
         '',
         '`durationP50Ms` and `durationP95Ms` are percentiles (percentile_cont, interpolated) of `finishedAt − startedAt` over the runs that started (a run cancelled while queued has no duration); `latenessP95Ms` is the 95th percentile of `startedAt − scheduledFor`, a run started ahead of its slot counting as 0.',
         '',
-        'Only runs created at most 7 days before `since` are looked at: the ledger finds the runs by their time-ordered ids, without an index on `finishedAt`.',
+        'Only runs created at most 24 hours (the longest timeout of one attempt) before `since` are looked at: the ledger finds the runs by their time-ordered ids, without an index on `finishedAt`, so a run that took longer from its creation to its end is not counted.',
       ].join('\n'),
       parameters: queryParameters('RunStatsQuery'),
       ok: { 200: json('RunStats', 'The buckets of the window, oldest first.') },
