@@ -28,6 +28,9 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<Fits<SentSchedule, ui.Schedule>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Run>, ui.Run>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.RunDetail>, ui.RunWithAttempts>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.RunBulkResult>, ui.RunBulkResult>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.RunBulkResult, Sent<typeof wire.RunBulkResult>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<ui.RunBulkRequest, z.input<typeof wire.RunBulkRequest>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Attempt>, ui.Attempt>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.RunEvent>, ui.RunEvent>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Tick>, ui.Tick>>().toEqualTypeOf<true>();

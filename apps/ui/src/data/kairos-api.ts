@@ -14,6 +14,8 @@ import type {
   Preview,
   Queue,
   Run,
+  RunBulkRequest,
+  RunBulkResult,
   RunEvent,
   RunStats,
   RunWithAttempts,
@@ -113,6 +115,8 @@ export const kairosApi = {
   runEvents: (id: string) => call<{ items: RunEvent[] }>('GET', `/v1/runs/${encodeURIComponent(id)}/events`).then((r) => r.items),
   cancelRun: (id: string) => call<Run>('POST', `/v1/runs/${encodeURIComponent(id)}/cancel`),
   retryRun: (id: string) => call<Run>('POST', `/v1/runs/${encodeURIComponent(id)}/retry`),
+  /** Cancels or retries every run the filter matches; `dryRun` counts and samples them and changes nothing. */
+  bulkRuns: (request: RunBulkRequest) => call<RunBulkResult>('POST', '/v1/runs/bulk', request),
   /** Sends signal `name` with `body` to the run: delivered when it waits for it, else kept until it asks. */
   signalRun: (id: string, name: string, body: JsonValue) =>
     call<SignalResult>('POST', `/v1/runs/${encodeURIComponent(id)}/signals/${encodeURIComponent(name)}`, body),

@@ -206,6 +206,26 @@ export interface ScheduleVersion {
   changes: { field: string; from: JsonValue; to: JsonValue }[];
 }
 
+/** Which runs a bulk cancel or retry is for (POST /v1/runs/bulk); at least one field set. */
+export interface RunBulkFilter {
+  scheduleId?: string;
+  state?: RunState[];
+  reasonCode?: string;
+  queue?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+}
+export interface RunBulkRequest {
+  action: 'cancel' | 'retry';
+  filter: RunBulkFilter;
+  dryRun?: boolean;
+}
+/** What a bulk action matched (the runs it acts on), did, and up to 10 of their ids. */
+export interface RunBulkResult {
+  matched: number;
+  acted: number;
+  sample: string[];
+}
 export interface Run {
   id: string;
   scheduleId: string | null;
