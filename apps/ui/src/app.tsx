@@ -14,6 +14,7 @@ import { EventsPage } from './pages/events-page.js';
 import { LoginPage } from './pages/login-page.js';
 import { OverviewPage } from './pages/overview-page.js';
 import { RunPage } from './pages/run-page.js';
+import { RunsPage } from './pages/runs-page.js';
 import { SchedulePage } from './pages/schedule-page.js';
 import { SchedulesPage } from './pages/schedules-page.js';
 import { SensorPage } from './pages/sensor-page.js';
@@ -45,12 +46,13 @@ const NAV = [
   { page: 'sensors', label: 'Sensors', href: pathOf({ page: 'sensors' }) },
   { page: 'events', label: 'Events', href: pathOf({ page: 'events' }) },
   { page: 'subscriptions', label: 'Subscriptions', href: pathOf({ page: 'subscriptions' }) },
+  { page: 'runs', label: 'Runs', href: pathOf({ page: 'runs' }) },
   { page: 'dead-letters', label: 'Dead letters', href: pathOf({ page: 'dead-letters' }) },
   { page: 'cluster', label: 'Cluster', href: pathOf({ page: 'cluster' }) },
 ] as const;
 
 /** The section a page of one thing belongs to, for the navigation's current link. */
-const SECTION_OF: Partial<Record<UiRoute['page'], UiRoute['page']>> = { schedule: 'schedules', calendar: 'calendars', sensor: 'sensors', subscription: 'subscriptions', event: 'events' };
+const SECTION_OF: Partial<Record<UiRoute['page'], UiRoute['page']>> = { schedule: 'schedules', run: 'runs', calendar: 'calendars', sensor: 'sensors', subscription: 'subscriptions', event: 'events' };
 
 function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor: string; onLoggedOut: () => void }) {
   const route = useRoute();
@@ -96,6 +98,7 @@ function Frame({ namespaceId, actor, onLoggedOut }: { namespaceId: string; actor
         {route.page === 'schedules' && <SchedulesPage />}
         {route.page === 'schedule' && <SchedulePage id={route.id} />}
         {route.page === 'run' && <RunPage id={route.id} />}
+        {route.page === 'runs' && <RunsPage />}
         {route.page === 'calendars' && <CalendarsPage />}
         {route.page === 'calendar' && <CalendarPage name={route.name} />}
         {route.page === 'dead-letters' && <DeadLettersPage />}

@@ -8,6 +8,7 @@ describe('routeOf / pathOf', () => {
     ['/ui/schedules', { page: 'schedules' }],
     ['/ui/schedules/', { page: 'schedules' }],
     ['/ui/schedules/0190-abc', { page: 'schedule', id: '0190-abc' }],
+    ['/ui/runs', { page: 'runs' }],
     ['/ui/runs/r1', { page: 'run', id: 'r1' }],
     ['/ui/calendars', { page: 'calendars' }],
     ['/ui/calendars/bavaria', { page: 'calendar', name: 'bavaria' }],

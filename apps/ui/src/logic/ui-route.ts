@@ -3,6 +3,7 @@ export type UiRoute =
   | { page: 'overview' }
   | { page: 'schedules' }
   | { page: 'schedule'; id: string }
+  | { page: 'runs' }
   | { page: 'run'; id: string }
   | { page: 'calendars' }
   | { page: 'calendar'; name: string }
@@ -26,7 +27,7 @@ export function routeOf(pathname: string): UiRoute {
   const [first, id, ...more] = rest;
   if (more.length > 0) return { page: 'not-found', path: pathname };
   if (first === 'schedules') return id ? { page: 'schedule', id: decodeURIComponent(id) } : { page: 'schedules' };
-  if (first === 'runs' && id) return { page: 'run', id: decodeURIComponent(id) };
+  if (first === 'runs') return id ? { page: 'run', id: decodeURIComponent(id) } : { page: 'runs' };
   if (first === 'calendars') return id ? { page: 'calendar', name: decodeURIComponent(id) } : { page: 'calendars' };
   if (first === 'dead-letters' && id === undefined) return { page: 'dead-letters' };
   if (first === 'cluster' && id === undefined) return { page: 'cluster' };
@@ -44,6 +45,8 @@ export function pathOf(route: Exclude<UiRoute, { page: 'not-found' }>): string {
       return `${UI_BASE}/schedules`;
     case 'schedule':
       return `${UI_BASE}/schedules/${encodeURIComponent(route.id)}`;
+    case 'runs':
+      return `${UI_BASE}/runs`;
     case 'run':
       return `${UI_BASE}/runs/${encodeURIComponent(route.id)}`;
     case 'calendars':
