@@ -13,8 +13,10 @@ import { SignalPanel } from '../components/signal-form.js';
 import { StepDetail } from '../components/step-detail.js';
 import { StepGraph } from '../components/step-graph.js';
 import { StateBadge, When } from '../components/when.js';
+import { RunProgress } from '../components/run-progress.js';
+import { followRun } from '../data/run-stream.js';
 import { followRunEvents, kairosApi } from '../data/kairos-api.js';
-import type { RunEvent, RunWithAttempts } from '../data/wire.js';
+import type { Run, RunEvent, RunWithAttempts } from '../data/wire.js';
 import { isActiveRunState, readsAgain } from '../logic/checkpoints.js';
 import { awaitedEvent, awaitInWords } from '../logic/events.js';
 import { holdInWords, holdOf, queueOf, type HoldReason } from '../logic/limits.js';
@@ -35,8 +37,26 @@ export function RunPage({ id }: { id: string }) {
       if (event.toState !== null && event.toState !== event.fromState) reload();
     });
   }, [id]);
-  // A step's progress, and a durable function's, is not an event of the run itself: while either runs, read it again every few seconds.
-  const polling = run.state === 'ready' && readsAgain(run.value);
+  // The run as it changes (GET /v1/runs/:id/stream): its state, progress, steps and checkpoints,
+  // live without a reload; a change of state reads its attempts again.
+  const [live, setLive] = useState<Run | null>(null);
+  const [streaming, setStreaming] = useState(false);
+  useEffect(() => {
+    setLive(null);
+    let lastState: string | null = null;
+    return followRun(
+      id,
+      (view) => {
+        setLive(view);
+        if (lastState !== null && view.state !== lastState) reload();
+        lastState = view.state;
+      },
+      setStreaming,
+    );
+  }, [id]);
+  const shown: typeof run = run.state === 'ready' && live !== null && live.id === id ? { state: 'ready', value: { ...run.value, ...live } } : run;
+  // Without the stream (a proxy that drops it), a step's progress and a durable function's are read again every few seconds while either runs.
+  const polling = run.state === 'ready' && readsAgain(run.value) && !streaming;
   useEffect(() => {
     if (!polling) return;
     const timer = setInterval(reload, STEPS_REFRESH_MS);
@@ -45,7 +65,7 @@ export function RunPage({ id }: { id: string }) {
   const [selectedStep, setSelectedStep] = useState<string | null>(null);
   useEffect(() => setSelectedStep(null), [id]);
   return (
-    <Show loaded={run}>
+    <Show loaded={shown}>
       {(r) => {
         const steps = r.steps;
         const parent = r.parentRunId !== null && r.stepName !== null ? { runId: r.parentRunId, stepName: r.stepName } : null;
@@ -136,6 +156,7 @@ export function RunPage({ id }: { id: string }) {
                 </div>
               )}
             </dl>
+            <RunProgress progress={r.progress} />
             {steps !== null && <Steps steps={steps} selected={selectedStep} onSelect={setSelectedStep} />}
             {r.checkpoints.length > 0 && <CheckpointTimeline checkpoints={r.checkpoints} />}
             <RunEvents events={events} headingId="story" title="Events" empty="Waiting for events…" />
