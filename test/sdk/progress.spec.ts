@@ -7,7 +7,7 @@
  * stale epoch changes nothing; an unknown run is a JSON 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KairosWorker } from '@kairos/sdk';
+import { KairosApiError, KairosClient, KairosWorker } from '@kairos/sdk';
 import { runInState, sleep, spawnKairos, SPAWNING_TIMEOUT_MS, useKairos, type KairosChild } from '../support/kairos.js';
 
 interface RunView {
@@ -174,6 +174,17 @@ describe('live progress of a run, and the run as a stream', () => {
     ).rejects.toThrow(/at most 65536/);
     expect((await row()).progress).toEqual({ phase: 'holding' });
     expect((await runInState(client, id, 'succeeded')).progress).toEqual({ phase: 'holding' });
+  }, 30_000);
+
+  it('iterates the stream through the SDK client', async () => {
+    const id = await start('count-up', { total: 3, pauseMs: 300 });
+    const sdk = new KairosClient({ baseUrl: kairos.url });
+    const views = [];
+    for await (const view of sdk.runs.stream(id)) views.push(view);
+    expect(views.at(-1)).toMatchObject({ id, state: 'succeeded', progress: { done: 3, total: 3 } });
+    expect(progressCounts(views as RunView[]).at(-1)).toBe(3);
+    await expect(sdk.runs.stream('01900000-0000-7000-8000-000000000000').next()).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    await expect(sdk.runs.stream('01900000-0000-7000-8000-000000000000').next()).rejects.toBeInstanceOf(KairosApiError);
   }, 30_000);
 
   it('answers a JSON 404 for an unknown run', async () => {

@@ -91,7 +91,7 @@ describe('the run page, live', () => {
 
     await page.goto(`${kairos.url}/ui/runs/${runId}`);
     // Marks this document: a reload would lose it.
-    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    await page.evaluate(() => ((globalThis as unknown as { sameDocument: boolean }).sameDocument = true));
     const label = page.getByTestId('run-progress-label');
     await expect.poll(() => label.textContent(), { timeout: 10_000 }).toBe('1 of 4 (25%)');
     expect(await page.getByRole('progressbar', { name: 'Progress' }).getAttribute('value')).toBe('0.25');
@@ -106,7 +106,7 @@ describe('the run page, live', () => {
     await expect.poll(() => page.locator('.lead .badge').first().textContent(), { timeout: 10_000 }).toBe('succeeded');
     await expect.poll(() => label.textContent(), { timeout: 10_000 }).toBe('4 of 4 (100%)');
     await expect.poll(() => page.locator('pre').last().textContent(), { timeout: 10_000 }).toContain('"imported": 4');
-    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
     await shot('run-live-succeeded');
   }, 60_000);
 

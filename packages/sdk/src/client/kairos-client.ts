@@ -125,6 +125,11 @@ export class KairosClient {
     list: (filter: RunListFilter = {}) => this.pages<Run>('/v1/runs', { ...filter }),
     /** The run's whole transition history, oldest first. */
     events: async (id: string) => (await this.request<{ items: RunEvent[] }>('GET', `/v1/runs/${enc(id)}/events`)).items,
+    /**
+     * The run now, then again at each change (its state, progress, steps, checkpoints), ending after
+     * the run has ended (GET /v1/runs/:id/stream). Stop early with `break` or `options.signal`.
+     */
+    stream: (id: string, options: { signal?: AbortSignal } = {}) => this.runStream(id, options.signal),
     cancel: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/cancel`),
     /** A fresh run (origin retry) of a failed or dead run's target and payload. */
     retry: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/retry`),
@@ -292,6 +297,45 @@ export class KairosClient {
       throw new KairosApiError(response.status, body.code ?? `HTTP_${response.status}`, body.message ?? (text || response.statusText), body.field ?? null);
     }
     return parsed as T;
+  }
+
+  /** The `event: run` views of a run's server-sent events, parsed as they arrive. */
+  private async *runStream(id: string, signal?: AbortSignal): AsyncGenerator<Run, void, undefined> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    let response: Response;
+    try {
+      response = await this.fetch(new URL(`${this.baseUrl}/v1/runs/${enc(id)}/stream`), { headers, signal });
+    } catch (error) {
+      throw new KairosApiError(0, 'UNREACHABLE', `cannot reach the Kairos API at ${this.baseUrl}: ${(error as Error).message}`, null);
+    }
+    if (!response.ok || !response.body) {
+      const text = await response.text();
+      const body = ((text ? safeJson(text) : undefined) ?? {}) as Partial<ApiErrorBody>;
+      throw new KairosApiError(response.status, body.code ?? `HTTP_${response.status}`, body.message ?? (text || response.statusText), body.field ?? null);
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value.replace(/\r\n?/g, '\n');
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let event = 'message';
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event:')) event = line.slice(6).trim();
+            else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+          }
+          if (event === 'run' && data.length > 0) yield JSON.parse(data.join('\n')) as Run;
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
   }
 }
 
