@@ -86,23 +86,6 @@ export const RUN_PATHS: Record<string, PathItemObject> = {
       errors: [404],
     }),
   },
-  '/v1/runs/{id}/stream': {
-    get: operation({
-      operationId: 'streamRun',
-      tags: ['runs'],
-      summary: 'Follow a run as it changes (server-sent events)',
-      description:
-        'A text/event-stream: at once an `event: run` whose `data` is the run (the Run schema, as JSON), then another at each change of it (its state, progress, steps, checkpoints, any field), and the response ends after the run has ended and its final view was sent. Comment lines (`: heartbeat`) keep a quiet stream open through proxies. Served by any API replica, whatever process changed the run. GraphQL: subscription runUpdated(id).',
-      parameters: [param('RunId')],
-      ok: {
-        200: {
-          description: 'The run now and at each change, as server-sent events, until it has ended.',
-          content: { 'text/event-stream': { schema: { type: 'string', description: 'Events `event: run` with `data: <Run as JSON>`, and `: heartbeat` comments.' } } },
-        },
-      },
-      errors: [404],
-    }),
-  },
   '/v1/runs/{id}/cancel': {
     post: operation({
       operationId: 'cancelRun',
