@@ -29,7 +29,9 @@ export class RunStreamController {
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     res.socket?.setNoDelay(true);
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), RUN_STREAM_HEARTBEAT_MS);
+    const heartbeat = setInterval(() => {
+      if (!res.destroyed && !res.writableEnded) res.write(': heartbeat\n\n');
+    }, RUN_STREAM_HEARTBEAT_MS);
     // The client went away (or the response ended): stop reading the run.
     res.on('close', () => feed.close());
     try {

@@ -69,6 +69,8 @@ export class ProgressReporter {
   /** Writes the latest value now (after the write in flight), never throwing; waits at most a few seconds. */
   async flush(): Promise<void> {
     this.clearTimer();
+    // A run that reported nothing (most) pays nothing here.
+    if (!this.inFlight && !this.pending) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const drained = (async () => {
       while (this.inFlight || this.pending) {
