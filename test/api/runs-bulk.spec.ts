@@ -138,6 +138,19 @@ describe('bulk cancel and retry of runs', () => {
     await waitFor(async () => ((await count(`SELECT count(*)::int AS n FROM runs WHERE origin = 'retry' AND state = 'queued'`)) === 0 ? true : undefined), 'the fresh runs to run');
   }, 120_000);
 
+  it('retries cancelled runs too, as POST /v1/runs/:id/retry does: a fresh run each, which runs', async () => {
+    const createdAfter = new Date(Date.now() - 1000).toISOString();
+    const made = (await client.post('/v1/runs/batch', { items: [1, 2, 3].map((n) => ({ target: echo, payload: { n }, availableAt: inAnHour() })) })).body.items;
+    for (const item of made) expect((await client.post(`/v1/runs/${item.id}/cancel`)).body.state).toBe('cancelled');
+    const filter = { createdAfter, state: ['cancelled'] };
+    expect((await client.post('/v1/runs/bulk', { action: 'retry', filter })).body).toMatchObject({ matched: 3, acted: 3 });
+    const fresh = (await t.db.query(`SELECT id FROM runs WHERE source_run_id = ANY($1::uuid[])`, [made.map((m: { id: string }) => m.id)])).rows;
+    expect(fresh).toHaveLength(3);
+    for (const r of fresh) expect(await runInState(client, r.id, 'succeeded')).toMatchObject({ origin: 'retry' });
+    const single = await client.post(`/v1/runs/${made[0].id}/retry`);
+    expect(single).toMatchObject({ status: 201, body: { origin: 'retry', sourceRunId: made[0].id } });
+  }, 60_000);
+
   it('refuses an empty filter and every malformed field with a 400 naming it, and changes nothing', async () => {
     await client.post('/v1/runs', { target: echo, availableAt: inAnHour() });
     const before = await ledger();

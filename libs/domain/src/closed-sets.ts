@@ -15,6 +15,9 @@ export const ACTIVE_RUN_STATES: readonly RunState[] = ['queued', 'running', 'sle
 
 export const TERMINAL_RUN_STATES: readonly RunState[] = ['succeeded', 'failed', 'cancelled', 'dead'];
 
+/** The ended runs POST /v1/runs/:id/retry (and a bulk retry) runs again: those that did not succeed. */
+export const RETRYABLE_RUN_STATES: readonly RunState[] = ['failed', 'dead', 'cancelled'];
+
 export function isTerminalRunState(state: RunState): boolean {
   return TERMINAL_RUN_STATES.includes(state);
 }

@@ -6,7 +6,7 @@
  * inserted in one statement and handed to the transport after its commit.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { isStepsTarget, type RunState } from '@kairos/domain';
+import { RETRYABLE_RUN_STATES } from '@kairos/domain';
 import { readRunBulkRequest, RUN_BULK_SAMPLE_SIZE, type RunBulkAction } from '@kairos/domain/wire';
 import { cancelledInTransaction, inTransaction, retryTransient, runBulkPage, RunRepository, type DatabaseClock, type Db, type RunBulkSelection, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
@@ -93,9 +93,7 @@ export class RunsBulkService {
   }
 }
 
-/** What POST /v1/runs/:id/retry accepts: a failed or dead run of its own, or a cancelled multi-step one. */
+/** What POST /v1/runs/:id/retry accepts: a run of its own (not a step) that ended without succeeding. */
 function retryable(row: RunRow): boolean {
-  if (row.parentRunId !== null) return false;
-  const states: readonly RunState[] = isStepsTarget(row.target) ? ['failed', 'dead', 'cancelled'] : ['failed', 'dead'];
-  return states.includes(row.state);
+  return row.parentRunId === null && RETRYABLE_RUN_STATES.includes(row.state);
 }

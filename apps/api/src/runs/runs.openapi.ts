@@ -43,7 +43,7 @@ export const RUN_PATHS: Record<string, PathItemObject> = {
       tags: ['runs'],
       summary: 'Cancel or retry every run a filter matches',
       description:
-        "Acts on the runs of the caller's namespace the filter matches (a step of a multi-step run through its run), oldest first, 500 runs per transaction. cancel: each active run (queued, running, sleeping, waiting) is cancelled as POST /v1/runs/{id}/cancel does (CANCELLED_BY_USER; a running one is asked to stop). retry: each run POST /v1/runs/{id}/retry accepts (failed or dead, or a cancelled multi-step run) gets a fresh run (origin retry, sourceRunId set), a page's fresh runs queued after its commit. `matched` counts the runs the filter matched that the action acts on, `acted` those it cancelled or retried (a run that ended meanwhile is not), `sample` up to 10 of them. `dryRun: true` counts and samples and changes nothing. An empty filter is refused (400, field `filter`), as is an unknown action, state or reason code, an instant that does not parse, or createdAfter not before createdBefore.",
+        "Acts on the runs of the caller's namespace the filter matches (a step of a multi-step run through its run), oldest first, 500 runs per transaction. cancel: each active run (queued, running, sleeping, waiting) is cancelled as POST /v1/runs/{id}/cancel does (CANCELLED_BY_USER; a running one is asked to stop). retry: each run POST /v1/runs/{id}/retry accepts (failed, dead or cancelled) gets a fresh run (origin retry, sourceRunId set), a page's fresh runs queued after its commit. `matched` counts the runs the filter matched that the action acts on, `acted` those it cancelled or retried (a run that ended meanwhile is not), `sample` up to 10 of them. `dryRun: true` counts and samples and changes nothing. An empty filter is refused (400, field `filter`), as is an unknown action, state or reason code, an instant that does not parse, or createdAfter not before createdBefore.",
       requestBody: body('RunBulkRequest'),
       ok: { 200: json('RunBulkResult', 'What the filter matched and what was done.') },
       errors: [400],
@@ -114,7 +114,7 @@ export const RUN_PATHS: Record<string, PathItemObject> = {
     post: operation({
       operationId: 'retryRun',
       tags: ['runs'],
-      summary: 'Run a failed or dead run again',
+      summary: 'Run a failed, dead or cancelled run again',
       description: 'A fresh run (origin retry) of the same target and payload, with its attempts reset.',
       parameters: [param('RunId')],
       ok: { 201: json('Run', 'The new run.') },

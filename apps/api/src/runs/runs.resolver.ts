@@ -80,7 +80,7 @@ export class RunsResolver {
     return this.runs.signal(caller, runId, name, body ?? null);
   }
 
-  @Mutation(() => RunType, { description: 'POST /v1/runs/:id/retry: a fresh run of a failed or dead run.' })
+  @Mutation(() => RunType, { description: 'POST /v1/runs/:id/retry: a fresh run of a failed, dead or cancelled run.' })
   retryRun(@Caller() caller: CallerContext, @Args('id', { type: id }) runId: string) {
     return this.runs.retry(caller, runId);
   }

@@ -1,6 +1,6 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { ACTIVE_RUN_STATES, AddressPolicy, concurrencyFor, assertSameRequest, attemptsOf, checkStorableText, requestHash, ConflictError, isStepsTarget, isTerminalRunState, newId, NotFoundError, readPayload, ValidationError, type RunState } from '@kairos/domain';
+import { ACTIVE_RUN_STATES, RETRYABLE_RUN_STATES, AddressPolicy, concurrencyFor, assertSameRequest, attemptsOf, checkStorableText, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, readPayload, ValidationError } from '@kairos/domain';
 import { readBatchItems, readRunCreate } from '@kairos/domain/wire';
 import { RunRepository, inTransaction, retryTransient, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
@@ -11,7 +11,6 @@ import { WorkersService } from '../workers/workers.service.js';
 import { RunEventFeed } from './run-event-feed.js';
 import { runEventView, runViews, type RunView, attemptView, type AttemptView } from './run.view.js';
 
-const RETRYABLE_STATES: readonly RunState[] = ['failed', 'dead'];
 
 @Injectable()
 export class RunsService implements BeforeApplicationShutdown {
@@ -174,7 +173,7 @@ export class RunsService implements BeforeApplicationShutdown {
     }
   }
 
-  /** Runs a failed or dead run again as a fresh run (origin retry), with its attempts reset. */
+  /** Runs a failed, dead or cancelled run again as a fresh run (origin retry), with its attempts reset. */
   async retry(caller: CallerContext, id: string): Promise<RunView> {
     return this.rerun(caller, id, 'retry');
   }
@@ -182,7 +181,7 @@ export class RunsService implements BeforeApplicationShutdown {
   /**
    * Shared by retry and dead-letter republish: a fresh run of the same target and payload, in one
    * transaction. A multi-step run's fresh run keeps the steps that succeeded (their results feed
-   * `inputs` as before) and runs the rest again; a cancelled one may be run again too.
+   * `inputs` as before) and runs the rest again. A cancelled run may be run again as a failed one may.
    */
   async rerun(caller: CallerContext, id: string, origin: 'retry' | 'republish'): Promise<RunView> {
     const source = await this.require(caller, id);
@@ -192,9 +191,8 @@ export class RunsService implements BeforeApplicationShutdown {
     if (source.parentRunId !== null) {
       throw new ConflictError('INVALID_STATE', null, `run ${id} is step ${source.stepName} of run ${source.parentRunId}; retry that run, which runs again the steps that did not succeed`);
     }
-    const retryable = isStepsTarget(source.target) ? [...RETRYABLE_STATES, 'cancelled'] : RETRYABLE_STATES;
-    if (!retryable.includes(source.state)) {
-      throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}; only ${retryable.join(', ')} runs can be run again`);
+    if (!RETRYABLE_RUN_STATES.includes(source.state)) {
+      throw new ConflictError('INVALID_STATE', null, `run ${id} is ${source.state}; only ${RETRYABLE_RUN_STATES.join(', ')} runs can be run again`);
     }
     const fresh = freshRunOf(source, origin, caller.actor, this.clock.date());
     const { dispatch } = await inTransaction(this.db, (tx) => this.runs.insertRuns(tx, [fresh]));

@@ -70,7 +70,7 @@ export async function runsBulkCommand(out: Output, args: string[], env: Record<s
       return 2;
     }
     const verb = action === 'cancel' ? 'cancel' : 'retry';
-    const which = action === 'cancel' ? 'active' : 'failed or dead';
+    const which = action === 'cancel' ? 'active' : 'failed, dead or cancelled';
     const dry = await bulk(env, { action, filter, dryRun: true });
     if (options.dryRun || dry.matched === 0) {
       if (options.json) out.line(JSON.stringify(dry, null, 2));

@@ -59,7 +59,7 @@ export const RunBulkRequest = component(
   'RunBulkRequest',
   closedObject({
     action: present(z.enum(RUN_BULK_ACTIONS), (field) => `${field} is required: "cancel" or "retry"`).describe(
-      'cancel: every active run matched (queued, running, sleeping, waiting) is cancelled as POST /v1/runs/:id/cancel does. retry: every run matched that POST /v1/runs/:id/retry accepts (failed or dead; a multi-step run also cancelled) gets a fresh run (origin retry, sourceRunId set).',
+      'cancel: every active run matched (queued, running, sleeping, waiting) is cancelled as POST /v1/runs/:id/cancel does. retry: every run matched that POST /v1/runs/:id/retry accepts (failed, dead or cancelled) gets a fresh run (origin retry, sourceRunId set).',
     ),
     filter: present(RunBulkFilter, (field) => `${field} is required: at least one of ${FILTER_FIELDS.join(', ')}`),
     dryRun: defaulted(z.boolean().nullable(), false, 'Count and sample the runs the action would act on, and change nothing.'),
@@ -71,7 +71,7 @@ export const RunBulkRequest = component(
 export const RunBulkResult = component(
   'RunBulkResult',
   z.strictObject({
-    matched: z.int().min(0).describe('Runs the filter matched that the action acts on: for cancel the active ones, for retry those POST /v1/runs/:id/retry accepts (failed or dead, or a cancelled multi-step run).'),
+    matched: z.int().min(0).describe('Runs the filter matched that the action acts on: for cancel the active ones, for retry those POST /v1/runs/:id/retry accepts (failed, dead or cancelled).'),
     acted: z.int().min(0).describe('Runs cancelled (or asked to stop, when running) or retried; a run that ended, or was retried, meanwhile is not. 0 on a dry run.'),
     sample: z
       .array(z.guid())

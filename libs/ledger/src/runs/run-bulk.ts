@@ -4,7 +4,7 @@
  * writes them 500 at a time and never holds the ledger for long. As the listing does, a step run
  * is never matched itself: its graph's run is.
  */
-import { ACTIVE_RUN_STATES, type ReasonCode, type RunState } from '@kairos/domain';
+import { ACTIVE_RUN_STATES, RETRYABLE_RUN_STATES, type ReasonCode, type RunState } from '@kairos/domain';
 import type { Queryable } from '../database.js';
 import { targetQueueSql } from './target-queue.js';
 
@@ -26,12 +26,10 @@ export interface RunBulkSelection {
 
 /**
  * The runs an action acts on: cancel the active ones; retry those POST /v1/runs/:id/retry accepts
- * (failed or dead, and a multi-step run that was cancelled). An SQL condition on runs alias `r`.
+ * (ended without succeeding: failed, dead or cancelled). An SQL condition on runs alias `r`.
  */
 export function runBulkEligibleSql(kind: RunBulkKind): string {
-  return kind === 'cancel'
-    ? `r.state IN (${ACTIVE_RUN_STATES.map((s) => `'${s}'`).join(', ')})`
-    : `(r.state IN ('failed', 'dead') OR (r.state = 'cancelled' AND r.target->>'type' = 'steps'))`;
+  return `r.state IN (${(kind === 'cancel' ? ACTIVE_RUN_STATES : RETRYABLE_RUN_STATES).map((s) => `'${s}'`).join(', ')})`;
 }
 
 /** The ids of up to `limit` runs the selection matches with an id above `afterId`, in id order. */

@@ -131,7 +131,7 @@ export class KairosClient {
      */
     stream: (id: string, options: { signal?: AbortSignal } = {}) => this.runStream(id, options.signal),
     cancel: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/cancel`),
-    /** A fresh run (origin retry) of a failed or dead run's target and payload. */
+    /** A fresh run (origin retry) of a failed, dead or cancelled run's target and payload. */
     retry: (id: string) => this.request<Run>('POST', `/v1/runs/${enc(id)}/retry`),
     /** Cancels or retries every run `filter` matches, 500 per transaction (`dryRun`: counts and samples them, changes nothing). */
     bulk: (input: RunBulkInput) => this.request<RunBulkResult>('POST', '/v1/runs/bulk', { body: input }),

@@ -385,7 +385,7 @@ export interface RunBulkFilter {
   createdBefore?: string | null;
 }
 export interface RunBulkInput {
-  /** cancel: the active runs matched; retry: those POST /v1/runs/:id/retry accepts (failed or dead, or a cancelled multi-step run). */
+  /** cancel: the active runs matched; retry: those POST /v1/runs/:id/retry accepts (failed, dead or cancelled). */
   action: 'cancel' | 'retry';
   filter: RunBulkFilter;
   /** Count and sample, change nothing. Default false. */
