@@ -315,8 +315,11 @@ describe('GraphQL mirrors the REST API', () => {
     expect(cancelled.data.cancelRun).toEqual({ state: 'cancelled', reasonCode: 'CANCELLED_BY_USER' });
     const cancelAgain = await gql(`mutation ($id: ID!) { cancelRun(id: $id) { id } }`, { id: run.id });
     expect(onlyError(cancelAgain).extensions).toEqual({ code: 'INVALID_STATE', field: null, status: 409 });
-    const retry = await gql(`mutation ($id: ID!) { retryRun(id: $id) { id } }`, { id: run.id });
-    expect(onlyError(retry).extensions).toEqual({ code: 'INVALID_STATE', field: null, status: 409 });
+    // A cancelled run may be run again, as a failed one may: a fresh run of it.
+    const retry = await gql(`mutation ($id: ID!) { retryRun(id: $id) { id origin sourceRunId } }`, { id: run.id });
+    expect(retry.data.retryRun).toMatchObject({ origin: 'retry', sourceRunId: run.id });
+    const queuedRetry = await gql(`mutation ($id: ID!) { retryRun(id: $id) { id } }`, { id: retry.data.retryRun.id });
+    expect(onlyError(queuedRetry).extensions).toEqual({ code: 'INVALID_STATE', field: null, status: 409 });
   });
 
   it('lists the worker registry as GET /v1/workers does', async () => {
