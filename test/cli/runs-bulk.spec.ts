@@ -57,8 +57,9 @@ describe('kairos runs cancel|retry', () => {
     });
     expect(await states()).toEqual(['cancelled', 'cancelled', 'cancelled']);
 
-    // Cancelled runs are not ones /retry takes again; nothing is left to cancel either.
-    expect(await cli(['runs', 'retry', '--queue', 'cli-held', '--yes'])).toEqual({ code: 0, text: 'no failed or dead run matches: nothing to retry' });
+    // Cancelled runs are ones /retry takes again (a dry run names them); none is dead; nothing is left to cancel.
+    expect(await cli(['runs', 'retry', '--queue', 'cli-held', '--dry-run'])).toEqual({ code: 0, text: ['would retry 3 runs:', ...ids.map((id) => `  ${id}`)].join('\n') });
+    expect(await cli(['runs', 'retry', '--queue', 'cli-held', '--state', 'dead', '--yes'])).toEqual({ code: 0, text: 'no failed, dead or cancelled run matches: nothing to retry' });
     expect(await cli(['runs', 'cancel', '--queue', 'cli-held', '--json', '--yes'])).toEqual({ code: 0, text: JSON.stringify({ matched: 0, acted: 0, sample: [] }, null, 2) });
   });
 

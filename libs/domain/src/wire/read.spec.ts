@@ -184,7 +184,7 @@ describe('the query shapes in the document', () => {
   const { schemas, queries } = wireJsonSchemas();
 
   it('become parameters, not schemas', () => {
-    expect(Object.keys(queries).sort()).toEqual(['CalendarDatesQuery', 'DeadLetterListQuery', 'EventListQuery', 'LatestTicksQuery', 'PageQuery', 'PreviewQuery', 'RunListQuery', 'ScheduleListQuery']);
+    expect(Object.keys(queries).sort()).toEqual(['CalendarDatesQuery', 'DeadLetterListQuery', 'EventListQuery', 'LatestTicksQuery', 'PageQuery', 'PreviewQuery', 'RunListQuery', 'RunStatsQuery', 'ScheduleListQuery']);
     for (const name of Object.keys(queries)) expect(schemas).not.toHaveProperty(name);
   });
 
