@@ -51,7 +51,6 @@ const SERIAL_FILES = [
   'test/api/rate-limit.spec.ts',
   'test/ledger/retention.spec.ts',
   'test/ui/dashboard.spec.ts',
-  'test/e2e/flow-control.spec.ts',
 ];
 
 /**
