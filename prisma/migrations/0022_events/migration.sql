@@ -65,8 +65,22 @@ CREATE INDEX event_waits_by_name ON event_waits (namespace_id, name);
 -- The lock that orders a wait being recorded with the events of its name being stored: a wait
 -- takes it exclusively, an event's transaction shared. An event stored first is committed (and
 -- seen by the wait's look back) before the wait is recorded; one stored after sees the wait.
-CREATE FUNCTION kairos_event_lock(_namespace uuid, _name text) RETURNS bigint
-LANGUAGE sql IMMUTABLE AS $$ SELECT hashtextextended('event/' || _namespace || '/' || _name, 0) $$;
+-- Names share 64 locks (the two-key advisory locks of class 1262835284, 'KEVT'), so a batch of a
+-- thousand names holds at most 64 of the server's lock slots; two names that share one only order
+-- a wait of one after an event of the other.
+CREATE FUNCTION kairos_event_lock(_namespace uuid, _name text) RETURNS integer
+LANGUAGE sql IMMUTABLE AS $$ SELECT (hashtextextended('event/' || _namespace || '/' || _name, 0) & 63)::integer $$;
+
+-- The shared locks of the names of events being stored, in one order.
+CREATE FUNCTION kairos_lock_event_names(_namespace uuid, _names text[]) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  l integer;
+BEGIN
+  FOR l IN SELECT DISTINCT kairos_event_lock(_namespace, n) FROM unnest(_names) AS n ORDER BY 1 LOOP
+    PERFORM pg_advisory_xact_lock_shared(1262835284, l);
+  END LOOP;
+END $$;
 
 -- True when every entry of _match ({ "data.plan": "pro" }) equals, as JSON, the value of _event
 -- ({ id, name, data, receivedAt }) at its dotted path. A missing path never matches.
@@ -118,7 +132,7 @@ BEGIN
     RETURN;
   END IF;
   IF NOT FOUND THEN
-    PERFORM pg_advisory_xact_lock(kairos_event_lock(ns, _name));
+    PERFORM pg_advisory_xact_lock(1262835284, kairos_event_lock(ns, _name));
     SELECT * INTO found_event FROM events e
     WHERE e.namespace_id = ns AND e.name = _name AND e.received_at >= since AND NOT _run_id = ANY(e.resumed)
       AND kairos_event_matches(jsonb_build_object('id', e.id, 'name', e.name, 'data', e.data::jsonb), coalesce(_match, '{}'))

@@ -85,10 +85,7 @@ export class EventRepository {
    */
   async insert(tx: Tx, namespaceId: string, events: readonly NewEvent[], actor: string): Promise<EventRow[]> {
     if (events.length === 0) return [];
-    await tx.query(
-      `SELECT pg_advisory_xact_lock_shared(l) FROM (SELECT DISTINCT kairos_event_lock($1, n) AS l FROM unnest($2::text[]) AS n ORDER BY 1) locks`,
-      [namespaceId, [...new Set(events.map((e) => e.name))]],
-    );
+    await tx.query(`SELECT kairos_lock_event_names($1, $2::text[])`, [namespaceId, [...new Set(events.map((e) => e.name))]]);
     const { rows } = await tx.query<EventRow>(
       `INSERT INTO events AS e (namespace_id, id, name, data, received_at, sent_by)
        SELECT $1, t.id, t.name, t.data::json, now(), $3 FROM json_to_recordset($2::json) AS t(id text, name text, data text)
