@@ -46,7 +46,7 @@ describe('events when API processes die or race', () => {
   });
 
   async function startApi(): Promise<{ child: KairosChild; client: ReturnType<typeof api>; url: string }> {
-    const child = spawnKairos('api', t.env());
+    const child = spawnKairos('api', { ...t.env(), DATABASE_POOL_SIZE: '5' });
     children.push(child);
     const url = await child.ready;
     return { child, client: api(url), url };

@@ -297,7 +297,7 @@ describe('flow control across processes killed with -9', () => {
   });
 
   async function start(app: 'api' | 'scheduler' | 'worker' | 'kairos'): Promise<{ child: KairosChild; url: string }> {
-    const child = spawnKairos(app, t.env());
+    const child = spawnKairos(app, { ...t.env(), DATABASE_POOL_SIZE: '4' });
     children.push(child);
     return { child, url: await child.ready };
   }

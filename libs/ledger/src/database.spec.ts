@@ -14,6 +14,7 @@ describe('isUnreachable', () => {
     ['a server shutting down', withCode('57P02'), true],
     ['a server starting up', withCode('57P03', 'the database system is starting up'), true],
     ['a connection exception (class 08)', withCode('08006'), true],
+    ['a server with every connection slot taken', withCode('53300', 'sorry, too many clients already'), true],
     ['the driver: connection terminated', new Error('Connection terminated unexpectedly'), true],
     ['the driver: a client not queryable', new Error('Client has encountered a connection error and is not queryable'), true],
     ['the driver: no connection from the pool in time', new Error('timeout exceeded when trying to connect'), true],

@@ -150,8 +150,8 @@ export async function retryTransient<T>(work: () => Promise<T>, attempts = 3): P
   }
 }
 
-/** Socket-level failures, and the SQLSTATEs of a server (or pooler) that ended or refused the session. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
+/** Socket-level failures, and the SQLSTATEs of a server (or pooler) that ended or refused the session (53300: too many clients). */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
 const UNREACHABLE_MESSAGES = /connection terminated|not queryable|timeout exceeded when trying to connect|connection ended|server closed the connection/i;
 
 /**
