@@ -24,12 +24,12 @@ const SAMPLES = Number(process.env.KAIROS_BENCH_EVENT_SAMPLES ?? 9);
 const noop = { type: 'handler', name: 'noop' };
 
 /** What the routes the bench calls answer, as far as it reads them: a batch's items, or one event's runs. */
-interface Answer {
-  items?: { id?: string; runs?: string[]; error?: unknown }[];
+export interface Answer {
+  items?: { id?: string; runs?: string[]; skipped?: unknown[]; error?: unknown }[];
   runs?: string[];
 }
 
-async function post(base: string, path: string, body: unknown): Promise<{ status: number; body: Answer; ms: number }> {
+export async function post(base: string, path: string, body: unknown): Promise<{ status: number; body: Answer; ms: number }> {
   const started = performance.now();
   const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const answer = { status: response.status, body: (await response.json()) as Answer };
@@ -37,7 +37,7 @@ async function post(base: string, path: string, body: unknown): Promise<{ status
 }
 
 /** Creates schedules through POST /v1/schedules/batch, 1,000 a call. */
-async function createSchedules(base: string, schedules: Record<string, unknown>[]): Promise<void> {
+export async function createSchedules(base: string, schedules: Record<string, unknown>[]): Promise<void> {
   for (let i = 0; i < schedules.length; i += 1_000) {
     const { status, body } = await post(base, '/v1/schedules/batch', { items: schedules.slice(i, i + 1_000) });
     const refused = body.items?.find((item) => item.error);

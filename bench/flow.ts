@@ -17,6 +17,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fmt, median, printTable, ROOT, sandbox, sleep, startBuilt, until, type Sandbox } from './sandbox.js';
+import { createSchedules, post } from './events.js';
 
 const EVENTS = Number(process.env.KAIROS_BENCH_EVENTS ?? 1_000);
 const ROUNDS = Number(process.env.KAIROS_BENCH_ROUNDS ?? 3);
@@ -26,26 +27,6 @@ const BATCH_SIZE = Number(process.env.KAIROS_BENCH_BATCH_SIZE ?? 100);
 const BATCH_TIMEOUT_MS = 1_000;
 const CHUNK = 50;
 const noop = { type: 'handler', name: 'noop' };
-
-interface Answer {
-  items?: { id?: string; runs?: string[]; skipped?: unknown[]; error?: unknown }[];
-  runs?: string[];
-}
-
-async function post(base: string, path: string, body: unknown): Promise<{ status: number; body: Answer; ms: number }> {
-  const started = performance.now();
-  const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const answer = { status: response.status, body: (await response.json()) as Answer };
-  return { ...answer, ms: performance.now() - started };
-}
-
-async function createSchedules(base: string, schedules: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < schedules.length; i += 1_000) {
-    const { status, body } = await post(base, '/v1/schedules/batch', { items: schedules.slice(i, i + 1_000) });
-    const refused = body.items?.find((item) => item.error);
-    if (status !== 200 || refused) throw new Error(`bench: creating schedules answered ${status}: ${JSON.stringify(refused ?? body)}`);
-  }
-}
 
 /** Waits until every run in `ids` succeeded; answers the epoch ms the last of them started (the ledger's clock, this host's). */
 async function lastStart(box: Sandbox, ids: readonly string[]): Promise<number> {
