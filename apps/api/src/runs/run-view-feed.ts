@@ -14,6 +14,7 @@
  * (run-event-feed.ts), the ledger is the only source, so any API replica serves any run.
  */
 import { isTerminalRunState } from '@kairos/domain';
+import { PolledFeed, pause } from './polled-feed.js';
 import type { RunView } from './run.view.js';
 
 /** How often a watched run is read. */
@@ -22,78 +23,25 @@ export const RUN_VIEW_POLL_MS = 250;
 /** One read of the run: its view, or null once it is gone (pruned by retention). */
 export type RunViewPoll = () => Promise<RunView | null>;
 
-export class RunViewFeed implements AsyncIterableIterator<RunView> {
-  private readonly stopped = new AbortController();
-  private readonly source: AsyncGenerator<RunView, undefined>;
-
-  /** `onEnd` runs once the feed is finished or closed, whichever comes first (and may run again). */
-  constructor(
-    poll: RunViewPoll,
-    private readonly onEnd: () => void = () => undefined,
-    intervalMs = RUN_VIEW_POLL_MS,
-  ) {
-    this.source = follow(poll, intervalMs, this.stopped.signal, onEnd);
-  }
-
-  /** Aborted when the feed is closed: a consumer waiting on something else (a heartbeat) may watch it. */
-  get signal(): AbortSignal {
-    return this.stopped.signal;
-  }
-
-  next(): Promise<IteratorResult<RunView, undefined>> {
-    return this.source.next();
-  }
-
-  /** The subscriber went away: the abort wakes a generator waiting between polls. */
-  return(): Promise<IteratorResult<RunView, undefined>> {
-    this.close();
-    return this.source.return(undefined);
-  }
-
-  throw(error: unknown): Promise<IteratorResult<RunView, undefined>> {
-    this.close();
-    return this.source.throw(error);
-  }
-
-  close(): void {
-    this.stopped.abort();
-    this.onEnd();
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
+export class RunViewFeed extends PolledFeed<RunView> {
+  constructor(poll: RunViewPoll, onEnd: () => void = () => undefined, intervalMs = RUN_VIEW_POLL_MS) {
+    super((signal) => follow(poll, intervalMs, signal), onEnd);
   }
 }
 
-async function* follow(poll: RunViewPoll, intervalMs: number, signal: AbortSignal, onEnd: () => void): AsyncGenerator<RunView, undefined> {
-  try {
-    let last: string | null = null;
-    while (!signal.aborted) {
-      const view = await poll();
-      if (view === null || signal.aborted) return undefined;
-      const text = JSON.stringify(view);
-      if (text !== last) {
-        last = text;
-        yield view;
-      }
-      // The view of the ended run was delivered: nothing about it changes any more.
-      if (isTerminalRunState(view.state)) return undefined;
-      await pause(intervalMs, signal);
+async function* follow(poll: RunViewPoll, intervalMs: number, signal: AbortSignal): AsyncGenerator<RunView, undefined> {
+  let last: string | null = null;
+  while (!signal.aborted) {
+    const view = await poll();
+    if (view === null || signal.aborted) return undefined;
+    const text = JSON.stringify(view);
+    if (text !== last) {
+      last = text;
+      yield view;
     }
-    return undefined;
-  } finally {
-    onEnd();
+    // The view of the ended run was delivered: nothing about it changes any more.
+    if (isTerminalRunState(view.state)) return undefined;
+    await pause(intervalMs, signal);
   }
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return undefined;
 }
