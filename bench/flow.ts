@@ -16,8 +16,8 @@
  * Every side waits for the runs it made to succeed before the next one starts.
  */
 import { existsSync } from 'node:fs';
-import { fmt, median, printTable, ROOT, sandbox, sleep, startBuilt, until, type Sandbox } from './sandbox.js';
-import { createSchedules, post } from './events.js';
+import { fmt, median, printTable, ROOT, sandbox, sleep, startBuilt } from './sandbox.js';
+import { createSchedules, lastStart, post } from './events.js';
 
 const EVENTS = Number(process.env.KAIROS_BENCH_EVENTS ?? 1_000);
 const ROUNDS = Number(process.env.KAIROS_BENCH_ROUNDS ?? 3);
@@ -27,25 +27,6 @@ const BATCH_SIZE = Number(process.env.KAIROS_BENCH_BATCH_SIZE ?? 100);
 const BATCH_TIMEOUT_MS = 1_000;
 const CHUNK = 50;
 const noop = { type: 'handler', name: 'noop' };
-
-/** Waits until every run in `ids` succeeded; answers the epoch ms the last of them started (the ledger's clock, this host's). */
-async function lastStart(box: Sandbox, ids: readonly string[]): Promise<number> {
-  let last = 0;
-  await until(
-    async () => {
-      const { rows } = await box.db.query<{ done: number; last: number | null }>(
-        `SELECT count(*) FILTER (WHERE state = 'succeeded')::int AS done, extract(epoch FROM max(started_at)) * 1000 AS last FROM runs WHERE id = ANY($1::uuid[])`,
-        [ids],
-      );
-      last = Number(rows[0]!.last);
-      return rows[0]!.done === ids.length;
-    },
-    300_000,
-    `${ids.length} runs to succeed`,
-    100,
-  );
-  return last;
-}
 
 export async function flowScenario(): Promise<void> {
   if (!existsSync(`${ROOT}dist/apps/api/src/main.js`)) throw new Error('bench: the flow scenario starts the API from the build; run npm run build first');
