@@ -129,7 +129,13 @@ describe.each([
     const down = await postgresReportedDown(base);
     expect(down.message).toMatch(/ECONNREFUSED|terminat|closed|Connection/i);
     await restarting;
-    await readyAgain(base);
+    await readyAgain(base).catch((error: Error) => {
+      // What each process and the pooler said: whether a process died, or why no scheduler leads.
+      const processes = [apiAndWorker, ...schedulers].map(
+        (p) => `--- pid ${p.process.pid} (exit ${p.process.exitCode ?? p.process.signalCode ?? 'none: running'}):\n${p.output().slice(-4_000)}`,
+      );
+      throw new Error([error.message, ...processes, `--- pgbouncer.log:\n${pooler.logTail()}`].join('\n'));
+    });
     const run = (await client.post('/v1/runs', { target: { type: 'handler', name: 'echo' }, payload: { after: 'restart' } })).body;
     expect(await runInState(client, run.id)).toMatchObject({ state: 'succeeded' });
     await sleep(500);

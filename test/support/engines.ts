@@ -5,7 +5,7 @@
  * Postgres. Each exposes what a test needs to break it (kill a master, restart the pooler).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -280,6 +280,8 @@ export interface PgBouncerUnderTest {
   port: number;
   /** Stops the pooler (every client connection drops) and starts it again after `downMs`. */
   restart(downMs: number): Promise<void>;
+  /** The end of the pooler's log, for a failure's message. */
+  logTail(): string;
   stop(): Promise<void>;
 }
 
@@ -348,6 +350,10 @@ export async function startPgBouncer(): Promise<PgBouncerUnderTest> {
       await halt();
       await new Promise((r) => setTimeout(r, downMs));
       await start();
+    },
+    logTail() {
+      const log = join(dir, 'pgbouncer.log');
+      return existsSync(log) ? readFileSync(log, 'utf8').slice(-3_000) : '(no log)';
     },
     async stop() {
       await halt();
