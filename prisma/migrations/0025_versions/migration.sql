@@ -14,3 +14,20 @@ ALTER TABLE runs ADD CONSTRAINT runs_held_reason
 -- vanished one stops counting once its heartbeats are overdue.
 ALTER TABLE workers ADD COLUMN upgrade text NOT NULL DEFAULT 'pinned' CHECK (upgrade IN ('pinned', 'auto'));
 ALTER TABLE workers ADD COLUMN stopped_at timestamptz;
+
+-- Whether a worker serves its queue now: it has not said goodbye, and it was seen within the last
+-- minute (it touches its row every third of its lease TTL). The one definition of a live worker.
+CREATE FUNCTION kairos_worker_live(_last_seen_at timestamptz, _stopped_at timestamptz) RETURNS boolean
+LANGUAGE sql STABLE AS $$ SELECT _stopped_at IS NULL AND _last_seen_at > now() - interval '1 minute' $$;
+
+-- A run's checkpoints in the order they began, so a replay can name the one stored where the code
+-- now asks for another.
+CREATE OR REPLACE FUNCTION kairos_worker.run_checkpoints(_run_id uuid)
+RETURNS TABLE (name text, kind text, state text, result json, "wakeAt" timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+BEGIN
+  PERFORM kairos_worker.require_runs(ARRAY[_run_id]);
+  RETURN QUERY SELECT c.name, c.kind, c.state, c.result, c.wake_at FROM run_checkpoints c WHERE c.run_id = _run_id
+    ORDER BY c.started_at, c.name;
+END $$;
