@@ -8,6 +8,7 @@ export const REASON_CODES = {
   HANDLER_ERROR: 'the handler threw an error',
   HANDLER_NON_RETRYABLE: 'the handler threw an error it marked as not retryable',
   UNKNOWN_HANDLER: 'no handler of that name is registered in the worker',
+  NONDETERMINISTIC_REPLAY: "the handler's code asked for a different checkpoint than the one its run stored at that point (the code changed under a run in flight)",
   HTTP_5XX: 'the HTTP target answered with a 5xx status',
   HTTP_4XX: 'the HTTP target answered with a 4xx status that retrying cannot fix',
   HTTP_RETRYABLE_STATUS: 'the HTTP target answered 408 or 429',
