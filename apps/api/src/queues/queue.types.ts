@@ -20,8 +20,8 @@ export class QueueType implements QueueView {
   @Field(() => QueueRateType, { nullable: true, description: 'Null: no rate limit.' }) rate!: QueueRateType | null;
   @Field(() => Int) running!: number;
   @Field(() => Int, { description: 'Due and waiting for a worker, not held back.' }) queued!: number;
-  @Field(() => Int, { description: 'Held back by a limit until a place frees.' }) held!: number;
-  @Field(() => Int, { description: 'Workers of the queue seen in the last minute.' }) workers!: number;
+  @Field(() => Int, { description: 'Held back by a limit until a place frees, or until a worker of their version runs (VERSION_UNAVAILABLE).' }) held!: number;
+  @Field(() => Int, { description: 'Live workers of the queue: seen in the last minute and not stopped.' }) workers!: number;
   @Field(() => String, { nullable: true, description: 'When its limits were last set; null without limits.' }) updatedAt!: string | null;
 }
 

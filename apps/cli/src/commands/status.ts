@@ -46,11 +46,9 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
       [config.scheduler.leaderTtlMs],
     )
   ).rows;
-  // Workers heard from in the last minute: the consumers whose clocks producers correct delays for.
+  // Live workers: the consumers whose clocks producers correct delays for.
   const workers = (
-    await db.query(
-      `SELECT id, queue, last_seen_at, clock_offset_ms FROM workers WHERE last_seen_at > now() - interval '1 minute' ORDER BY queue, id`,
-    )
+    await db.query(`SELECT id, queue, last_seen_at, clock_offset_ms FROM workers WHERE kairos_worker_live(last_seen_at, stopped_at) ORDER BY queue, id`)
   ).rows;
   const unowned = (await db.query(`SELECT array_agg(partition ORDER BY partition) AS p FROM partition_leases WHERE expires_at <= now()`)).rows[0].p ?? [];
   const schedules = (await db.query(`SELECT status, count(*)::int AS n FROM schedules GROUP BY status ORDER BY status`)).rows;

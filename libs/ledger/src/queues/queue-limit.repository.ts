@@ -25,12 +25,9 @@ export interface QueueRow {
   queued: number;
   /** Held back by a limit until a place frees. */
   held: number;
-  /** Workers of the queue seen in the last minute. */
+  /** Live workers of the queue (kairos_worker_live). */
   workers: number;
 }
-
-/** How recently a worker must have been seen to count as serving its queue. */
-const LIVE_WORKER = `interval '1 minute'`;
 
 /**
  * The queues of a namespace ($1), or the one named $2: those with limits, those of its active runs
@@ -52,7 +49,7 @@ const QUEUES_SQL = `
     GROUP BY 1
   ), live AS (
     SELECT w.queue, count(*)::int AS workers FROM workers w
-    WHERE w.last_seen_at > now() - ${LIVE_WORKER} AND ($2::text IS NULL OR w.queue = $2)
+    WHERE kairos_worker_live(w.last_seen_at, w.stopped_at) AND ($2::text IS NULL OR w.queue = $2)
     GROUP BY w.queue
   ), names AS (
     SELECT queue FROM limits UNION SELECT queue FROM active UNION SELECT queue FROM live UNION SELECT $2::text WHERE $2::text IS NOT NULL
