@@ -126,6 +126,11 @@ export class RunType implements RunView {
   @Field(() => String, { nullable: true }) finishedAt!: string | null;
   @Field(() => Int) leaseEpoch!: number;
   @Field(() => JsonScalar, { nullable: true, description: 'The last progress its handler reported (ctx.progress); null when it reported none.' }) progress!: JsonValue | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The version of the worker that claimed it; null before its first claim. Once it stored a checkpoint it is pinned to it: only workers of that version (or upgrade "auto" ones) claim it.',
+  })
+  version!: string | null;
   @Field(() => Boolean, {
     nullable: true,
     description: 'Set only by createRun: true when the idempotency key named an existing run, which is returned instead.',

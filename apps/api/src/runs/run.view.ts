@@ -55,6 +55,7 @@ export function runView(row: RunRow, steps: readonly RunRow[] = [], checkpoints:
     finishedAt: iso(row.finishedAt),
     leaseEpoch: row.leaseEpoch,
     progress: (row.progress ?? null) as JsonValue | null,
+    version: row.version,
   };
 }
 

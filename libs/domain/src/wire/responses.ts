@@ -158,7 +158,9 @@ const runFields = z.strictObject({
   deferReason: z
     .string()
     .nullable()
-    .describe('Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT; otherwise why availableAt is later than the slot.'),
+    .describe(
+      'Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT; while no live worker runs the version it is pinned to, VERSION_UNAVAILABLE; otherwise why availableAt is later than the slot.',
+    ),
   state: RunState,
   attempt: count().describe('Attempts started so far.'),
   maxAttempts: z.int().min(1),
@@ -185,6 +187,12 @@ const runFields = z.strictObject({
   finishedAt: Instant.nullable(),
   leaseEpoch: count().describe('Rises with every claim and every reap; verdicts are fenced by it.'),
   progress: JsonValue.describe("The last progress its handler reported (ctx.progress, any JSON up to 64 KiB); null when it reported none."),
+  version: z
+    .string()
+    .nullable()
+    .describe(
+      "The version of the worker that claimed the run (KairosWorker's `version`); null before its first claim, and after a move to any version. Each claim sets it until the run stores a checkpoint; from then on the run is pinned to it: later attempts and resumes are claimed only by workers of that version, or by workers started with upgrade \"auto\". POST /v1/runs/{id}/version moves it.",
+    ),
 });
 
 export const Run = component('Run', runFields, 'One execution of a target, with its retries.');

@@ -50,6 +50,8 @@ export interface RunRow {
   eventId: string | null;
   /** The last progress its handler reported (ctx.progress); null when it reported none. */
   progress?: JsonValue | null;
+  /** The version of the worker that claimed it (pinned once it stored a checkpoint); null before its first claim and after a move to any version. */
+  version: string | null;
 }
 
 export const RUN_COLUMNS = `
@@ -63,7 +65,7 @@ export const RUN_COLUMNS = `
   r.idempotency_key AS "idempotencyKey", r.created_at AS "createdAt", r.started_at AS "startedAt",
   r.finished_at AS "finishedAt", r.updated_at AS "updatedAt", r.parent_run_id AS "parentRunId", r.step_name AS "stepName",
   CASE WHEN r.concurrency_key IS NULL THEN NULL ELSE json_build_object('key', r.concurrency_key, 'limit', r.concurrency_limit) END AS concurrency,
-  r.held_at AS "heldAt", r.sensor_id AS "sensorId", r.run_key AS "runKey", r.event_id AS "eventId", r.progress`;
+  r.held_at AS "heldAt", r.sensor_id AS "sensorId", r.run_key AS "runKey", r.event_id AS "eventId", r.progress, r.version`;
 
 export interface RunEventRow {
   id: number;
