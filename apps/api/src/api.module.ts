@@ -26,6 +26,7 @@ import { StatsModule } from './stats/stats.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { SigningSecretModule } from './signing-secret/signing-secret.module.js';
 import { UiAssetsController } from './ui/ui-assets.controller.js';
+import { VersionsModule } from './versions/versions.module.js';
 import { WorkersModule } from './workers/workers.module.js';
 
 @Module({
@@ -45,6 +46,7 @@ import { WorkersModule } from './workers/workers.module.js';
     DeadLettersModule,
     WorkersModule,
     QueuesModule,
+    VersionsModule,
     StatsModule,
     CronModule,
     SigningSecretModule,

@@ -17,6 +17,7 @@ import { SENSOR_PATHS } from './sensors/sensors.openapi.js';
 import { SIGNING_SECRET_PATHS } from './signing-secret/signing-secret.openapi.js';
 import { STATS_PATHS } from './stats/stats.openapi.js';
 import { SUBSCRIPTION_PATHS } from './subscriptions/subscriptions.openapi.js';
+import { VERSION_PATHS } from './versions/versions.openapi.js';
 import { WORKER_PATHS } from './workers/workers.openapi.js';
 
 export const OPENAPI_DOCUMENT: OpenApiDocument = {
@@ -35,7 +36,7 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     { name: 'sensors', description: 'Handlers evaluated on a schedule with a cursor, which ask for runs by run key: declare, pause, inspect, move or reset them.' },
     { name: 'runs', description: 'Executions of a target: ad-hoc runs, their history, cancellation and retry.' },
     { name: 'dead-letters', description: 'Runs that ended dead, and republishing them.' },
-    { name: 'workers', description: 'The workers of the cluster, their queues and handlers.' },
+    { name: 'workers', description: 'The workers of the cluster, their queues and handlers, and the versions of the code they run.' },
     { name: 'queues', description: "The namespace's queues: their limits, and what runs, waits and is held on them." },
     { name: 'cron', description: 'Stateless previews of a cron or interval.' },
     { name: 'cluster', description: 'Who the caller is, and the state of the cluster, for the dashboard.' },
@@ -46,7 +47,7 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
   ],
   // Either a key or, unless KAIROS_AUTH=required, none (the default namespace with every scope).
   security: [{ apiKey: [] }, {}],
-  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...STATS_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...SUBSCRIPTION_PATHS, ...CALENDAR_PATHS, ...EVENT_PATHS, ...CLUSTER_PATHS },
+  paths: { ...SCHEDULE_PATHS, ...SENSOR_PATHS, ...RUN_PATHS, ...STATS_PATHS, ...DEAD_LETTER_PATHS, ...WORKER_PATHS, ...VERSION_PATHS, ...QUEUE_PATHS, ...CRON_PATHS, ...SIGNING_SECRET_PATHS, ...SUBSCRIPTION_PATHS, ...CALENDAR_PATHS, ...EVENT_PATHS, ...CLUSTER_PATHS },
   components: {
     schemas: SCHEMAS,
     parameters: PARAMETERS,

@@ -18,6 +18,7 @@ export * from './subscriptions.js';
 export * from './calendars.js';
 export * from './events.js';
 export * from './runs-bulk.js';
+export * from './versions.js';
 
 /** A JSON Schema 2020-12 object, OpenAPI 3.1's own dialect. */
 export type JsonSchema = Record<string, unknown>;

@@ -1,11 +1,12 @@
 /**
  * The worker registry: which worker serves which queue with which handlers. Workers write their
  * row when they start and refresh it as they heartbeat (through the worker protocol); the API reads it to refuse handler
- * targets no worker has ever registered, and lists it under GET /v1/workers.
+ * targets no worker has ever registered, and lists it under GET /v1/workers, and the versions it runs under GET /v1/versions.
  */
 import { builtInHandlersOf } from '@kairos/domain';
 import type { Queryable } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
+import { targetQueueSql } from '../runs/target-queue.js';
 
 export interface WorkerRow {
   id: string;
@@ -19,6 +20,38 @@ export interface WorkerRow {
 }
 
 const COLUMNS = `id, queue, handlers, version, started_at AS "startedAt", last_seen_at AS "lastSeenAt", clock_offset_ms AS "clockOffsetMs"`;
+
+/** A version of the code on a queue: its live workers, and the runs of a namespace that need it. */
+export interface VersionRow {
+  queue: string;
+  version: string;
+  workers: number;
+  /** Runs it claimed that have not ended. */
+  activeRuns: number;
+  /** Of those, the runs held until a worker of their version runs (VERSION_UNAVAILABLE). */
+  pinnedWaiting: number;
+}
+
+/**
+ * Per queue and version, the live workers (of every namespace: workers are not namespaced) and
+ * the active runs of namespace $1 claimed by that version; a pair with neither is left out.
+ */
+const VERSIONS_SQL = `
+  WITH live AS (
+    SELECT w.queue, w.version, count(*)::int AS workers FROM workers w
+    WHERE kairos_worker_live(w.last_seen_at, w.stopped_at)
+    GROUP BY 1, 2
+  ), active AS (
+    SELECT ${targetQueueSql('r')} AS queue, r.version, count(*)::int AS runs,
+           count(*) FILTER (WHERE r.held_at IS NOT NULL AND r.defer_reason = 'VERSION_UNAVAILABLE')::int AS waiting
+    FROM runs r
+    WHERE r.namespace_id = $1 AND r.version IS NOT NULL AND r.state IN ('queued', 'running', 'sleeping', 'waiting')
+    GROUP BY 1, 2
+  )
+  SELECT coalesce(l.queue, a.queue) AS queue, coalesce(l.version, a.version) AS version, coalesce(l.workers, 0) AS workers,
+         coalesce(a.runs, 0) AS "activeRuns", coalesce(a.waiting, 0) AS "pinnedWaiting"
+  FROM live l FULL JOIN active a ON a.queue = l.queue AND a.version = l.version
+  ORDER BY 1 COLLATE "C", 2 COLLATE "C"`;
 
 export class WorkerRepository {
   /**
@@ -41,6 +74,15 @@ export class WorkerRepository {
   async queues(db: Queryable): Promise<string[]> {
     const { rows } = await db.query<{ queue: string }>(`SELECT DISTINCT queue FROM workers ORDER BY queue`);
     return rows.map((r) => r.queue);
+  }
+
+  /**
+   * Every queue and version with a live worker or an active run of the namespace, by queue then
+   * version: when a version has no active runs left, its last worker may be stopped.
+   */
+  async versions(db: Queryable, namespaceId: string): Promise<VersionRow[]> {
+    const { rows } = await db.query<VersionRow>(VERSIONS_SQL, [namespaceId]);
+    return rows;
   }
 
   /** Workers by id, keyset-paginated. */
