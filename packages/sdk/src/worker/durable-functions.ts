@@ -13,10 +13,15 @@
  *   passed, or parks the run `waiting` until an event that matches is stored (the API wakes it) or
  *   the timeout comes. The ledger orders the wait's record with the events of its name, so an event
  *   stored meanwhile is seen by the wait or sees the wait, never neither.
- * Code outside ctx.step runs again on every attempt: side effects belong in steps.
+ * Code outside ctx.step runs again on every attempt: side effects belong in steps. A replay must
+ * take the path the run recorded: code that asks for a checkpoint the run did not store while a
+ * stored one is still ahead (see replay.ts) fails the attempt with NONDETERMINISTIC_REPLAY rather
+ * than do again, or skip, what the run did; `ctx.patched` lets changed code keep the old path for
+ * the runs that took it.
  */
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseDuration, type JsonValue, type RetryPolicy } from '@kairos/domain';
 import { NonRetryableError } from './non-retryable-error.js';
+import { NondeterministicReplay, PATCH_PREFIX, ReplayHistory } from './replay.js';
 import { RunAborted } from './run-abort.js';
 import type { EventWait, WaitAnswer, WorkerProtocolCheckpoint } from './worker-protocol.js';
 
@@ -77,6 +82,21 @@ export interface DurableContext {
   waitForEvent<T = JsonValue>(name: string, options?: WaitForEventOptions): Promise<ReceivedEvent<T> | null>;
   /** A key stable across the attempts of this run, for the services step `stepName` calls. */
   idempotencyKey(stepName: string): string;
+  /**
+   * Whether this run meets change `id` of its code for the first time: true for a run that reaches
+   * the call before it stored anything past it, false for a run that older code, without the call,
+   * took past this point (it stored later checkpoints). The answer is stored with the run (a
+   * checkpoint `patch:<id>`) and is the same on every later attempt; `id` is 1 to 200 characters.
+   *
+   * Changing the checkpoints of a handler whose runs are in flight (a step renamed, added, moved or
+   * removed) otherwise fails their replays with NONDETERMINISTIC_REPLAY. To deploy such a change:
+   * 1. wrap the new code in `if (await ctx.patched('charge-card')) { new } else { old }`, keeping
+   *    the old branch as it was;
+   * 2. deploy it, and wait until no run of the old version is active (GET /v1/versions);
+   * 3. remove the old branch and the ctx.patched call. Runs that stored the marker replay without
+   *    it: patch markers never count in the replay check.
+   */
+  patched(id: string): Promise<boolean>;
 }
 
 /** Thrown through the handler when its run parked: the attempt ends without a verdict. Never catch it. */
@@ -98,7 +118,10 @@ const EVENT_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
 const MATCH_PATH = /^(data|name|id)(\.[^.\s]+)*$/;
 const MAX_MATCH_ENTRIES = 32;
 /** The prefixes of the names the durable functions give their checkpoints; a step's name may not take them. */
-const RESERVED_PREFIXES = ['sleep#', 'signal:', 'event:'];
+const RESERVED_PREFIXES = ['sleep#', 'signal:', 'event:', PATCH_PREFIX];
+
+/** The next turn of the event loop, once every promise settled meanwhile has run its callbacks. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function durableContext(
   ledger: CheckpointLedger,
@@ -112,10 +135,17 @@ export function durableContext(
   signal: AbortSignal,
   /** Runs before the run may park (a sleep or a wait): the progress reported so far is written while the lease is held. */
   beforePark: () => Promise<void> = async () => undefined,
+  /** Told when the code diverged from the run's checkpoints: the attempt fails even if the handler catches the error. */
+  diverged: (error: NondeterministicReplay) => void = () => undefined,
 ): DurableContext {
-  let stored: Promise<Map<string, WorkerProtocolCheckpoint>> | null = null;
-  const checkpoints = () => (stored ??= ledger.checkpoints(run.id).then((rows) => new Map(rows.map((c) => [c.name, c]))));
+  let stored: Promise<{ byName: Map<string, WorkerProtocolCheckpoint>; history: ReplayHistory }> | null = null;
+  const checkpoints = () =>
+    (stored ??= ledger.checkpoints(run.id).then((rows) => ({ byName: new Map(rows.map((c) => [c.name, c])), history: new ReplayHistory(rows.map((c) => c.name)) })));
+  /** The checkpoint names the code asked for in this attempt, at the call: what it reached of the run's stored ones. */
   const names = new Set<string>();
+  let divergence: NondeterministicReplay | null = null;
+  /** ctx.patched's answers in this attempt, by id. */
+  const patches = new Map<string, Promise<boolean>>();
   let sleeps = 0;
   /** How many waits for each event name the handler reached, and the last event one of them got. */
   const eventWaits = new Map<string, { count: number; lastReceivedMs: number }>();
@@ -123,6 +153,40 @@ export function durableContext(
   const claimName = (name: string, what: string): void => {
     if (names.has(name)) throw new NonRetryableError(`${what} "${name}" is used twice in run ${run.id}; names are unique per run`);
     names.add(name);
+  };
+  /**
+   * The stored checkpoint `name` (already claimed), or undefined when it is new work. New work while
+   * a stored checkpoint is still ahead is a divergence, unless branches running side by side reach
+   * the stored ones meanwhile: stored checkpoints answer without waiting for anything, so one turn
+   * of the event loop lets those branches get there before the attempt fails. Once diverged, every
+   * checkpoint fails the same way.
+   */
+  const replayed = async (name: string): Promise<WorkerProtocolCheckpoint | undefined> => {
+    const { byName, history } = await checkpoints();
+    if (divergence) throw divergence;
+    let answer = history.answer(names, name);
+    if (answer.kind === 'diverged') {
+      await nextTurn();
+      answer = history.answer(names, name);
+    }
+    if (answer.kind === 'diverged') {
+      divergence ??= new NondeterministicReplay(run.id, name, answer.stored);
+      diverged(divergence);
+      throw divergence;
+    }
+    return answer.kind === 'stored' ? byName.get(name) : undefined;
+  };
+  const patchAnswer = async (id: string): Promise<boolean> => {
+    const marker = `${PATCH_PREFIX}${id}`;
+    const { byName, history } = await checkpoints();
+    if (divergence) throw divergence;
+    const done = byName.get(marker);
+    if (done) return done.result === true;
+    // As for a divergence, branches side by side first reach the stored checkpoints they replay.
+    if (history.firstUnreached(names) !== null) await nextTurn();
+    const answer = history.firstPatchAnswer(names);
+    if (!(await ledger.saveStep(run.id, run.leaseEpoch, marker, answer, new Date(ledger.now())))) throw lost(`storing ${marker}`);
+    return answer;
   };
 
   return {
@@ -133,7 +197,7 @@ export function durableContext(
         );
       }
       claimName(name, 'ctx.step');
-      const done = (await checkpoints()).get(name);
+      const done = await replayed(name);
       if (done?.kind === 'step') return done.result as T;
       const policy = stepPolicy(options?.retry, run.retry);
       const startedAt = new Date(ledger.now());
@@ -154,7 +218,7 @@ export function durableContext(
     async sleep(duration: DurationInput | { until: Date | string }): Promise<void> {
       const name = `sleep#${++sleeps}`;
       claimName(name, 'ctx.sleep');
-      const done = (await checkpoints()).get(name);
+      const done = await replayed(name);
       const wakeAt = done?.wakeAt ?? wakeInstant(duration, ledger.now());
       if (wakeAt.getTime() <= ledger.now()) return;
       await beforePark();
@@ -167,7 +231,7 @@ export function durableContext(
         throw new NonRetryableError(`ctx.waitForSignal needs a name of 1 to ${MAX_NAME} characters; got ${JSON.stringify(name)}`);
       }
       claimName(`signal:${name}`, 'ctx.waitForSignal');
-      const done = (await checkpoints()).get(`signal:${name}`);
+      const done = await replayed(`signal:${name}`);
       if (done?.state === 'received') return done.result as T;
       if (done?.state === 'timed_out') return null;
       const timeoutAt = done ? done.wakeAt : options?.timeout === undefined ? null : new Date(ledger.now() + parseDuration(options.timeout));
@@ -203,7 +267,7 @@ export function durableContext(
         if (!Number.isNaN(at)) seen.lastReceivedMs = Math.max(seen.lastReceivedMs, at);
         return event;
       };
-      const done = (await checkpoints()).get(checkpoint);
+      const done = await replayed(checkpoint);
       if (done?.state === 'received') return received(done.result);
       if (done?.state === 'timed_out') return null;
       const timeoutAt = done ? done.wakeAt : timeoutMs === null ? null : new Date(ledger.now() + timeoutMs);
@@ -227,6 +291,15 @@ export function durableContext(
 
     idempotencyKey(stepName: string): string {
       return `${run.id}:${stepName}`;
+    },
+
+    async patched(id: string): Promise<boolean> {
+      if (typeof id !== 'string' || id.length === 0 || id.length > MAX_NAME) {
+        throw new TypeError(`ctx.patched needs an id of 1 to ${MAX_NAME} characters; got ${JSON.stringify(id)}`);
+      }
+      let answer = patches.get(id);
+      if (answer === undefined) patches.set(id, (answer = patchAnswer(id)));
+      return answer;
     },
   };
 }

@@ -4,7 +4,7 @@ import type { DurableContext } from './durable-functions.js';
 
 /**
  * A handler's context: its run, and its durable functions (`step`, `sleep`, `waitForSignal`,
- * `waitForEvent`, `idempotencyKey`: see durable-functions.ts) and its live `progress`. The handler runs from the top again
+ * `waitForEvent`, `idempotencyKey`, `patched`: see durable-functions.ts) and its live `progress`. The handler runs from the top again
  * on every attempt of its run, resumes after a sleep, a signal or an event included: side effects
  * belong in steps.
  */
@@ -20,6 +20,10 @@ export interface HandlerContext<P = JsonValue | null> extends DurableContext {
   payload: P;
   /** For a step of a multi-step run: its step's name (null for a single-target run). */
   stepName: string | null;
+  /** For a step of a multi-step run: the run of its graph (null for a single-target run). */
+  parentRunId: string | null;
+  /** The version of the worker running this attempt (KairosWorker's option `version`, `unversioned` by default). */
+  version: string;
   /** For a step of a multi-step run: the results of its upstream steps, by step name ({} otherwise). */
   inputs: Record<string, JsonValue | null>;
   /** For a sensor's evaluation: the sensor (null for any other run). */

@@ -176,7 +176,7 @@ export class KairosWorker {
     const executor = new RunExecutor(
       ledger,
       leases,
-      new TargetRunner(this.handlers, this.options.httpTarget ?? null, ledger.checkpointLedger(), (message) => s.logger.warn(message)),
+      new TargetRunner(this.handlers, this.options.httpTarget ?? null, ledger.checkpointLedger(), (message) => s.logger.warn(message), s.version),
       dispatcher,
       this.options.observer ?? {},
       s.logger,

@@ -5,6 +5,7 @@ import { traceContextOf } from '@kairos/telemetry/trace-context';
 import type { KairosHandlerFunction } from './handler.js';
 import { NonRetryableError } from './non-retryable-error.js';
 import { asJson, durableContext, RunParked, type CheckpointLedger } from './durable-functions.js';
+import { NondeterministicReplay } from './replay.js';
 import { RunAborted, type RunAbort } from './run-abort.js';
 import { ProgressReporter } from './run-progress.js';
 
@@ -19,6 +20,8 @@ export class TargetRunner {
     private readonly checkpoints: CheckpointLedger,
     /** Where a failed progress write is reported. */
     private readonly warn: (message: string) => void = (message) => console.warn(message),
+    /** The worker's version, as handlers see it (ctx.version). */
+    private readonly version = 'unversioned',
   ) {}
 
   /** False when this worker has no code for the target: the run must go to a worker that has. */
@@ -42,6 +45,10 @@ export class TargetRunner {
     } catch (error) {
       if (error instanceof RunAborted || error instanceof RunParked) throw error;
       if (signal.aborted && signal.reason instanceof RunAborted) throw signal.reason;
+      // Retried under the run's policy: a worker still running the code the run took may finish it.
+      if (error instanceof NondeterministicReplay) {
+        return { kind: 'failed', retryable: true, reasonCode: 'NONDETERMINISTIC_REPLAY', message: error.message, details: { asked: error.asked, stored: error.stored } };
+      }
       const final = error instanceof NonRetryableError;
       return {
         kind: 'failed',
@@ -59,22 +66,33 @@ export class TargetRunner {
     const target = run.target;
     if (target.type === 'http') return this.http!(run, target, signal);
     const trace = traceContextOf();
-    const result = await this.handlers.get(target.name)!({
-      ...durableContext(this.checkpoints, { ...run, attemptStartedAt: startedAt }, signal, () => progress.flush()),
-      progress: (value) => progress.report(value),
-      runId: run.id,
-      scheduleId: run.scheduleId,
-      scheduledFor: run.scheduledFor,
-      attempt: run.attempt,
-      payload: run.payload,
-      stepName: run.stepName,
-      inputs: run.inputs ?? {},
-      sensor: target.evaluation?.sensor ?? null,
-      cursor: target.evaluation?.cursor ?? null,
-      signal,
-      traceparent: trace.traceParent,
-      tracestate: trace.traceState,
-    });
+    // A divergence from the run's checkpoints decides the attempt whatever the handler made of the
+    // error (caught it and returned, or threw another): the code took another path than the run.
+    let diverged: NondeterministicReplay | null = null;
+    let result: unknown;
+    try {
+      result = await this.handlers.get(target.name)!({
+        ...durableContext(this.checkpoints, { ...run, attemptStartedAt: startedAt }, signal, () => progress.flush(), (error) => (diverged = error)),
+        progress: (value) => progress.report(value),
+        runId: run.id,
+        scheduleId: run.scheduleId,
+        scheduledFor: run.scheduledFor,
+        attempt: run.attempt,
+        payload: run.payload,
+        stepName: run.stepName,
+        parentRunId: run.graphRunId,
+        version: this.version,
+        inputs: run.inputs ?? {},
+        sensor: target.evaluation?.sensor ?? null,
+        cursor: target.evaluation?.cursor ?? null,
+        signal,
+        traceparent: trace.traceParent,
+        tracestate: trace.traceState,
+      });
+    } catch (error) {
+      throw diverged !== null && !(error instanceof RunAborted) ? diverged : error;
+    }
+    if (diverged !== null) throw diverged;
     return { kind: 'succeeded', result: asJson(result) };
   }
 }
