@@ -308,6 +308,9 @@ export async function startPgBouncer(): Promise<PgBouncerUnderTest> {
       `auth_file = ${join(dir, 'users.txt')}`,
       'max_client_conn = 1000',
       'default_pool_size = 40',
+      // A login Postgres refuses (its connections all taken by the other files' processes for a
+      // moment) is retried after a second rather than PgBouncer's 15, while clients wait on it.
+      'server_login_retry = 1',
       'ignore_startup_parameters = extra_float_digits,options,application_name',
       `logfile = ${join(dir, 'pgbouncer.log')}`,
     ].join('\n') + '\n',
