@@ -51,7 +51,7 @@ const VERSIONS_SQL = `
   SELECT coalesce(l.queue, a.queue) AS queue, coalesce(l.version, a.version) AS version, coalesce(l.workers, 0) AS workers,
          coalesce(a.runs, 0) AS "activeRuns", coalesce(a.waiting, 0) AS "pinnedWaiting"
   FROM live l FULL JOIN active a ON a.queue = l.queue AND a.version = l.version
-  ORDER BY 1 COLLATE "C", 2 COLLATE "C"`;
+  ORDER BY coalesce(l.queue, a.queue) COLLATE "C", coalesce(l.version, a.version) COLLATE "C"`;
 
 export class WorkerRepository {
   /**
