@@ -27,6 +27,7 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<Sent<typeof wire.Tick>, sdk.Tick>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Worker>, sdk.Worker>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.QueuePage>, sdk.Page<sdk.Queue>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.VersionList>, { items: sdk.Version[] }>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.IssuedWorkerCredential>, sdk.IssuedWorkerCredential>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.ApplyResult>, sdk.ApplyResult>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.ScheduleVersionPage>, sdk.Page<sdk.ScheduleVersion>>>().toEqualTypeOf<true>();
@@ -60,6 +61,7 @@ describe('the SDK client types against the wire declarations', () => {
 
   it('types the bodies the client sends as the API reads them', () => {
     expectTypeOf<Fits<sdk.RunBulkInput, z.input<typeof wire.RunBulkRequest>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<{ version: string | null }, z.input<typeof wire.RunVersionMove>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<sdk.CalendarInput, z.input<typeof wire.CalendarCreate>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<sdk.CalendarFields, z.input<typeof wire.CalendarPut>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['calendar']>, z.input<typeof wire.CalendarRuleInput>>>().toEqualTypeOf<true>();

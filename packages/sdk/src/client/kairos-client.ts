@@ -37,6 +37,7 @@ import type {
   Tick,
   TriggerInput,
   Worker,
+  Version,
   Queue,
   QueueLimitsInput,
   Sensor,
@@ -141,6 +142,12 @@ export class KairosClient {
      * (again: 409 SIGNAL_ALREADY_DELIVERED); a run that ended answers 409 INVALID_STATE.
      */
     signal: (id: string, name: string, body?: unknown) => this.request<SignalResult>('POST', `/v1/runs/${enc(id)}/signals/${enc(name)}`, { body }),
+    /**
+     * Moves the run to another version of the code (null: any): only workers of that version (or
+     * upgrade "auto" ones) claim it from now on; a run waiting for its version is released when a
+     * live worker serves the new one. A run that ended answers 409 INVALID_STATE.
+     */
+    moveVersion: (id: string, version: string | null) => this.request<Run>('POST', `/v1/runs/${enc(id)}/version`, { body: { version } }),
   };
 
   readonly deadLetters = {
@@ -150,6 +157,12 @@ export class KairosClient {
 
   readonly workers = {
     list: (options: { limit?: number } = {}) => this.pages<Worker>('/v1/workers', options),
+  };
+
+  /** The versions of the code in flight: per queue and version, its live workers, active runs and runs waiting for it. */
+  readonly versions = {
+    /** By queue, then version; a version with no active runs left may have its last worker stopped. */
+    list: async () => (await this.request<{ items: Version[] }>('GET', '/v1/versions')).items,
   };
 
   /**

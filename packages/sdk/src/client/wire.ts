@@ -338,6 +338,12 @@ export interface Run {
   leaseEpoch: number;
   /** The last progress its handler reported (ctx.progress, any JSON up to 64 KiB); null when it reported none. */
   progress: JsonValue | null;
+  /**
+   * The version of the worker that claimed it; null before its first claim. Once it stored a
+   * checkpoint it is pinned to it: only workers of that version (or upgrade "auto" ones) claim it;
+   * runs.moveVersion moves it.
+   */
+  version: string | null;
 }
 export interface RunCreated extends Run {
   deduped: boolean;
@@ -413,6 +419,19 @@ export interface Worker {
   lastSeenAt: Instant;
 }
 
+/** A version of the code on a queue: its live workers and the runs that need it. When activeRuns is 0 its last worker may be stopped. */
+export interface Version {
+  queue: string;
+  /** The workers' version (KairosWorker's `version`). */
+  version: string;
+  /** Live workers of the queue running this version: seen in the last minute and not stopped. */
+  workers: number;
+  /** Runs of the namespace on the queue claimed by this version that have not ended. */
+  activeRuns: number;
+  /** Of those, the runs held until a worker of their version runs (deferReason VERSION_UNAVAILABLE). */
+  pinnedWaiting: number;
+}
+
 /** A queue's limits (PUT /v1/queues/:name): an absent or null field lifts its limit; neither clears the queue's limits. */
 export interface QueueLimitsInput {
   /** At most this many runs of the queue run at once in the namespace (1 to 100,000). */
@@ -430,7 +449,7 @@ export interface Queue {
   running: number;
   queued: number;
   held: number;
-  /** Workers of the queue seen in the last minute. */
+  /** Live workers of the queue: seen in the last minute and not stopped. */
   workers: number;
   /** When its limits were last set; null without limits. */
   updatedAt: Instant | null;
