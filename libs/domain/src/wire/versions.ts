@@ -24,7 +24,7 @@ export const RunVersionMove = component(
       `The version whose workers may claim the run from now on (1 to ${MAX_VERSION_LENGTH} characters, as a worker's KairosWorker version), or null: a worker of any version.`,
     ),
   }),
-  "Moves a run to another version of the code. Its later attempts and resumes are claimed only by that version's workers (or by workers started with upgrade \"auto\"); a run waiting for its version (VERSION_UNAVAILABLE) is released to be claimed again. The move is recorded in the run's events (version_moved).",
+  "Moves a run to another version of the code. Its later attempts and resumes are claimed only by that version's workers (or by workers started with upgrade \"auto\"); a run waiting for its version (VERSION_UNAVAILABLE) is released at once when a live worker serves the new one. The move is recorded in the run's events (version_moved).",
 );
 
 /** A POST /v1/runs/{id}/version body: the version the run moves to, null for any. */
