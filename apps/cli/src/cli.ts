@@ -21,6 +21,7 @@ import { status } from './commands/status.js';
 import { workersCommand } from './commands/workers.js';
 import { applyCommand } from './commands/apply.js';
 import { runsBulkCommand, terminalPrompt, type Prompt } from './commands/runs-bulk.js';
+import { moveVersionCommand, versionsCommand } from './commands/versions.js';
 import { applyFileJsonSchema } from '@kairos/domain/wire';
 import type { Output } from './output.js';
 
@@ -40,6 +41,13 @@ commands:
   queues set <name> [--max-running N|none] [--rate 100/1m|none]
                                   change a queue's limits (the ones not given stay; none
                                   lifts one); held runs the new limits leave room for start
+  versions [--json]               per queue and version: live workers, active runs, runs
+                                  waiting for their version (through the API, as signal);
+                                  a version without active runs may stop its last worker
+  runs move-version <run id> <version>|--any
+                                  pin a run to another version of the code (--any: a worker
+                                  of any version); a run waiting for its version starts once
+                                  a live worker serves the new one
   sensors [--limit N]             list sensors (newest first): state, next evaluation,
                                   cursor, last tick (through the API, as signal)
   sensors get|ticks|pause|resume <id>
@@ -115,8 +123,8 @@ options:
   --json         print JSON instead of text
 
 DATABASE_URL names the ledger (default postgresql://postgres@127.0.0.1:5432/kairos); apply,
-signal, queues, sensors, subscriptions, calendars and events talk to the API instead: KAIROS_URL
-(default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
+signal, queues, versions, runs cancel|retry|move-version, sensors, subscriptions, calendars and
+events talk to the API instead: KAIROS_URL (default http://127.0.0.1:3000) and KAIROS_API_KEY.`;
 
 export async function runCli(argv: string[], out: Output, env: Record<string, string | undefined> = process.env, prompt: Prompt = terminalPrompt()): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -147,6 +155,8 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       rate: { type: 'string' },
       cursor: { type: 'string' },
       'forget-run-keys': { type: 'boolean', default: false },
+      // `runs move-version`: a worker of any version may take the run.
+      any: { type: 'boolean', default: false },
       url: { type: 'string' },
       events: { type: 'string' },
       label: { type: 'string', multiple: true, default: [] },
@@ -186,6 +196,8 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       prompt,
     );
   }
+  if (command === 'runs' && rest[0] === 'move-version') return moveVersionCommand(out, rest.slice(1), env, { any: values.any, json: values.json || values.output === 'json' });
+  if (command === 'versions') return versionsCommand(out, rest, env, values.json || values.output === 'json');
   if (command === 'signal') return signalCommand(out, rest, env, values.json);
   if (command === 'sensors') return sensorsCommand(out, rest, env, { limit: limitOf(values.limit), json: values.json || values.output === 'json', cursor: values.cursor, forgetRunKeys: values['forget-run-keys'] });
   if (command === 'subscriptions') {
