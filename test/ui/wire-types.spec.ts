@@ -37,6 +37,7 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<Fits<Sent<typeof wire.ScheduleVersion>, ui.ScheduleVersion>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.Worker>, ui.Worker>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.QueuePage>, ui.Page<ui.Queue>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<Sent<typeof wire.VersionList>, { items: ui.Version[] }>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.RunStats>, ui.RunStats>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SensorPage>, ui.Page<ui.Sensor>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<Sent<typeof wire.SensorTickPage>, ui.Page<ui.SensorTick>>>().toEqualTypeOf<true>();
@@ -68,6 +69,7 @@ describe("the dashboard's wire types against the wire declarations", () => {
     expectTypeOf<NoWider<Coded<ui.RunEvent>, Sent<typeof wire.RunEvent>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Worker, Sent<typeof wire.Worker>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.Queue, Sent<typeof wire.QueueView>>>().toEqualTypeOf<true>();
+    expectTypeOf<NoWider<ui.Version, Sent<typeof wire.VersionView>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Omit<ui.Sensor, 'run' | 'lastTick'>, Sent<typeof wire.SensorView>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<Coded<ui.SensorTick>, Sent<typeof wire.SensorTick>>>().toEqualTypeOf<true>();
     expectTypeOf<NoWider<ui.WhoAmI, Sent<typeof wire.WhoAmI>>>().toEqualTypeOf<true>();

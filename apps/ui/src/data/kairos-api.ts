@@ -28,6 +28,7 @@ import type {
   SubscriptionDelivery,
   SubscriptionTestResult,
   Tick,
+  Version,
   WhoAmI,
   Worker,
 } from './wire.js';
@@ -120,6 +121,8 @@ export const kairosApi = {
   /** Sends signal `name` with `body` to the run: delivered when it waits for it, else kept until it asks. */
   signalRun: (id: string, name: string, body: JsonValue) =>
     call<SignalResult>('POST', `/v1/runs/${encodeURIComponent(id)}/signals/${encodeURIComponent(name)}`, body),
+  /** Pins the run to another version of the code (null: any); a run waiting for its version is released when a live worker serves the new one. */
+  moveRunVersion: (id: string, version: string | null) => call<Run>('POST', `/v1/runs/${encodeURIComponent(id)}/version`, { version }),
 
   deadLetters: (q: { limit: number; cursor?: string }) => call<Page<Run>>('GET', `/v1/dead-letters${query({ ...q })}`),
   republish: (id: string) => call<Run>('POST', `/v1/dead-letters/${encodeURIComponent(id)}/republish`),
@@ -144,6 +147,15 @@ export const kairosApi = {
     }
   },
   queue: (name: string) => call<Queue>('GET', `/v1/queues/${encodeURIComponent(name)}`),
+  /** Per queue and version, the live workers, active runs and runs waiting for their version; null where this API has no /v1/versions route yet. */
+  codeVersions: async (): Promise<Version[] | null> => {
+    try {
+      return (await call<{ items: Version[] }>('GET', '/v1/versions')).items;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }
+  },
   /** The runs that ended in a window by bucket (default: the last 24 hours by the hour), or null where this API has no /v1/stats/runs route yet. */
   runStats: async (q: { scheduleId?: string; queue?: string; since?: string; until?: string; bucket?: '1m' | '1h' | '1d' } = {}): Promise<RunStats | null> => {
     try {

@@ -232,7 +232,7 @@ export interface Run {
   scheduleId: string | null;
   origin: RunOrigin;
   scheduledFor: string;
-  /** Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT. */
+  /** Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT; while no worker of its version runs, VERSION_UNAVAILABLE. */
   deferReason: string | null;
   state: RunState;
   attempt: number;
@@ -263,6 +263,8 @@ export interface Run {
   leaseEpoch: number;
   /** The last progress its handler reported (ctx.progress); null when it reported none. */
   progress: JsonValue;
+  /** The version of the worker that claimed it (null before); once it stored a checkpoint, only that version's workers claim it. */
+  version: string | null;
 }
 
 /** One step of a multi-step run and where it stands. */
@@ -349,6 +351,15 @@ export interface Queue {
   held: number;
   workers: number;
   updatedAt: string | null;
+}
+
+/** A version of the code on a queue: its live workers, the runs of the namespace it claimed that have not ended, and of those the ones waiting for it. */
+export interface Version {
+  queue: string;
+  version: string;
+  workers: number;
+  activeRuns: number;
+  pinnedWaiting: number;
 }
 
 /** The runs that ended in one bucket of GET /v1/stats/runs (by their finishedAt). */

@@ -52,6 +52,19 @@ describe('runStory', () => {
     ]);
   });
 
+  it('names the versions a run moved between, and changes no state', () => {
+    const rows = runStory([
+      event(1, '2026-12-01T09:00:00Z', 'version_moved', 'queued', 'queued', { actor: 'api', detail: { from: '2026.12.03-1', to: '2026.12.04-1' } }),
+      event(2, '2026-12-01T09:00:01Z', 'version_moved', 'queued', 'queued', { actor: 'api', detail: { from: '2026.12.04-1', to: null } }),
+      event(3, '2026-12-01T09:00:02Z', 'upgraded', 'queued', 'running', { actor: 'worker:w2', detail: { from: '2026.12.03-1', to: '2026.12.05-1' } }),
+    ]);
+    expect(rows.map((r) => [r.kind, r.words])).toEqual([
+      ['version_moved', 'moved from version 2026.12.03-1 to version 2026.12.04-1'],
+      ['version_moved', 'moved from version 2026.12.04-1 to any version'],
+      ['upgraded', 'taken over from version 2026.12.03-1 to version 2026.12.05-1 by an upgrade "auto" worker'],
+    ]);
+  });
+
   it('is empty without events', () => {
     expect(runStory([])).toEqual([]);
   });

@@ -32,13 +32,15 @@ export interface RunEvent {
     | 'awaiting_event'
     | 'event_received'
     | 'event_gathered'
-    | 'held';
+    | 'held'
+    | 'version_moved'
+    | 'upgraded';
   fromState: RunState | null;
   toState: RunState | null;
   leaseEpoch: number | null;
   actor: string;
   reasonCode: string | null;
-  /** What the event adds: an error, an HTTP response, the event awaited (`{ event, match, timeoutAt }`) or received, or gathered into the run (`{ eventId, control }`). */
+  /** What the event adds: an error, an HTTP response, the event awaited (`{ event, match, timeoutAt }`) or received, or gathered into the run (`{ eventId, control }`), a version left and taken (`{ from, to }`). */
   detail: Record<string, unknown>;
 }
 
@@ -64,7 +66,7 @@ export function runStory(events: readonly RunEvent[]): StoryRow[] {
     id: event.id,
     at: event.at,
     kind: event.kind,
-    words: event.kind === 'event_gathered' ? gatheredWords(event.detail) : eventWaitWords(event),
+    words: event.kind === 'event_gathered' ? gatheredWords(event.detail) : event.kind === 'version_moved' || event.kind === 'upgraded' ? versionWords(event.kind, event.detail) : eventWaitWords(event),
     transition: transitionOf(event.fromState, event.toState),
     reason: event.reasonCode ?? '',
     epoch: event.leaseEpoch === null ? '' : String(event.leaseEpoch),
@@ -80,6 +82,13 @@ export function gatheredWords(detail: Record<string, unknown> | undefined): stri
   if (detail?.control === 'debounce') return `gathered ${what} (debounce: the run now carries it, the last event)`;
   if (detail?.control === 'batch') return `gathered ${what} into its batch`;
   return `gathered ${what}`;
+}
+
+/** A run moved to another version of the code through the API, or taken over by a worker started with upgrade "auto". */
+export function versionWords(kind: 'version_moved' | 'upgraded', detail: Record<string, unknown> | undefined): string {
+  const named = (version: unknown): string => (typeof version === 'string' ? `version ${version}` : 'any version');
+  const moved = `from ${named(detail?.from)} to ${named(detail?.to)}`;
+  return kind === 'version_moved' ? `moved ${moved}` : `taken over ${moved} by an upgrade "auto" worker`;
 }
 
 function transitionOf(from: string | null, to: string | null): string {

@@ -1,13 +1,15 @@
 /**
  * The cluster as the ledger sees it: leader lease, scheduler sessions, each process's host clock
- * against the database's, the namespace's queues and their limits, workers (where the API lists
- * them), run and queue counts, outages.
+ * against the database's, the namespace's queues and their limits, the versions of the code in
+ * flight (whether an old version's workers may be stopped), workers (where the API lists them),
+ * run and queue counts, outages.
  */
 import { Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
 import type { Queue } from '../data/wire.js';
 import { queueLoad, rateInWords } from '../logic/limits.js';
+import { versionInWords } from '../logic/versions.js';
 
 /** Past this, a host's clock is worth an operator's look (Kairos itself keeps time by the database). */
 const CLOCK_WARNING_MS = 1_000;
@@ -81,6 +83,62 @@ function Queues() {
                 </tbody>
               </table>
             </div>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+function Versions() {
+  const [versions] = useLoad(() => kairosApi.codeVersions(), []);
+  return (
+    <section aria-labelledby="versions">
+      <h2 id="versions">Versions</h2>
+      <Show loaded={versions}>
+        {(list) =>
+          list === null ? (
+            <p>This API does not list versions.</p>
+          ) : list.length === 0 ? (
+            <p>No live workers and no active runs claimed by one.</p>
+          ) : (
+            <>
+              <p class="muted">A run that stored a checkpoint is claimed only by workers of its version. Once a version has no active runs, its workers may be stopped.</p>
+              <div class="scroll">
+                <table data-testid="versions">
+                  <caption class="sr-only">Versions of the code by queue: live workers, active runs of the namespace, runs waiting for a worker of their version, and whether its workers may be stopped</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Queue</th>
+                      <th scope="col">Version</th>
+                      <th scope="col">Workers</th>
+                      <th scope="col">Active runs</th>
+                      <th scope="col">Waiting for it</th>
+                      <th scope="col">Stopping its workers</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.map((v) => {
+                      const said = versionInWords(v);
+                      return (
+                        <tr key={`${v.queue}/${v.version}`} data-testid={`version-${v.queue}-${v.version}`}>
+                          <td>
+                            <code>{v.queue}</code>
+                          </td>
+                          <td>
+                            <code>{v.version}</code>
+                          </td>
+                          <td>{v.workers === 0 && v.activeRuns > 0 ? <strong title="its runs wait until a worker of this version runs">0</strong> : v.workers}</td>
+                          <td>{v.activeRuns}</td>
+                          <td>{v.pinnedWaiting > 0 ? <strong title="held until a worker of this version runs (VERSION_UNAVAILABLE)">{v.pinnedWaiting}</strong> : 0}</td>
+                          <td>{said.stoppable ? said.words : <strong>{said.words}</strong>}</td>
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </div>
+            </>
           )
         }
       </Show>
@@ -167,6 +225,7 @@ export function ClusterPage() {
         )}
       </Show>
       <Queues />
+      <Versions />
       <section aria-labelledby="workers">
         <h2 id="workers">Workers</h2>
         <Show loaded={workers}>
@@ -179,7 +238,7 @@ export function ClusterPage() {
               <ul>
                 {list.map((w) => (
                   <li key={w.id}>
-                    <code>{w.id}</code> · queue {w.queue} · handlers {w.handlers.join(', ')} · last seen <When at={w.lastSeenAt} /> ·{' '}
+                    <code>{w.id}</code> · queue {w.queue} · version {w.version} · handlers {w.handlers.join(', ')} · last seen <When at={w.lastSeenAt} /> ·{' '}
                     <ClockOffset offsetMs={w.clockOffsetMs} />
                   </li>
                 ))}

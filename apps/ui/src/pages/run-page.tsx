@@ -3,6 +3,7 @@
  * error, payload and result, cancel and retry. A multi-step run also shows its graph of steps (re-read
  * while it runs), and the story of the step selected in it. A durable function shows its checkpoints
  * (re-read while it runs), and an active run takes signals: the one it waits for, or any ahead of time.
+ * Its version of the code shows, and an active run may be moved to another.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { CheckpointTimeline } from '../components/checkpoint-timeline.js';
@@ -14,6 +15,7 @@ import { StepDetail } from '../components/step-detail.js';
 import { StepGraph } from '../components/step-graph.js';
 import { StateBadge, When } from '../components/when.js';
 import { RunProgress } from '../components/run-progress.js';
+import { VersionMove, VersionWaitNote } from '../components/version-panel.js';
 import { followRun } from '../data/run-stream.js';
 import { followRunEvents, kairosApi } from '../data/kairos-api.js';
 import type { Run, RunEvent, RunWithAttempts } from '../data/wire.js';
@@ -112,9 +114,11 @@ export function RunPage({ id }: { id: string }) {
               )}
             </p>
             {holdOf(r) !== null && <HeldNote key={r.id} run={r} reason={holdOf(r)!} />}
+            <VersionWaitNote run={r} />
             <AwaitedEventNote run={r} events={events} />
             <RunActions run={r} onChanged={reload} />
             <SignalPanel key={r.id} run={r} onSent={reload} />
+            <VersionMove key={`version-${r.id}`} run={r} onMoved={reload} />
             <dl class="pairs">
               <div>
                 <dt>Origin</dt>
@@ -135,6 +139,10 @@ export function RunPage({ id }: { id: string }) {
               <div>
                 <dt>Duration</dt>
                 <dd>{durationBetween(r.startedAt, r.finishedAt) || '—'}</dd>
+              </div>
+              <div>
+                <dt>Version</dt>
+                <dd data-testid="run-version">{r.version === null ? 'any (the next worker to claim it sets it)' : <code>{r.version}</code>}</dd>
               </div>
               {r.concurrency !== null && (
                 <div>
