@@ -4,7 +4,9 @@
  * limit after PUT /v1/queues/q1; a held run tells which limit holds it; the sensors page lists a
  * sensor made through REST, and its page draws one bar per evaluation (ticks written with SQL, so
  * the picture is known), lists the ticks with their runs, and pauses and resumes it; a run a
- * sensor asked for links back to it. Each page is saved as a screenshot under test-results/ui/.
+ * sensor asked for links back to it. The cluster page lists the versions in flight, and a run held
+ * for its version says so and moves to another from its page. Each page is saved as a screenshot
+ * under test-results/ui/.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -74,6 +76,31 @@ describe('queue limits and sensors in the dashboard', () => {
     await expect.poll(() => note.textContent()).toContain('at most 2 of its runs run at once (1 running now, 1 held)');
     expect(await note.textContent()).toMatch(/^Held back · QUEUE_LIMIT Held back by the limit of queue "q1"/);
     await shot('held-run');
+  });
+
+  it('lists the versions in flight, and a run waiting for its version says so and moves to another', async () => {
+    const waiting = await createRun();
+    await t.db.query(`UPDATE runs SET version = '0.9.0', held_at = now(), defer_reason = 'VERSION_UNAVAILABLE', enqueued_at = NULL WHERE id = $1`, [waiting]);
+
+    await page.goto(`${kairos.url}/ui/cluster`);
+    const old = page.getByTestId('version-q1-0.9.0');
+    await old.waitFor();
+    expect((await old.locator('td').allTextContents()).map((c) => c.trim())).toEqual(['q1', '0.9.0', '0', '1', '1', '1 active run needs it, 1 waiting for a worker']);
+    expect((await page.getByTestId('version-q1-1.0.0').locator('td').allTextContents()).map((c) => c.trim())).toEqual(['q1', '1.0.0', '1', '0', '0', 'no active runs: its workers may be stopped']);
+    await shot('versions');
+
+    await page.goto(`${kairos.url}/ui/runs/${waiting}`);
+    const note = page.getByTestId('version-wait');
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(/^Waiting for its version · VERSION_UNAVAILABLE It stored a checkpoint under version "0.9.0", and no live worker of queue "q1" runs that version\./);
+    expect(await page.getByTestId('run-version').textContent()).toBe('0.9.0');
+    await shot('version-wait');
+    await page.getByLabel('Version', { exact: true }).fill('1.0.0');
+    await page.getByRole('button', { name: 'Move', exact: true }).click();
+    await expect.poll(() => page.getByTestId('run-version').textContent()).toBe('1.0.0');
+    expect(await note.count()).toBe(0);
+    expect((await t.db.query(`SELECT version, held_at FROM runs WHERE id = $1`, [waiting])).rows[0]).toEqual({ version: '1.0.0', held_at: null });
+    await shot('version-moved');
   });
 
   it('lists a sensor made through REST, and draws one bar per evaluation on its page', async () => {
