@@ -21,7 +21,7 @@
  */
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseDuration, type JsonValue, type RetryPolicy } from '@kairos/domain';
 import { NonRetryableError } from './non-retryable-error.js';
-import { NondeterministicReplay, PATCH_PREFIX, ReplayHistory } from './replay.js';
+import { FAILED_PREFIX, NondeterministicReplay, PATCH_PREFIX, ReplayHistory } from './replay.js';
 import { RunAborted } from './run-abort.js';
 import type { EventWait, WaitAnswer, WorkerProtocolCheckpoint } from './worker-protocol.js';
 
@@ -118,7 +118,7 @@ const EVENT_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
 const MATCH_PATH = /^(data|name|id)(\.[^.\s]+)*$/;
 const MAX_MATCH_ENTRIES = 32;
 /** The prefixes of the names the durable functions give their checkpoints; a step's name may not take them. */
-const RESERVED_PREFIXES = ['sleep#', 'signal:', 'event:', PATCH_PREFIX];
+const RESERVED_PREFIXES = ['sleep#', 'signal:', 'event:', PATCH_PREFIX, FAILED_PREFIX];
 
 /** The next turn of the event loop, once every promise settled meanwhile has run its callbacks. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -206,7 +206,13 @@ export function durableContext(
         try {
           result = asJson(await fn());
         } catch (error) {
-          if (error instanceof NonRetryableError || error instanceof RunAborted || error instanceof RunParked || attempt >= policy.maxAttempts) throw error;
+          if (error instanceof RunAborted || error instanceof RunParked) throw error;
+          if (error instanceof NonRetryableError || attempt >= policy.maxAttempts) {
+            // Recorded, so that a replay which asks for this step again is on the path the run
+            // took, whether or not the handler catches the error (see FAILED_PREFIX).
+            await ledger.saveStep(run.id, run.leaseEpoch, `${FAILED_PREFIX}${name}`, { message: (error as Error)?.message ?? String(error) }, startedAt);
+            throw error;
+          }
           await pause(backoffDelayMs(policy.backoff, attempt, Math.random()), signal);
           continue;
         }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY, type JsonValue } from '@kairos/domain';
 import { durableContext, RunParked, type CheckpointLedger } from './durable-functions.js';
+import { NonRetryableError } from './non-retryable-error.js';
 import { checkpointInWords, NondeterministicReplay, ReplayHistory } from './replay.js';
 import type { WorkerProtocolCheckpoint } from './worker-protocol.js';
 
@@ -20,6 +21,9 @@ describe('the replay check', () => {
     ['patch markers do not count', ['a', 'patch:audit', 'audit', 'sleep#1'], ['a', 'audit', 'sleep#1'], 'b', { kind: 'new' }],
     ['a patch marker only ahead', ['a', 'patch:audit'], ['a'], 'b', { kind: 'new' }],
     ['a sleep added ahead of a stored step', ['a', 'b'], ['a'], 'sleep#1', { kind: 'diverged', stored: 'b' }],
+    ['a step that failed, caught by a fallback that was stored', ['a', 'failed:b', 'fallback', 'sleep#1'], ['a'], 'b', { kind: 'new' }],
+    ['the fallback after the failed step fails again', ['a', 'failed:b', 'fallback', 'sleep#1'], ['a', 'b'], 'fallback', { kind: 'stored' }],
+    ['failure markers do not count as ahead', ['a', 'failed:b'], ['a'], 'c', { kind: 'new' }],
     ['a wait for a signal whose name changed', ['signal:approval'], [], 'signal:approved', { kind: 'diverged', stored: 'signal:approval' }],
   ] as const)('%s', (_, stored, reached, asked, answer) => {
     expect(new ReplayHistory(stored).answer(new Set([...reached, asked]), asked)).toEqual(answer);
@@ -56,6 +60,7 @@ describe('the replay check', () => {
     ['event:tick#11', 'the 11th wait for event "tick"'],
     ['event:tick#21', 'the 21st wait for event "tick"'],
     ['patch:audit', 'ctx.patched("audit")'],
+    ['failed:charge', 'the failure of step "charge"'],
   ])('names %s as %s', (name, words) => {
     expect(checkpointInWords(name)).toBe(words);
   });
@@ -131,6 +136,22 @@ describe('replaying a durable function', () => {
     ]);
     expect(results).toEqual(['X', ['Y', 'Z']]);
     expect(saved).toEqual([{ name: 'x', result: 'X' }]);
+  });
+
+  it('records a step that fails out of ctx.step, so a handler that caught it replays onto its fallback', async () => {
+    const first = memoryLedger([{ name: 'a', result: 'A' }]);
+    const failing = context(first.ledger);
+    await failing.step('a', () => 'not again');
+    await expect(failing.step('b', () => Promise.reject(new NonRetryableError('card declined')))).rejects.toThrow('card declined');
+    expect(first.saved).toEqual([{ name: 'failed:b', result: { message: 'card declined' } }]);
+    // The next attempt: b fails again and the handler's fallback, stored last time, answers.
+    const { ledger, saved } = memoryLedger([{ name: 'a', result: 'A' }, { name: 'failed:b' }, { name: 'fallback', result: 'emailed' }, { name: 'sleep#1', kind: 'sleep' }]);
+    const ctx = context(ledger);
+    await ctx.step('a', () => 'not again');
+    await expect(ctx.step('b', () => Promise.reject(new NonRetryableError('card declined')))).rejects.toThrow('card declined');
+    expect(await ctx.step('fallback', () => 'not again')).toBe('emailed');
+    await ctx.sleep('1s');
+    expect(saved).toEqual([{ name: 'failed:b', result: { message: 'card declined' } }]);
   });
 
   it('answers ctx.patched false where older code passed, and stores the answer once', async () => {

@@ -11,10 +11,23 @@
 /** The checkpoint name prefix of ctx.patched's markers; a step may not take it. */
 export const PATCH_PREFIX = 'patch:';
 
+/**
+ * The checkpoint name prefix of the marker a step leaves when it throws out of ctx.step (its own
+ * retries spent, or a NonRetryableError): the code asked for it, so a replay that asks for it
+ * again, and runs it again, takes the path the run recorded, also where the handler caught the
+ * error and went on to a step of its own. A step may not take it.
+ */
+export const FAILED_PREFIX = 'failed:';
+
+/** Whether a stored name is a marker (ctx.patched's, or a failed step's) rather than a checkpoint the code reaches. */
+function isMarker(name: string): boolean {
+  return name.startsWith(PATCH_PREFIX) || name.startsWith(FAILED_PREFIX);
+}
+
 export type ReplayAnswer =
   /** The run stored this checkpoint: answer what it stored. */
   | { kind: 'stored' }
-  /** New work, past everything the run stored. */
+  /** New work, past everything the run stored, or a step that failed before and runs again. */
   | { kind: 'new' }
   /** The code diverged: `stored` is the first stored checkpoint it has not reached. */
   | { kind: 'diverged'; stored: string };
@@ -35,11 +48,12 @@ export class ReplayHistory {
   }
 
   /**
-   * What checkpoint `asked` is on this replay. Patch markers never make a divergence: code that
-   * stopped calling ctx.patched replays as before.
+   * What checkpoint `asked` is on this replay. Markers never make a divergence: code that stopped
+   * calling ctx.patched replays as before, and a step that failed before runs again wherever it is.
    */
   answer(reached: ReadonlySet<string>, asked: string): ReplayAnswer {
     if (this.names.has(asked)) return { kind: 'stored' };
+    if (this.names.has(`${FAILED_PREFIX}${asked}`)) return { kind: 'new' };
     const ahead = this.firstUnreached(reached);
     return ahead === null ? { kind: 'new' } : { kind: 'diverged', stored: ahead };
   }
@@ -53,9 +67,9 @@ export class ReplayHistory {
     return this.firstUnreached(reached) === null;
   }
 
-  /** The first stored checkpoint, patch markers aside, that the code has not reached; null when none is left. */
+  /** The first stored checkpoint, markers aside, that the code has not reached; null when none is left. */
   firstUnreached(reached: ReadonlySet<string>): string | null {
-    while (this.ahead < this.order.length && (this.order[this.ahead]!.startsWith(PATCH_PREFIX) || reached.has(this.order[this.ahead]!))) this.ahead += 1;
+    while (this.ahead < this.order.length && (isMarker(this.order[this.ahead]!) || reached.has(this.order[this.ahead]!))) this.ahead += 1;
     return this.order[this.ahead] ?? null;
   }
 }
@@ -68,6 +82,7 @@ export function checkpointInWords(name: string): string {
   const event = /^event:(.+?)(?:#(\d+))?$/.exec(name);
   if (event) return `the ${event[2] === undefined ? '' : `${ordinal(Number(event[2]))} `}wait for event ${JSON.stringify(event[1])}`;
   if (name.startsWith(PATCH_PREFIX)) return `ctx.patched(${JSON.stringify(name.slice(PATCH_PREFIX.length))})`;
+  if (name.startsWith(FAILED_PREFIX)) return `the failure of step ${JSON.stringify(name.slice(FAILED_PREFIX.length))}`;
   return `step ${JSON.stringify(name)}`;
 }
 
