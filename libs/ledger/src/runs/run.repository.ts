@@ -364,7 +364,10 @@ export class RunRepository {
     if (runIds.length === 0) return byRun;
     const { rows } = await db.query<CheckpointRow & { runId: string }>(
       `SELECT run_id AS "runId", name, kind, state, result, started_at AS "startedAt", finished_at AS "finishedAt", wake_at AS "wakeAt"
-       FROM run_checkpoints WHERE run_id = ANY($1::uuid[]) ORDER BY started_at, name`,
+       FROM run_checkpoints WHERE run_id = ANY($1::uuid[])
+         -- The marker a failed step leaves for replays (the SDK's FAILED_PREFIX) is no checkpoint of the run's story.
+         AND name NOT LIKE 'failed:%'
+       ORDER BY started_at, name`,
       [runIds],
     );
     for (const { runId, ...row } of rows) byRun.set(runId, [...(byRun.get(runId) ?? []), row]);
