@@ -20,6 +20,7 @@ import {
   SUBSCRIPTION_STATES,
   TICK_ORIGINS,
   TICK_OUTCOMES,
+  WORKER_UPGRADES,
 } from '@kairos/domain';
 import { useTestEnvironment } from '../support/kairos.js';
 
@@ -86,6 +87,7 @@ describe('the ledger schema', () => {
     ['subscriptions', 'state', SUBSCRIPTION_STATES],
     ['subscriptions', 'format', SUBSCRIPTION_FORMATS],
     ['subscription_deliveries', 'state', DELIVERY_STATES],
+    ['workers', 'upgrade', WORKER_UPGRADES],
   ] as const)('%s.%s CHECK lists exactly its enum', async (table, column, values) => {
     const { rows } = await t.db.query<{ def: string }>(
       `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c'`,

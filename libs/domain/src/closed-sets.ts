@@ -54,6 +54,14 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'cancelled', 'lost', 'drained', 'handed_back', 'parked'] as const;
 export type AttemptOutcomeKind = (typeof ATTEMPT_OUTCOMES)[number];
 
+/**
+ * How a worker treats a run pinned to another version of the code (a run that stored a checkpoint
+ * under it): `pinned` leaves it to that version's workers, `auto` takes it over. The workers CHECK
+ * lists the same.
+ */
+export const WORKER_UPGRADES = ['pinned', 'auto'] as const;
+export type WorkerUpgrade = (typeof WORKER_UPGRADES)[number];
+
 /** A durable function's checkpoints: a step's stored result, a sleep, a wait for a signal or for an event. */
 export const CHECKPOINT_KINDS = ['step', 'sleep', 'signal', 'event'] as const;
 export type CheckpointKind = (typeof CHECKPOINT_KINDS)[number];
@@ -89,6 +97,8 @@ export const RUN_EVENT_KINDS = [
   'event_received',
   'event_gathered',
   'held',
+  'upgraded',
+  'version_moved',
 ] as const;
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
 

@@ -92,6 +92,13 @@ const CHECKS: Check[] = [
             AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.namespace_id = h.namespace_id AND a.concurrency_key = h.concurrency_key AND a.state = 'running')`,
   },
   {
+    name: 'held-for-a-served-version',
+    sql: `SELECT 'run ' || h.id AS subject, 'held (VERSION_UNAVAILABLE) since ' || h.held_at || ' though a live worker serves its version ' || coalesce(h.version, '(any)') AS detail
+          FROM runs h WHERE h.held_at < now() - interval '5 minutes' AND h.defer_reason = 'VERSION_UNAVAILABLE'
+            AND EXISTS (SELECT 1 FROM workers w WHERE w.queue = coalesce(h.target->>'queue', 'default')
+                        AND kairos_worker_live(w.last_seen_at, w.stopped_at) AND kairos_worker_serves(w.version, w.upgrade, h.version))`,
+  },
+  {
     name: 'step-active-under-ended-run',
     sql: `SELECT 'run ' || s.id AS subject, 'step ' || s.step_name || ' is ' || s.state || ' but its run ' || g.id || ' ended ' || g.state AS detail
           FROM runs s JOIN runs g ON g.id = s.parent_run_id

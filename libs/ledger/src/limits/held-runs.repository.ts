@@ -1,8 +1,11 @@
 /**
- * Runs that concurrency keys and queue limits hold back, as the scheduler's limits loop sees them.
- * A place that frees releases held runs in the same transaction (the trigger of migration 0018);
- * this loop releases what no such change will: the places a rate window gives back as it slides,
- * and any release missed (a limit raised by hand in SQL, a key whose runs all ended before a hold).
+ * Runs that concurrency keys and queue limits hold back, and runs held until a worker of their
+ * version runs, as the scheduler's limits loop sees them. A place that frees releases held runs in
+ * the same transaction (the trigger of migration 0018), and a worker that registers releases the
+ * runs waiting for its version; this loop releases what no such change will: the places a rate
+ * window gives back as it slides, and any release missed (a limit raised by hand in SQL, a key
+ * whose runs all ended before a hold, a worker that registered while a claim was holding a run
+ * for want of it).
  */
 import type { Queryable } from '../database.js';
 
@@ -11,25 +14,36 @@ export interface HeldScope {
   /** A concurrency key's runs, or (null) a queue's. */
   key: string | null;
   queue: string | null;
+  /** The queue's runs held for their version (VERSION_UNAVAILABLE) rather than by a limit. */
+  version: boolean;
 }
 
 export class HeldRunsRepository {
-  /** Keys and queues that hold runs back, at most `limit` of each. */
+  /** Keys and queues that hold runs back, and queues whose runs wait for their version, at most `limit` of each. */
   async heldScopes(db: Queryable, limit: number): Promise<HeldScope[]> {
     const { rows } = await db.query<HeldScope>(
-      `(SELECT DISTINCT namespace_id AS "namespaceId", concurrency_key AS key, NULL AS queue FROM runs
+      `(SELECT DISTINCT namespace_id AS "namespaceId", concurrency_key AS key, NULL AS queue, false AS version FROM runs
         WHERE held_at IS NOT NULL AND defer_reason = 'CONCURRENCY_LIMIT' LIMIT $1)
        UNION ALL
-       (SELECT DISTINCT namespace_id, NULL, coalesce(target->>'queue', 'default') FROM runs
-        WHERE held_at IS NOT NULL AND defer_reason IN ('QUEUE_LIMIT', 'QUEUE_RATE_LIMIT') LIMIT $1)`,
+       (SELECT DISTINCT namespace_id, NULL, coalesce(target->>'queue', 'default'), false FROM runs
+        WHERE held_at IS NOT NULL AND defer_reason IN ('QUEUE_LIMIT', 'QUEUE_RATE_LIMIT') LIMIT $1)
+       UNION ALL
+       (SELECT DISTINCT namespace_id, NULL, coalesce(target->>'queue', 'default'), true FROM runs
+        WHERE held_at IS NOT NULL AND defer_reason = 'VERSION_UNAVAILABLE' LIMIT $1)`,
       [limit],
     );
     return rows;
   }
 
-  /** Releases as many held runs of one key or queue as there are places free; how many. Its own statement: it takes one lock. */
+  /**
+   * Releases as many held runs of one key or queue as there are places free, or the runs of a
+   * queue waiting for their version that a live worker serves; how many. Its own statement: it
+   * takes one lock.
+   */
   async release(db: Queryable, scope: HeldScope, actor: string): Promise<number> {
-    const { rows } = await db.query<{ released: number }>(`SELECT kairos_release_held($1, $2, $3, $4) AS released`, [scope.namespaceId, scope.key, scope.queue, actor]);
+    const { rows } = scope.version
+      ? await db.query<{ released: number }>(`SELECT kairos_release_version_held($1, $2, $3) AS released`, [scope.namespaceId, scope.queue, actor])
+      : await db.query<{ released: number }>(`SELECT kairos_release_held($1, $2, $3, $4) AS released`, [scope.namespaceId, scope.key, scope.queue, actor]);
     return rows[0]!.released;
   }
 

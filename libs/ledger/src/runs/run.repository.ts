@@ -420,6 +420,24 @@ export class RunRepository {
     for (const row of rows) byGraph.set(row.parentRunId!, [...(byGraph.get(row.parentRunId!) ?? []), row]);
     return byGraph;
   }
+
+  /**
+   * Moves run `runId` of the namespace to `version` (null: a worker of any version may take it):
+   * its later attempts and resumes go to that version's workers. The move is a `version_moved`
+   * event; a run held for its old version is released when a live worker serves the new one (the
+   * relay hands it over, woken by the release). Refused for a run that ended.
+   */
+  async moveVersion(db: Queryable, namespaceId: string, runId: string, version: string | null, actor: string): Promise<VersionMove> {
+    if (!isUuid(runId)) return { kind: 'not_found' };
+    const { rows } = await db.query<{ outcome: 'moved' | 'ended'; state: RunState; from: string | null; to: string | null; released: boolean }>(
+      `SELECT * FROM kairos_move_run_version($1, $2, $3, $4)`,
+      [namespaceId, runId, version === null ? null : storableText(version), storableText(actor)],
+    );
+    const row = rows[0];
+    if (!row) return { kind: 'not_found' };
+    if (row.outcome === 'ended') return { kind: 'ended', state: row.state };
+    return { kind: 'moved', from: row.from, to: row.to, released: row.released };
+  }
 }
 
 /** A checkpoint of a durable function, as the run view shows it. */
@@ -435,6 +453,12 @@ export interface CheckpointRow {
 
 /** What became of a signal sent: the run waited for it (woken, to hand to the transport) or it was kept; or why nothing was sent. */
 export type SignalSent = { kind: 'sent'; woken: DispatchItem | null } | { kind: 'already_sent' } | { kind: 'ended'; state: RunState } | { kind: 'not_found' };
+
+/** What became of a move to another version: moved (and released when it waited for its version), or why not. */
+export type VersionMove =
+  | { kind: 'moved'; from: string | null; to: string | null; released: boolean }
+  | { kind: 'ended'; state: RunState }
+  | { kind: 'not_found' };
 
 /** What insertRuns wrote: the ids inserted (a repeated idempotency key inserts nothing) and the steps ready to hand over. */
 export interface InsertedRuns {
