@@ -39,7 +39,7 @@ describe('loadConfig', () => {
         reaperBackoffMs: 5_000,
         crashBudget: 3,
       },
-      worker: { concurrency: 256, runLeaseTtlMs: 30_000, httpAllowList: [], startMarginMs: 250 },
+      worker: { concurrency: 256, runLeaseTtlMs: 30_000, httpAllowList: [], startMarginMs: 250, version: null, upgrade: 'pinned' },
       tracing: { tracesUrl: null, serviceName: null },
       alerts: { publicUrl: null, retryWindowMs: 86_400_000, deliveryTimeoutMs: 10_000 },
       retention: { retentionMs: 30 * 86_400_000, deadLetterRetentionMs: 90 * 86_400_000, eventRetentionMs: 7 * 86_400_000, batchSize: 500, intervalMs: 60_000 },
@@ -163,6 +163,8 @@ describe('loadConfig', () => {
     ['KAIROS_WORKER_CONCURRENCY', '1000', (c) => c.worker.concurrency, 1_000],
     ['KAIROS_RUN_LEASE_TTL', '1m', (c) => c.worker.runLeaseTtlMs, 60_000],
     ['KAIROS_HTTP_ALLOWLIST', '127.0.0.1', (c) => c.worker.httpAllowList, ['127.0.0.1']],
+    ['KAIROS_WORKER_VERSION', '2026.12.03-1', (c) => c.worker.version, '2026.12.03-1'],
+    ['KAIROS_WORKER_UPGRADE', 'auto', (c) => c.worker.upgrade, 'auto'],
     ['KAIROS_AUTH', 'required', (c) => c.api.auth, 'required'],
     ['KAIROS_SESSION_TTL', '1h', (c) => c.api.sessionTtlMs, 3_600_000],
     ['KAIROS_RATE_LIMIT', '0', (c) => c.api.rateLimit, 0],
@@ -272,6 +274,7 @@ describe('loadConfig', () => {
     ['KAIROS_RETENTION_INTERVAL', 'hourly', /^KAIROS_RETENTION_INTERVAL="hourly": /],
     ['KAIROS_GRAPHQL_INTROSPECTION', 'TRUE', /^KAIROS_GRAPHQL_INTROSPECTION="TRUE" must be true or false$/],
     ['LOG_FORMAT', 'JSON', /^LOG_FORMAT="JSON" is not one of auto, json, pretty, text$/],
+    ['KAIROS_WORKER_UPGRADE', 'always', /^KAIROS_WORKER_UPGRADE="always" is not one of pinned, auto$/],
     ['KAIROS_WORKER_CONCURRENCY', 'many', /^KAIROS_WORKER_CONCURRENCY="many" must be an integer from 1 to 1000$/],
     ['DATABASE_DIRECT_URL', 'postgres://db/k', /^DATABASE_DIRECT_URL needs DATABASE_URL: set both/],
     ['KAIROS_START_MARGIN', '6s', /^KAIROS_START_MARGIN="6s" must be at most 5000 ms$/],
@@ -291,7 +294,7 @@ describe('loadConfig', () => {
   });
 
   // Variables that take any text have no wrong value.
-  const READ_AS_ANY_TEXT = ['KAIROS_MIGRATIONS_DIR', 'KAIROS_HTTP_ALLOWLIST', 'KAIROS_DATA_DIR', 'OTEL_SERVICE_NAME'];
+  const READ_AS_ANY_TEXT = ['KAIROS_MIGRATIONS_DIR', 'KAIROS_HTTP_ALLOWLIST', 'KAIROS_DATA_DIR', 'OTEL_SERVICE_NAME', 'KAIROS_WORKER_VERSION'];
   it('has an accepted value for every declared variable, and a refused one for every variable that can be wrong', () => {
     const names = configVariables().map((v) => v.name);
     expect(names.filter((n) => !accepted.some(([name]) => name === n))).toEqual([]);

@@ -6,6 +6,7 @@
  * shape, and the README's configuration table is written from it (`npm run docs:config`). The
  * readers are in variables.ts, the ledger's and the transport's variables in connections.ts.
  */
+import { WORKER_UPGRADES } from '@kairos/domain';
 import { databaseDirectUrl, embeddedPostgres, ledgerUrl, transport } from './connections.js';
 import {
   ConfigError,
@@ -300,6 +301,20 @@ export const CONFIGURATION = {
       max: 5 * SECOND,
       meaning:
         "how long before its instant a run made ahead is handed to the transport; the worker that takes it starts it at the instant on its own timer, on the database's clock (`0`: at the instant, on the transport's timer)",
+    }),
+    version: optionalText({
+      name: 'KAIROS_WORKER_VERSION',
+      default: null,
+      shown: '`built-in` (the built-in worker), `unversioned` (a `KairosWorker`)',
+      meaning:
+        "the version of the code a worker runs (a `KairosWorker`'s `version` when it sets none): a run records the version that claimed it, and once it stored a checkpoint only workers of that version take it again",
+    }),
+    upgrade: oneOf({
+      name: 'KAIROS_WORKER_UPGRADE',
+      default: 'pinned',
+      allowed: WORKER_UPGRADES,
+      meaning:
+        "what a worker does with a run pinned to another version: `pinned` leaves it to that version's workers (it waits, `VERSION_UNAVAILABLE`, while none runs); `auto` takes it over and pins it to its own",
     }),
   },
 };
