@@ -145,6 +145,11 @@ export class ExecutionLedger {
     return this.protocol.register(this.db, { ...worker, id: this.owner, clockOffsetMs: this.clock.lastReading?.offsetMs ?? null });
   }
 
+  /** Says this worker stopped: the runs pinned to its version wait for another worker of it. */
+  stopWorker(): Promise<void> {
+    return this.protocol.stop(this.db, this.owner);
+  }
+
   /** The heartbeat's refresh of this worker's registry row, with how far its host's clock is from the database's. */
   touch(): Promise<void> {
     return this.protocol.touch(this.db, this.owner, this.clock.lastReading?.offsetMs ?? null);

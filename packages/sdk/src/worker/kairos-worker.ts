@@ -4,7 +4,7 @@
  * fencing epoch, batched heartbeats that carry cancellation, timeouts, retries and dead letters
  * under each run's policy, and the reaper's crash budget behind it.
  */
-import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN } from '@kairos/domain';
+import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN, WORKER_UPGRADES, type WorkerUpgrade } from '@kairos/domain';
 import { TRANSPORT_SCHEMA, loadConfig, type KairosConfig, type TransportConfig } from '@kairos/config';
 import { CLOCK_STEP_MS, DatabaseClock } from '@kairos/ledger/clock';
 import { createPool, type Db } from '@kairos/ledger/postgres';
@@ -49,8 +49,24 @@ export interface KairosWorkerOptions {
   concurrency?: number;
   /** The handlers, by the name a handler target gives. */
   handlers: Record<string, KairosHandlerFunction>;
-  /** Recorded in the worker registry (GET /v1/workers). */
+  /**
+   * The version of the code this worker runs, e.g. `"2026.12.03-1"`, recorded in the worker registry
+   * (GET /v1/workers). A run records the version of the worker that claimed it; once it stored a
+   * checkpoint (a step, a sleep, a wait) it is pinned to that version: its later attempts and
+   * resumes are claimed only by workers of that version (or by `upgrade: 'auto'` workers), so a
+   * deploy never replays a run's checkpoints with code that may not take the same path. A run
+   * without checkpoints is never pinned. Default: KAIROS_WORKER_VERSION, else `"unversioned"`.
+   */
   version?: string;
+  /**
+   * What this worker does with a run of its queue pinned to another version. `'pinned'` (the
+   * default): leaves it to that version's workers; while none of them runs, the run waits, queued
+   * with deferReason VERSION_UNAVAILABLE, losing nothing, and starts as soon as one starts (or when
+   * an operator moves it to another version: POST /v1/runs/{id}/version). `'auto'`: takes it over,
+   * replaying its checkpoints with this worker's code, and pins it to this worker's version (an
+   * `upgraded` run event). Default: KAIROS_WORKER_UPGRADE, else `'pinned'`.
+   */
+  upgrade?: WorkerUpgrade;
   /** Lease on a run, renewed every third of it. Default: KAIROS_RUN_LEASE_TTL, else 30 s. */
   leaseTtlMs?: number;
   /** How long stop() lets running handlers finish before handing their runs back. Default: KAIROS_SHUTDOWN_GRACE, else 10 s. */
@@ -126,13 +142,17 @@ export class KairosWorker {
       if (typeof handler !== 'function') throw new KairosWorkerError(`handler "${name}" must be a function`);
     }
     if (this.handlers.size === 0 && !options.httpTarget) throw new KairosWorkerError('a worker needs at least one handler');
+    if (options.upgrade !== undefined && !(WORKER_UPGRADES as readonly unknown[]).includes(options.upgrade)) {
+      throw new KairosWorkerError(`upgrade must be "pinned" or "auto" (got ${JSON.stringify(options.upgrade)})`);
+    }
     this.settings = {
       databaseUrl: options.databaseUrl ?? config.databaseUrl,
       transport: options.transport ?? workerTransport(options, config),
       queuePrefix: options.queuePrefix ?? config.queuePrefix,
       queue: this.queue,
       concurrency: options.concurrency ?? config.worker.concurrency,
-      version: options.version ?? 'unversioned',
+      version: options.version ?? config.worker.version ?? 'unversioned',
+      upgrade: options.upgrade ?? config.worker.upgrade,
       leaseTtlMs: options.leaseTtlMs ?? config.worker.runLeaseTtlMs,
       shutdownGraceMs: options.shutdownGraceMs ?? config.shutdownGraceMs,
       logger: options.logger ?? CONSOLE_LOGGER,
@@ -157,7 +177,7 @@ export class KairosWorker {
     try {
       await ledger.checkProtocolVersion();
       await clock.start();
-      await ledger.register({ queue: this.queue, handlers: [...this.handlers.keys()], version: s.version });
+      await ledger.register({ queue: this.queue, handlers: [...this.handlers.keys()], version: s.version, upgrade: s.upgrade });
       transport = await openTransport(s.transport, s.queuePrefix);
     } catch (error) {
       clock.stop();
@@ -234,6 +254,11 @@ export class KairosWorker {
     await closing;
     await r.ledger.settleWritesBehind();
     await r.leases.stop();
+    await r.ledger
+      .stopWorker()
+      .catch((error: Error) =>
+        this.settings.logger.warn(`could not record this worker's stop (${error.message}): it counts as serving version ${this.settings.version} until its heartbeats are a minute overdue`),
+      );
     r.clock.stop();
     await r.ledger.close();
     await r.queues.close();

@@ -8,7 +8,7 @@
  *
  * Every write by a lease holder carries its epoch and owner: a stale epoch changes nothing.
  */
-import { storableText, type CallTarget, type CheckpointKind, type CheckpointState, type JsonValue, type ReasonCode, type RetryPolicy, type RunState, type DispatchItem } from '@kairos/domain';
+import { storableText, type CallTarget, type CheckpointKind, type CheckpointState, type JsonValue, type ReasonCode, type RetryPolicy, type RunState, type DispatchItem, type WorkerUpgrade } from '@kairos/domain';
 import { jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryable } from '@kairos/ledger/postgres';
 
 /**
@@ -19,9 +19,12 @@ import { jsonText, jsonbText, pgConstraint, pgErrorCode, uuidArray, type Queryab
  * Version 3 added limits: final verdicts answer the runs the places they freed released
  * (finish_runs_v3), for the worker to hand over at once. Version 4 added events: a run parks
  * waiting for an event that matches (await_event). Version 5 added live progress: a handler's
- * ctx.progress stores the run's last reported value (report_progress).
+ * ctx.progress stores the run's last reported value (report_progress). Version 6 added versions of
+ * the code in flight: a worker registers how it treats runs pinned to another version
+ * (register_worker_v2), and says goodbye when it stops (stop_worker), so the runs pinned to its
+ * version wait for another of its workers rather than go to a worker of another version.
  */
-export const WORKER_PROTOCOL_VERSION = 5;
+export const WORKER_PROTOCOL_VERSION = 6;
 
 /** What a worker needs to execute the run it just claimed. */
 export interface ClaimedRun {
@@ -134,6 +137,8 @@ export interface WorkerRegistration {
   queue: string;
   handlers: readonly string[];
   version: string;
+  /** How the worker treats runs pinned to another version: leaves them (`pinned`) or takes them over (`auto`). */
+  upgrade: WorkerUpgrade;
   clockOffsetMs: number | null;
 }
 
@@ -192,14 +197,21 @@ export class WorkerProtocol {
     );
   }
 
+  /** Records what the worker serves, and releases the runs of its queue that waited for a worker of its version. */
   async register(db: Queryable, worker: WorkerRegistration): Promise<void> {
-    await db.query(`SELECT kairos_worker.register_worker($1, $2, $3, $4, $5)`, [
+    await db.query(`SELECT kairos_worker.register_worker_v2($1, $2, $3, $4, $5, $6)`, [
       worker.id,
       worker.queue,
       [...worker.handlers],
       worker.version,
       worker.clockOffsetMs,
+      worker.upgrade,
     ]);
+  }
+
+  /** The worker's goodbye: from now on it no longer counts as serving its version. */
+  async stop(db: Queryable, id: string): Promise<void> {
+    await db.query(`SELECT kairos_worker.stop_worker($1)`, [id]);
   }
 
   /** The heartbeat's refresh of the worker's registry row and of its clock offset. */
