@@ -63,6 +63,13 @@ export class RunsController {
     return this.runs.signal(caller, id, name, body);
   }
 
+  /** 200 with the run moved to another version of the code (null: any version). */
+  @Post(':id/version')
+  @HttpCode(200)
+  moveVersion(@Caller() caller: CallerContext, @Param('id') id: string, @Body() body: unknown) {
+    return this.runs.moveVersion(caller, id, body);
+  }
+
   @Post(':id/retry')
   @HttpCode(201)
   retry(@Caller() caller: CallerContext, @Param('id') id: string) {

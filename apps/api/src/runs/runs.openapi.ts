@@ -110,6 +110,22 @@ export const RUN_PATHS: Record<string, PathItemObject> = {
       errors: [400, 404, 409],
     }),
   },
+  '/v1/runs/{id}/version': {
+    post: operation({
+      operationId: 'moveRunVersion',
+      tags: ['runs'],
+      summary: 'Move a run to another version of the code',
+      description:
+        "A run that stored a checkpoint is pinned to the version of the worker that first claimed it: its later attempts and resumes are claimed only by workers of that version, or by workers started with upgrade \"auto\", and while none is live it stays queued with deferReason VERSION_UNAVAILABLE. This sets the version it is pinned to (null: a worker of any version may claim it next), records the move in the run's events (version_moved, from and to), and releases the run at once if it waits for its version and a live worker serves the new one. A run that ended answers 409 INVALID_STATE. GET /v1/versions lists the versions with live workers.",
+      parameters: [param('RunId')],
+      requestBody: body('RunVersionMove', true, {
+        version: { summary: 'Pin to a version', value: { version: '2026.12.03-1' } },
+        any: { summary: 'Any version', value: { version: null } },
+      }),
+      ok: { 200: json('Run', 'The run, pinned to its new version.') },
+      errors: [400, 404, 409],
+    }),
+  },
   '/v1/runs/{id}/retry': {
     post: operation({
       operationId: 'retryRun',

@@ -80,6 +80,15 @@ export class RunsResolver {
     return this.runs.signal(caller, runId, name, body ?? null);
   }
 
+  @Mutation(() => RunType, { description: 'POST /v1/runs/:id/version: the version whose workers may claim the run from now on; null: any version.' })
+  moveRunVersion(
+    @Caller() caller: CallerContext,
+    @Args('id', { type: id }) runId: string,
+    @Args('version', { type: () => String, nullable: true }) version: string | null,
+  ) {
+    return this.runs.moveVersion(caller, runId, { version });
+  }
+
   @Mutation(() => RunType, { description: 'POST /v1/runs/:id/retry: a fresh run of a failed, dead or cancelled run.' })
   retryRun(@Caller() caller: CallerContext, @Args('id', { type: id }) runId: string) {
     return this.runs.retry(caller, runId);

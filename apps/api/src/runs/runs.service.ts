@@ -1,7 +1,7 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { ACTIVE_RUN_STATES, RETRYABLE_RUN_STATES, AddressPolicy, concurrencyFor, assertSameRequest, attemptsOf, checkStorableText, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, readPayload, ValidationError } from '@kairos/domain';
-import { readBatchItems, readRunCreate } from '@kairos/domain/wire';
+import { readBatchItems, readRunCreate, readRunVersionMove } from '@kairos/domain/wire';
 import { RunRepository, inTransaction, retryTransient, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
@@ -170,6 +170,24 @@ export class RunsService implements BeforeApplicationShutdown {
       case 'sent':
         if (sent.woken) await this.dispatcher.wake([sent.woken]);
         return { delivered: sent.woken !== null };
+    }
+  }
+
+  /**
+   * Moves a run to another version of the code (null: any): from now on only workers of that
+   * version (or upgrade "auto" ones) claim it. The move is one of the run's events; a run waiting
+   * for its version is released in the same transaction, and the relay hands it over.
+   */
+  async moveVersion(caller: CallerContext, id: string, body: unknown): Promise<RunView> {
+    const { version } = readRunVersionMove(body);
+    const moved = await retryTransient(() => inTransaction(this.db, (tx) => this.runs.moveVersion(tx, caller.namespaceId, id, version, caller.actor)));
+    switch (moved.kind) {
+      case 'not_found':
+        throw new NotFoundError('run', id);
+      case 'ended':
+        throw new ConflictError('INVALID_STATE', null, `run ${id} already ended (${moved.state}); only a run that has not ended can move to another version`);
+      case 'moved':
+        return this.view(await this.require(caller, id));
     }
   }
 
