@@ -24,7 +24,7 @@ const SCHEDULE = `id name cron every at on { event match } debounce { key period
 const CALENDAR = 'name dates holidays { country state region } description schedules createdAt updatedAt';
 const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RUN_STEP} parentRunId stepName
   concurrency { key limit } sensorId runKey eventId checkpoints { name kind state result startedAt finishedAt wakeAt } ${RETRY} payload result
-  error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch progress`;
+  error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch progress version`;
 const EVENT = 'id at kind fromState toState leaseEpoch actor reasonCode detail';
 const EVENT_VIEW = 'id name data receivedAt deduped runs skipped { scheduleId reasonCode } resumed';
 const ATTEMPTS = 'attempts { attempt leaseEpoch worker startedAt finishedAt outcome reasonCode error response }';

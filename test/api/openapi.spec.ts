@@ -409,6 +409,14 @@ describe('the OpenAPI document', () => {
       expect((await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: unknownId, name: 'approval' }, body: {} })).status).toBe(404);
       expect((await call('post', '/v1/runs/{id}/signals/{name}', { params: { id: 'not-a-run', name: 'approval' }, body: {} })).status).toBe(404);
 
+      // Versions: a run that has not ended moves to a version, or to any; one that ended does not.
+      const moves = examplesOf('/v1/runs/{id}/version', 'post');
+      expect((await call('post', '/v1/runs/{id}/version', { params: { id: later }, body: moves.version })).body).toMatchObject({ id: later, version: '2026.12.03-1' });
+      expect((await call('post', '/v1/runs/{id}/version', { params: { id: later }, body: moves.any })).body).toMatchObject({ id: later, version: null });
+      expect((await call('post', '/v1/runs/{id}/version', { params: { id: later }, body: {} })).body).toMatchObject({ code: 'MISSING_FIELD', field: 'version' });
+      expect((await call('post', '/v1/runs/{id}/version', { params: { id: created.body.id }, body: moves.version })).body.code).toBe('INVALID_STATE');
+      expect((await call('post', '/v1/runs/{id}/version', { params: { id: unknownId }, body: moves.version })).status).toBe(404);
+
       // The validators have teeth: a field the document does not list, or a value outside an enum, fails.
       const { deduped: _deduped, ...run } = created.body;
       expect(schemaValidator('Run')(run)).toBe(true);
@@ -668,6 +676,11 @@ describe('the OpenAPI document', () => {
       expect((await call('get', '/v1/queues/{name}', { params: { name: 'media' } })).body).toEqual(set.body);
       expect((await call('get', '/v1/queues/{name}', { params: { name: 'no such queue' } })).body.field).toBe('name');
       expect((await call('put', '/v1/queues/{name}', { params: { name: 'media' }, body: examplesOf('/v1/queues/{name}', 'put').clear })).body.maxRunning).toBeNull();
+    });
+
+    it('matches what the versions route answers', async () => {
+      const versions = await call('get', '/v1/versions');
+      expect(versions.body.items).toContainEqual(expect.objectContaining({ queue: 'default', workers: 1 }));
     });
 
     it('matches what the run statistics route answers', async () => {
