@@ -338,12 +338,12 @@ describe('deploying new code while durable runs are in flight, with SDK workers'
     await runInState(client, id, 'sleeping', 15_000);
     await stop(v1);
     await start('pinned', 'v2');
-    // The sleep ends; v2 is handed the run, and holds it for v1.
+    // The sleep ends; v2 is handed the run, and holds it for v1: queued, its sleep over.
     await waitFor(async () => ((await dbRow(id)).held ? true : undefined), 'the run to be held for v1', 15_000);
     const waiting = (await client.get(`/v1/runs/${id}`)).body;
-    expect(waiting).toMatchObject({ state: 'sleeping', deferReason: 'VERSION_UNAVAILABLE', version: 'v1' });
+    expect(waiting).toMatchObject({ state: 'queued', deferReason: 'VERSION_UNAVAILABLE', version: 'v1' });
     await sleep(1_000);
-    expect(await dbRow(id)).toMatchObject({ state: 'sleeping', held: true, deferReason: 'VERSION_UNAVAILABLE', version: 'v1' });
+    expect(await dbRow(id)).toMatchObject({ state: 'queued', held: true, deferReason: 'VERSION_UNAVAILABLE', version: 'v1' });
     expect(executions.get(`${id}/b`)).toBeUndefined();
 
     await start('pinned', 'v1');

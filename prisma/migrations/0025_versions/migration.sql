@@ -168,16 +168,21 @@ BEGIN
       WHERE r.id = ANY(pinned) AND r.version <> own_version AND r.state = 'queued' AND r.held_at IS NULL
         AND EXISTS (SELECT 1 FROM workers w WHERE w.queue = coalesce(r.target->>'queue', 'default')
                     AND kairos_worker_live(w.last_seen_at, w.stopped_at) AND kairos_worker_serves(w.version, w.upgrade, r.version));
+      -- A sleep that is over is over: the run waits queued for its version, its sleep woken.
       WITH held AS (
         UPDATE runs r SET held_at = now(), defer_reason = 'VERSION_UNAVAILABLE', enqueued_at = NULL, hold_count = r.hold_count + 1,
-               updated_at = now()
-        WHERE r.id = ANY(pinned) AND r.version <> own_version AND r.state IN ('queued', 'sleeping', 'waiting') AND r.held_at IS NULL
+               state = CASE WHEN r.state = 'sleeping' THEN 'queued' ELSE r.state END, updated_at = now()
+        FROM runs o
+        WHERE o.id = r.id AND r.id = ANY(pinned) AND r.version <> own_version AND r.state IN ('queued', 'sleeping', 'waiting') AND r.held_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.queue = coalesce(r.target->>'queue', 'default')
                           AND kairos_worker_live(w.last_seen_at, w.stopped_at) AND kairos_worker_serves(w.version, w.upgrade, r.version))
-        RETURNING r.id, r.state, r.lease_epoch, r.version
+        RETURNING r.id, o.state AS was, r.state, r.lease_epoch, r.version
+      ), woken AS (
+        UPDATE run_checkpoints k SET state = 'woken', finished_at = now()
+        FROM held h WHERE h.was = 'sleeping' AND k.run_id = h.id AND k.state = 'sleeping'
       )
       INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, detail)
-      SELECT h.id, 'held', h.state, h.state, h.lease_epoch, _owner, jsonb_build_object('deferReason', 'VERSION_UNAVAILABLE', 'version', h.version)
+      SELECT h.id, 'held', h.was, h.state, h.lease_epoch, _owner, jsonb_build_object('deferReason', 'VERSION_UNAVAILABLE', 'version', h.version)
       FROM held h;
     END IF;
   END IF;
