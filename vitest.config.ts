@@ -7,10 +7,11 @@ import { fileURLToPath } from 'node:url';
  * The integration files whose guarantees rest on the transport, which the `postgres` projects run
  * again with the queues on Postgres (REDIS_URL unset): the relay and the reconciler, a lost
  * transport, the worker's claim, fencing, crashes and retries (delayed jobs), lookahead's delayed
- * jobs, precise starts, firing every second, domain events (a Redis stream or NOTIFYs), a user's SDK worker, and
- * workers that hold only a worker credential (which on Postgres covers the transport's tables).
- * The API surface, the ledger, the CLI, the dashboard and the cluster launcher use the queues only
- * through these, so they run once.
+ * jobs, precise starts, firing every second, domain events (a Redis stream or NOTIFYs), a user's SDK worker
+ * and its durable functions (a sleep's or a wait's delayed job), and workers that hold only a worker
+ * credential (which on Postgres covers the transport's tables). The API surface, the ledger, the CLI,
+ * the dashboard, the cluster launcher, step graphs and waits for events use the queues only through
+ * these, so they run once.
  */
 const POSTGRES_TRANSPORT_FILES = [
   'test/e2e/every-second.spec.ts',
@@ -22,9 +23,7 @@ const POSTGRES_TRANSPORT_FILES = [
   'test/worker/crashes.spec.ts',
   'test/worker/retries.spec.ts',
   'test/sdk/user-worker.spec.ts',
-  'test/sdk/steps.spec.ts',
   'test/sdk/durable.spec.ts',
-  'test/sdk/wait-for-event.spec.ts',
   'test/worker/worker-credentials.spec.ts',
   'test/worker/protocol-fixture.spec.ts',
   'test/worker/precise-starts.spec.ts',
