@@ -8,5 +8,5 @@ export type { HttpTargetCall } from './worker/target-runner.js';
 export { ProtocolMismatchError, WORKER_PROTOCOL_VERSION, type ClaimedRun } from './worker/worker-protocol.js';
 export { KairosHandler, KairosWorkerHost, KairosWorkerModule, type KairosWorkerModuleOptions } from './nest/kairos-worker.module.js';
 export { KairosApiError, KairosClient, isRefusal, type KairosClientOptions } from './client/kairos-client.js';
-export type * from './client/wire.js';
+export type * from './client/wire/index.js';
 export { verifySignature, type SignatureCheck, type SignatureRefusal, type VerifySignatureOptions } from './signature/verify-signature.js';

@@ -55,7 +55,7 @@ import type {
   ScheduleVersion,
   WorkerCredential,
   IssuedWorkerCredential,
-} from './wire.js';
+} from './wire/index.js';
 
 export interface KairosClientOptions {
   /** Where the API listens, e.g. http://localhost:3000. */
