@@ -1,5 +1,5 @@
 /**
- * The dashboard's wire types (apps/ui/src/data/wire.ts) are a hand-kept copy of the API's wire
+ * The dashboard's wire types (apps/ui/src/data/wire) are a hand-kept copy of the API's wire
  * shapes, because the page must not bundle zod. The compiler holds the copy to the declarations
  * both ways: every response the API can send is a value of the dashboard's type, and no field the
  * dashboard declares is wider than the API's (a `state: string` would let a page compare against a
@@ -10,7 +10,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type * as wire from '@kairos/domain/wire';
-import type * as ui from '../../apps/ui/src/data/wire.js';
+import type * as ui from '../../apps/ui/src/data/wire/index.js';
 
 type Sent<S extends z.ZodType> = z.output<S>;
 /** A schedule as the API sends it: the closed set of statuses has `deleted`, which no response carries. */

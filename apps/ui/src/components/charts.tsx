@@ -4,7 +4,7 @@
  * arithmetic is in logic/charts.ts; here they are only drawn. Each mark carries a title in words.
  */
 import { useMemo } from 'preact/hooks';
-import type { Queue, RunStatsBucket } from '../data/wire.js';
+import type { Queue, RunStatsBucket } from '../data/wire/index.js';
 import { OUTCOMES, durationTicks, formatTick, linePaths, linearScale, niceTicks, runMarks, stackedBars, timeLabel, timeTicks, total, type ChartRun, type Plot } from '../logic/charts.js';
 
 const WIDTH = 640;

@@ -1,5 +1,5 @@
 /** A durable function's checkpoints as a timeline: kind, name, state in words and colour, started → finished, the wake instant, and the result or signal body on expand. */
-import type { Checkpoint } from '../data/wire.js';
+import type { Checkpoint } from '../data/wire/index.js';
 import { checkpointRows } from '../logic/checkpoints.js';
 import { When } from './when.js';
 

@@ -4,7 +4,7 @@
  * answered at all (dashed outline), and a tooltip telling the attempt.
  */
 import { useMemo } from 'preact/hooks';
-import type { SubscriptionDelivery } from '../data/wire.js';
+import type { SubscriptionDelivery } from '../data/wire/index.js';
 import { Axes, Hatch } from './chart-frame.js';
 import { formatElapsed } from '../logic/run-story.js';
 import { ATTEMPT_OUTCOMES, ATTEMPTS_CHART, attemptsChart, type AttemptOutcome } from '../logic/subscriptions.js';

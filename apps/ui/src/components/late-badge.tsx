@@ -1,5 +1,5 @@
 /** Marks a schedule whose runs are not succeeding within its deadline: "late since" its first late slot, the reason in the tooltip. */
-import type { Schedule } from '../data/wire.js';
+import type { Schedule } from '../data/wire/index.js';
 import { lateInWords } from '../logic/deadlines.js';
 import { When } from './when.js';
 

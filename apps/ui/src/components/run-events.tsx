@@ -1,5 +1,5 @@
 /** A run's events as a table (when, kind, transition, reason, epoch, actor): a run's story on the run page, and each step's. */
-import type { RunEvent } from '../data/wire.js';
+import type { RunEvent } from '../data/wire/index.js';
 import { runStory } from '../logic/run-story.js';
 import { When } from './when.js';
 

@@ -1,5 +1,5 @@
 /** A run's progress (ctx.progress): a bar when the value says how far along it is, else its JSON. */
-import type { JsonValue } from '../data/wire.js';
+import type { JsonValue } from '../data/wire/index.js';
 import { progressShape } from '../logic/progress.js';
 
 export function RunProgress({ progress }: { progress: JsonValue | null }) {

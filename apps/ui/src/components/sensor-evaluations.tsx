@@ -4,7 +4,7 @@
  * outline); a mark under each bar in its state's colour and shape, and a tooltip telling the tick.
  */
 import { useMemo } from 'preact/hooks';
-import type { SensorTick, SensorTickState } from '../data/wire.js';
+import type { SensorTick, SensorTickState } from '../data/wire/index.js';
 import { EVALUATIONS_CHART, evaluationsChart, TICK_STATES } from '../logic/sensor-evaluations.js';
 import { Axes, Hatch } from './chart-frame.js';
 

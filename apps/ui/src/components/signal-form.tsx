@@ -6,7 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { kairosApi } from '../data/kairos-api.js';
-import type { Checkpoint, RunState } from '../data/wire.js';
+import type { Checkpoint, RunState } from '../data/wire/index.js';
 import { awaitedSignal, isActiveRunState, MAX_SIGNAL_NAME, signalAnswerInWords, signalRequest } from '../logic/checkpoints.js';
 import { useCan } from '../session.js';
 import { Failure } from './load.js';

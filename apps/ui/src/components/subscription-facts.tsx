@@ -1,5 +1,5 @@
 /** What the subscriptions list and a subscription's page both show: its event types, and its state with why it is disabled or failing. */
-import type { Subscription } from '../data/wire.js';
+import type { Subscription } from '../data/wire/index.js';
 import { StateBadge, When } from './when.js';
 
 export function EventTypes({ subscription }: { subscription: Subscription }) {

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { kairosApi } from '../data/kairos-api.js';
-import type { RunState, Target } from '../data/wire.js';
+import type { RunState, Target } from '../data/wire/index.js';
 import { isActiveRunState } from '../logic/checkpoints.js';
 import { pathOf } from '../logic/ui-route.js';
 import { MAX_VERSION_LENGTH, versionMoveRequest, versionWaitInWords, waitsForItsVersion } from '../logic/versions.js';

@@ -4,7 +4,7 @@
  * before today faint; a tooltip tells each marked date and why.
  */
 import { useMemo } from 'preact/hooks';
-import type { CalendarDate } from '../data/wire.js';
+import type { CalendarDate } from '../data/wire/index.js';
 import { yearStrip, type StripDay } from '../logic/calendars.js';
 import { Hatch } from './chart-frame.js';
 

@@ -31,7 +31,7 @@ import type {
   Version,
   WhoAmI,
   Worker,
-} from './wire.js';
+} from './wire/index.js';
 
 export class ApiError extends Error {
   constructor(

@@ -4,7 +4,7 @@
  * has ended; until then a broken connection is retried by the browser. Returns the unsubscribe.
  */
 import { isActiveRunState } from '../logic/checkpoints.js';
-import type { Run } from './wire.js';
+import type { Run } from './wire/index.js';
 
 export function followRun(runId: string, onView: (run: Run) => void, onOpen: (open: boolean) => void = () => undefined): () => void {
   const source = new EventSource(`/v1/runs/${encodeURIComponent(runId)}/stream`, { withCredentials: true });

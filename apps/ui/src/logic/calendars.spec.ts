@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CalendarRule } from '../data/wire.js';
+import type { CalendarRule } from '../data/wire/index.js';
 import { holidaysInWords, schedulesInWords, twelveMonthsFrom, weekdayOf, whyExcluded, yearStrip } from './calendars.js';
 
 describe('holidaysInWords', () => {

@@ -3,7 +3,7 @@
  * calendar rule does to a slot, why it keeps a date clear, and the year strip of a calendar's page
  * (twelve month grids, Monday first, each date it excludes marked with why).
  */
-import type { Calendar, CalendarDate, CalendarRule, OnExcluded } from '../data/wire.js';
+import type { Calendar, CalendarDate, CalendarRule, OnExcluded } from '../data/wire/index.js';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

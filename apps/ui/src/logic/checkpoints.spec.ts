@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Checkpoint, RunState } from '../data/wire.js';
+import type { Checkpoint, RunState } from '../data/wire/index.js';
 import {
   awaitedSignal,
   checkpointRows,

@@ -4,7 +4,7 @@
  * stored result or signal body), the signal a waiting run asks for, and checking a signal before it
  * is sent.
  */
-import type { Checkpoint, CheckpointKind, CheckpointState, JsonValue, RunState, SignalResult } from '../data/wire.js';
+import type { Checkpoint, CheckpointKind, CheckpointState, JsonValue, RunState, SignalResult } from '../data/wire/index.js';
 import { durationBetween } from './run-story.js';
 
 /** The states of a run not yet ended: it may be cancelled, and sent signals. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Schedule } from '../data/wire.js';
+import type { Schedule } from '../data/wire/index.js';
 import { expectInWords, lateInWords } from './deadlines.js';
 
 describe('expectInWords', () => {

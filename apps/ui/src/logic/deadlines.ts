@@ -1,5 +1,5 @@
 /** A schedule's deadline (expect.succeededWithin) and its lateness in words, for the schedules list and a schedule's page. */
-import type { Schedule } from '../data/wire.js';
+import type { Schedule } from '../data/wire/index.js';
 import { instantInWords } from './sensor-evaluations.js';
 import { durationInWords } from './spec-words.js';
 

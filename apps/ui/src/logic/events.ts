@@ -3,7 +3,7 @@
  * (ctx.waitForEvent, read from its `awaiting_event` run event), what a run event of an event wait
  * says, the counts of an event's runs, skips and resumes, and the command that sends one.
  */
-// No import of data/wire.ts: it imports run-story, which imports this module.
+// No import of data/wire: its runs module imports run-story, which imports this module.
 
 /** `{ "data.plan": "pro", "data.qty": 2 }` → `data.plan = "pro" and data.qty = 2`; empty for no entries. */
 export function matchInWords(match: Readonly<Record<string, unknown>> | null | undefined): string {

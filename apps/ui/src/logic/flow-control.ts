@@ -2,7 +2,7 @@
  * A schedule's flow controls in words, for its page: "debounce 30s per account-{{event.data.accountId}},
  * at most 5m", each with a sentence on what it does to the runs events start.
  */
-import type { Batch, Debounce, WindowLimit } from '../data/wire.js';
+import type { Batch, Debounce, WindowLimit } from '../data/wire/index.js';
 
 export interface FlowControls {
   debounce: Debounce | null;

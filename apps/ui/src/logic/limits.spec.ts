@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Queue } from '../data/wire.js';
+import type { Queue } from '../data/wire/index.js';
 import { holdInWords, holdOf, queueLoad, queueOf, rateInWords } from './limits.js';
 
 const queue = (fields: Partial<Queue> = {}): Queue => ({ name: 'q1', maxRunning: 3, rate: null, running: 3, queued: 0, held: 2, workers: 1, updatedAt: null, ...fields });

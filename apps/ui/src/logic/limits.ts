@@ -2,7 +2,7 @@
  * Limits as the dashboard tells them: a queue's load against its limit (the cluster page's bar),
  * its rate limit in words, and why a held run has not started (the run page's note).
  */
-import type { Concurrency, Queue, RunState, Target } from '../data/wire.js';
+import type { Concurrency, Queue, RunState, Target } from '../data/wire/index.js';
 
 /** The defer reasons of a run a limit holds back; it starts, oldest first, as soon as a place frees. */
 export const HOLD_REASONS = ['CONCURRENCY_LIMIT', 'QUEUE_LIMIT', 'QUEUE_RATE_LIMIT'] as const;

@@ -5,7 +5,7 @@
  * { percentage } (0 to 100), from { fraction } or { ratio } (0 to 1), or from a bare number from
  * 0 to 1 (a fraction) or up to 100 (a percent).
  */
-import type { JsonValue } from '../data/wire.js';
+import type { JsonValue } from '../data/wire/index.js';
 
 export type ProgressShape =
   | { kind: 'none' }

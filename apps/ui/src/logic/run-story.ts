@@ -1,7 +1,7 @@
 /** A run's story as rows for a timeline: each event with its transition, reason, epoch and the time since the run was created. */
 import { eventWaitWords } from './events.js';
 
-/** A run's state, as the wire sends it (see data/wire.ts). */
+/** A run's state, as the wire sends it (see data/wire/shared.ts). */
 type RunState = 'queued' | 'running' | 'sleeping' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
 
 export interface RunEvent {

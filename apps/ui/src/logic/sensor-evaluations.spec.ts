@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SensorTick } from '../data/wire.js';
+import type { SensorTick } from '../data/wire/index.js';
 import { countsInWords, EVALUATIONS_CHART, evaluationsChart, tickInWords } from './sensor-evaluations.js';
 
 const tick = (id: string, fields: Partial<SensorTick> = {}): SensorTick => ({

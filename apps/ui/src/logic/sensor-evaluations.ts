@@ -4,7 +4,7 @@
  * key asked for before) and those never committed (a failed or abandoned evaluation); its state
  * marked under the baseline; and each tick told in words (its tooltip and the table's).
  */
-import type { SensorTick, SensorTickState } from '../data/wire.js';
+import type { SensorTick, SensorTickState } from '../data/wire/index.js';
 import { formatElapsed } from './run-story.js';
 
 /**

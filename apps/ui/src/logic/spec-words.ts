@@ -1,5 +1,5 @@
 /** A schedule's timing in words ("every day at 09:00 Europe/Berlin", "runs on each event order.paid"), for lists and headings. */
-import type { EventTrigger } from '../data/wire.js';
+import type { EventTrigger } from '../data/wire/index.js';
 import { triggerInWords } from './events.js';
 
 export interface TimingSpec {

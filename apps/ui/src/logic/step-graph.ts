@@ -3,10 +3,10 @@
  * layer after the deepest of the steps it depends on), their boxes and the edges between them, and
  * how each step is told in words (duration, attempts, label, target).
  */
-import type { RunStep, StepState, StepWhen } from '../data/wire.js';
+import type { RunStep, StepState, StepWhen } from '../data/wire/index.js';
 import { durationBetween, formatElapsed } from './run-story.js';
 
-export type { RunStep, Step as ScheduleStep } from '../data/wire.js';
+export type { RunStep, Step as ScheduleStep } from '../data/wire/index.js';
 
 /** What the layering reads of a step. */
 export interface StepLink {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryAttempt, Subscription, SubscriptionDelivery } from '../data/wire.js';
+import type { DeliveryAttempt, Subscription, SubscriptionDelivery } from '../data/wire/index.js';
 import { answerInWords, ATTEMPTS_CHART, attemptOutcome, attemptsChart, filterInWords, lastAnswerInWords, urlInWords, type AttemptOutcome } from './subscriptions.js';
 
 const attempt = (n: number, fields: Partial<DeliveryAttempt> = {}): DeliveryAttempt => ({

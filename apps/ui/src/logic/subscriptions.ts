@@ -4,7 +4,7 @@
  * subscription's page (one bar per attempt where it happened, as tall as it took, in the colour of
  * how it went).
  */
-import type { DeliveryAttempt, Subscription, SubscriptionDelivery } from '../data/wire.js';
+import type { DeliveryAttempt, Subscription, SubscriptionDelivery } from '../data/wire/index.js';
 import { formatElapsed } from './run-story.js';
 import { instantInWords } from './sensor-evaluations.js';
 

@@ -3,7 +3,7 @@
  * (the run page's note), the version a move asks for, and whether a version's workers may be
  * stopped (the cluster page's table).
  */
-import type { RunState, Target, Version } from '../data/wire.js';
+import type { RunState, Target, Version } from '../data/wire/index.js';
 import { queueOf } from './limits.js';
 
 /** The longest version the API takes. */

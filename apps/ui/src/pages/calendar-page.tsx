@@ -3,7 +3,7 @@ import { Show, useLoad } from '../components/load.js';
 import { When } from '../components/when.js';
 import { YearStrip } from '../components/year-strip.js';
 import { kairosApi } from '../data/kairos-api.js';
-import type { Calendar, CalendarDates } from '../data/wire.js';
+import type { Calendar, CalendarDates } from '../data/wire/index.js';
 import { holidaysInWords, schedulesInWords, twelveMonthsFrom, weekdayOf } from '../logic/calendars.js';
 import { DefinitionBlock, type DefinitionRow } from '../components/definition.js';
 

@@ -7,7 +7,7 @@
 import { Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import type { Queue } from '../data/wire.js';
+import type { Queue } from '../data/wire/index.js';
 import { queueLoad, rateInWords } from '../logic/limits.js';
 import { versionInWords } from '../logic/versions.js';
 

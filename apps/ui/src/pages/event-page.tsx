@@ -4,7 +4,7 @@ import { Link } from '../components/link.js';
 import { Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import type { EventSkip, KairosEvent, Run } from '../data/wire.js';
+import type { EventSkip, KairosEvent, Run } from '../data/wire/index.js';
 import { outcomeInWords, sendEventCommand, skipInWords } from '../logic/events.js';
 import { pathOf } from '../logic/ui-route.js';
 

@@ -7,7 +7,7 @@ import { Link } from '../components/link.js';
 import { Show, useLoad } from '../components/load.js';
 import { BucketLine, OutcomeBars, QueueDepth } from '../components/charts.js';
 import { kairosApi } from '../data/kairos-api.js';
-import type { RunStatsBucket } from '../data/wire.js';
+import type { RunStatsBucket } from '../data/wire/index.js';
 import { failureRate, formatTick, percent, total } from '../logic/charts.js';
 import { formatElapsed } from '../logic/run-story.js';
 import { pathOf } from '../logic/ui-route.js';

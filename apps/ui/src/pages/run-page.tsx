@@ -18,7 +18,7 @@ import { RunProgress } from '../components/run-progress.js';
 import { VersionMove, VersionWaitNote } from '../components/version-panel.js';
 import { followRun } from '../data/run-stream.js';
 import { followRunEvents, kairosApi } from '../data/kairos-api.js';
-import type { Run, RunEvent, RunWithAttempts } from '../data/wire.js';
+import type { Run, RunEvent, RunWithAttempts } from '../data/wire/index.js';
 import { isActiveRunState, readsAgain } from '../logic/checkpoints.js';
 import { awaitedEvent, awaitInWords } from '../logic/events.js';
 import { holdInWords, holdOf, queueOf, type HoldReason } from '../logic/limits.js';

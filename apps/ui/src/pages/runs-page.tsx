@@ -9,7 +9,7 @@ import { Failure, Show, useLoad } from '../components/load.js';
 import { Pager, usePagedLoad } from '../components/pager.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import type { Run, RunBulkFilter, RunBulkResult, RunState } from '../data/wire.js';
+import type { Run, RunBulkFilter, RunBulkResult, RunState } from '../data/wire/index.js';
 import { firstPage } from '../logic/cursor-paging.js';
 import { pathOf } from '../logic/ui-route.js';
 import { useCan } from '../session.js';

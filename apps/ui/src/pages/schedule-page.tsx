@@ -7,7 +7,7 @@ import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
 import { StateBadge, When } from '../components/when.js';
 import { followScheduleRuns, kairosApi } from '../data/kairos-api.js';
-import type { CalendarDate, CalendarRule, EventTrigger, Run, Schedule } from '../data/wire.js';
+import type { CalendarDate, CalendarRule, EventTrigger, Run, Schedule } from '../data/wire/index.js';
 import { ON_EXCLUDED_WORDS, weekdayOf, whyExcluded } from '../logic/calendars.js';
 import { expectInWords } from '../logic/deadlines.js';
 import { eventFilterInWords, matchInWords, triggerInWords } from '../logic/events.js';

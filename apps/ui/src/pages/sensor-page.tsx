@@ -11,7 +11,7 @@ import { Show, useLoad } from '../components/load.js';
 import { SensorEvaluations } from '../components/sensor-evaluations.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import type { Sensor, SensorTick } from '../data/wire.js';
+import type { Sensor, SensorTick } from '../data/wire/index.js';
 import { formatElapsed } from '../logic/run-story.js';
 import { countsInWords, TICK_STATES } from '../logic/sensor-evaluations.js';
 import { durationInWords } from '../logic/spec-words.js';

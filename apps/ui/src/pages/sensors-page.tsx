@@ -4,7 +4,7 @@ import { Show } from '../components/load.js';
 import { Pager, usePagedLoad } from '../components/pager.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import type { Sensor } from '../data/wire.js';
+import type { Sensor } from '../data/wire/index.js';
 import { durationInWords } from '../logic/spec-words.js';
 import { pathOf } from '../logic/ui-route.js';
 

@@ -13,7 +13,7 @@ import { Show, useLoad } from '../components/load.js';
 import { EventTypes, SubscriptionHealth } from '../components/subscription-facts.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
-import type { Subscription, SubscriptionDelivery } from '../data/wire.js';
+import type { Subscription, SubscriptionDelivery } from '../data/wire/index.js';
 import { filterInWords, lastAnswerInWords, urlInWords } from '../logic/subscriptions.js';
 import { pathOf } from '../logic/ui-route.js';
 import { useCan } from '../session.js';
