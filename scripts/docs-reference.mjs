@@ -251,7 +251,9 @@ for (const [tag, operations] of operationsByTag) {
     '',
     `${prose(tagDescription.get(tag) ?? '')} Generated from the OpenAPI document the server serves at \`/docs/openapi.json\`; the [REST API](../rest-api) page says how requests, keys, pages and errors work.`,
     '',
-    ...operations.map(([method, path]) => `- [${code(`${method.toUpperCase()} ${path}`)}](#${operationsByTag.get(tag).find((o) => o[1] === path && o[0] === method)[2].operationId})`),
+    '| operation | what |',
+    '|---|---|',
+    ...operations.map(([method, path, operation]) => `| [${code(`${method.toUpperCase()} ${path}`)}](#${operation.operationId}) | ${cell(operation.summary)} |`),
     '',
     ...operations.map(([method, path, operation]) => operationSection(method, path, operation)),
   ];
@@ -268,7 +270,11 @@ pages.push({
     '',
     '# Schemas',
     '',
-    'Every request and response shape of the REST API (`components.schemas` of the OpenAPI document), in the order the document declares them. A field marked required must be sent in a request and is always present in a response; `null` is a value, not an absent field.',
+    'Every request and response shape of the REST API (`components.schemas` of the OpenAPI document), in the order the document declares them. A field marked required must be sent in a request and is always present in a response. What each reason code means is in [Reason codes](../reason-codes).',
+    '',
+    Object.keys(schemas)
+      .map((name) => `[${name}](#${name})`)
+      .join(' · '),
     '',
     ...Object.entries(schemas).map(([name, schema]) => schemaSection(name, schema)),
   ]
