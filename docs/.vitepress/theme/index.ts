@@ -1,0 +1,5 @@
+// The default theme, with the few style changes of custom.css.
+import DefaultTheme from 'vitepress/theme';
+import './custom.css';
+
+export default DefaultTheme;
