@@ -79,6 +79,9 @@ export default defineConfig({
       // The wire shapes are an entry of their own: they load zod, which the rest of the domain does not.
       { find: /^@kairos\/domain\/wire$/, replacement: fileURLToPath(new URL('./libs/domain/src/wire/index.ts', import.meta.url)) },
       { find: '@kairos/domain', replacement: lib('domain') },
+      // The SDK takes the connections and what a worker reads alone: the rest of @kairos/config is the server's variables.
+      { find: /^@kairos\/config\/connections$/, replacement: fileURLToPath(new URL('./libs/config/src/connections.ts', import.meta.url)) },
+      { find: /^@kairos\/config\/worker$/, replacement: fileURLToPath(new URL('./libs/config/src/worker-config.ts', import.meta.url)) },
       { find: '@kairos/config', replacement: lib('config') },
       // The SDK takes the Postgres helpers and the database clock alone: the rest of @kairos/ledger is the server's SQL.
       { find: /^@kairos\/ledger\/postgres$/, replacement: fileURLToPath(new URL('./libs/ledger/src/database.ts', import.meta.url)) },

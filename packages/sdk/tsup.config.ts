@@ -1,8 +1,10 @@
 // Builds the publishable package: the SDK's sources and the pure Kairos code they share with the
-// server (verdicts and backoff, queue names and job shapes, configuration defaults, the Postgres
-// pool helpers and the database clock) bundled into one ES module with one bundled declaration
-// file, so the package depends on nothing of the monorepo, only on what its package.json declares.
-// None of the server's SQL is in it: the worker speaks to the ledger through the worker protocol.
+// server (verdicts and backoff, queue names and job shapes, the variables a worker reads, the
+// Postgres pool helpers and the database clock) bundled into one ES module with one bundled
+// declaration file, so the package depends on nothing of the monorepo, only on what its
+// package.json declares. None of the server's SQL is in it: the worker speaks to the ledger through
+// the worker protocol, and none of the server's other variables: the worker reads its settings from
+// `@kairos/config/worker`, not from the whole table.
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
@@ -12,6 +14,8 @@ const manifest = JSON.parse(readFileSync(new URL('./package.json', import.meta.u
 };
 const LIBRARY_PATHS = {
   ...Object.fromEntries(['domain', 'config', 'queue'].map((lib) => [`@kairos/${lib}`, [`libs/${lib}/src/index.ts`]])),
+  '@kairos/config/connections': ['libs/config/src/connections.ts'],
+  '@kairos/config/worker': ['libs/config/src/worker-config.ts'],
   '@kairos/ledger/postgres': ['libs/ledger/src/database.ts'],
   '@kairos/ledger/clock': ['libs/ledger/src/clock/database-clock.ts'],
   '@kairos/process/loop': ['libs/process/src/loop.ts'],

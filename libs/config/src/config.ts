@@ -4,9 +4,9 @@
  *
  * CONFIGURATION declares every variable once: loadConfig reads it into a KairosConfig of the same
  * shape, and the README's configuration table is written from it (`npm run docs:config`). The
- * readers are in variables.ts, the ledger's and the transport's variables in connections.ts.
+ * readers are in variables.ts, the ledger's and the transport's variables in connections.ts, and
+ * the rest of what a worker reads in worker-config.ts.
  */
-import { WORKER_UPGRADES } from '@kairos/domain';
 import { databaseDirectUrl, embeddedPostgres, ledgerUrl, transport } from './connections.js';
 import {
   ConfigError,
@@ -18,17 +18,18 @@ import {
   duration,
   flag,
   integer,
-  list,
   oneOf,
   optionalText,
   optionalUrl,
   raw,
+  readDeclaration,
   text,
   variable,
-  type Context,
   type Env,
+  type Read,
   type Role,
 } from './variables.js';
+import { queuePrefix, reaperSkew, shutdownGrace, workerArea } from './worker-config.js';
 
 const roles = variable<readonly Role[], Role[]>(
   { name: 'KAIROS_ROLES', default: (context) => context.defaultRoles, shown: 'per entry point', meaning: '`api,scheduler,worker` for `npm start`' },
@@ -102,12 +103,7 @@ export const CONFIGURATION = {
     meaning: 'where the SQL migrations are read from',
   }),
   transport,
-  queuePrefix: text({
-    name: 'KAIROS_QUEUE_PREFIX',
-    default: 'kairos',
-    pattern: /^[A-Za-z0-9_.:-]{1,64}$/,
-    meaning: 'prefix of every BullMQ key in Redis, so several deployments (or test runs) can share one, and the name of the event stream (or NOTIFY channel)',
-  }),
+  queuePrefix,
   logLevel: oneOf({
     name: 'LOG_LEVEL',
     default: 'log',
@@ -121,7 +117,7 @@ export const CONFIGURATION = {
     meaning:
       '`json`: one JSON object per line (pino): `level`, `time`, `msg`, `role`, `context` and, where there is one, `runId`, `scheduleId`, `namespace`, `epoch`, `requestId`, with an access-log line per API request (`method`, `path`, `status`, `durationMs`); never payloads, results or secrets. `pretty` (or `text`): readable lines for a terminal. `auto`: `json` unless stdout is a terminal',
   }).map((format) => (format === 'text' ? 'pretty' : format)),
-  shutdownGraceMs: duration({ name: 'KAIROS_SHUTDOWN_GRACE', default: '10s', meaning: 'how long a stopping worker lets runs finish' }),
+  shutdownGraceMs: shutdownGrace,
   api: {
     host,
     port: integer({ name: 'PORT', default: 3000, min: 0, max: 65535, meaning: 'port of the HTTP listener; `0` picks a free one' }),
@@ -208,7 +204,7 @@ export const CONFIGURATION = {
       min: LOOP_MIN,
       meaning: 'how often the leader looks for runs whose lease expired',
     }),
-    reaperSkewMs: duration({ name: 'KAIROS_REAPER_SKEW', default: '5s', meaning: 'how long past expiry the reaper waits' }),
+    reaperSkewMs: reaperSkew,
     reaperBackoffMs: duration({ name: 'KAIROS_REAPER_BACKOFF', default: '5s', meaning: 'the delay before a reaped run is due again' }),
     crashBudget: integer({
       name: 'KAIROS_CRASH_BUDGET',
@@ -278,49 +274,8 @@ export const CONFIGURATION = {
       meaning: 'the traces\' `service.name`; by default `kairos-api`, `kairos-scheduler`, `kairos-worker` or `kairos-all-in-one`',
     }),
   },
-  worker: {
-    concurrency: integer({
-      name: 'KAIROS_WORKER_CONCURRENCY',
-      default: 256,
-      min: 1,
-      max: 1000,
-      meaning:
-        'runs one worker executes at once; their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements (a herd of 20,000 started 1.1 to 1.7 times as fast at 256 as at 64, and cost Postgres half the CPU per run with two workers)',
-    }),
-    runLeaseTtlMs: duration({
-      name: 'KAIROS_RUN_LEASE_TTL',
-      default: '30s',
-      min: SECOND,
-      meaning: 'worker lease on a run; renewed every third of it',
-    }),
-    httpAllowList: list({ name: 'KAIROS_HTTP_ALLOWLIST', meaning: 'hosts/CIDRs HTTP targets may reach despite being private' }),
-    startMarginMs: duration({
-      name: 'KAIROS_START_MARGIN',
-      default: '250ms',
-      // A run taken early holds one of its worker's slots until its instant.
-      max: 5 * SECOND,
-      meaning:
-        "how long before its instant a run made ahead is handed to the transport; the worker that takes it starts it at the instant on its own timer, on the database's clock (`0`: at the instant, on the transport's timer)",
-    }),
-    version: optionalText({
-      name: 'KAIROS_WORKER_VERSION',
-      default: null,
-      shown: '`built-in` (the built-in worker), `unversioned` (a `KairosWorker`)',
-      meaning:
-        "the version of the code a worker runs (a `KairosWorker`'s `version` when it sets none): a run records the version that claimed it, and once it stored a checkpoint only workers of that version take it again",
-    }),
-    upgrade: oneOf({
-      name: 'KAIROS_WORKER_UPGRADE',
-      default: 'pinned',
-      allowed: WORKER_UPGRADES,
-      meaning:
-        "what a worker does with a run pinned to another version: `pinned` leaves it to that version's workers (it waits, `VERSION_UNAVAILABLE`, while none runs); `auto` takes it over and pins it to its own",
-    }),
-  },
+  worker: workerArea,
 };
-
-/** What a declaration reads into: each Variable<T> becomes its T. */
-type Read<D> = D extends Variable<infer T> ? T : D extends Derived<infer T> ? T : { [K in keyof D]: Read<D[K]> };
 
 export type KairosConfig = Read<typeof CONFIGURATION>;
 
@@ -332,12 +287,7 @@ export function configVariables(declaration: object = CONFIGURATION): Variable<u
 }
 
 export function loadConfig(env: Env = process.env, defaultRoles: Role[] = [...ROLES]): KairosConfig {
-  const context: Context = { env, defaultRoles };
-  const read = (declaration: object): unknown =>
-    declaration instanceof Variable || declaration instanceof Derived
-      ? declaration.read(context)
-      : Object.fromEntries(Object.entries(declaration).map(([key, entry]: [string, object]) => [key, read(entry)]));
-  return read(CONFIGURATION) as KairosConfig;
+  return readDeclaration(CONFIGURATION, { env, defaultRoles }) as KairosConfig;
 }
 
 /** Whether a listener on `host` is reachable from this machine only. */

@@ -49,6 +49,16 @@ export class Derived<T> {
   ) {}
 }
 
+/** What a declaration reads into: each Variable<T> becomes its T. */
+export type Read<D> = D extends Variable<infer T> ? T : D extends Derived<infer T> ? T : { [K in keyof D]: Read<D[K]> };
+
+/** Reads a declaration (a Variable, a Derived, or an object of them, nested) against `context`, into its shape. */
+export function readDeclaration(declaration: object, context: Context): unknown {
+  return declaration instanceof Variable || declaration instanceof Derived
+    ? declaration.read(context)
+    : Object.fromEntries(Object.entries(declaration).map(([key, entry]: [string, object]) => [key, readDeclaration(entry, context)]));
+}
+
 /** A default, either fixed or taken from the rest of the environment; the latter needs `shown` to say how. */
 export type Fallback<T> = T | ((context: Context) => T);
 

@@ -1,6 +1,6 @@
 /** The Postgres connection pool and the one way to run a transaction on it. */
 import pg from 'pg';
-import { isPooledDatabaseUrl } from '@kairos/config';
+import { isPooledDatabaseUrl } from '@kairos/config/connections';
 import { isUuid, storableText } from '@kairos/domain';
 
 // int8 columns (epochs, durations in ms, counts) all fit in a double; read them as numbers.

@@ -5,7 +5,8 @@
  * under each run's policy, and the reaper's crash budget behind it.
  */
 import { DEFAULT_QUEUE, HANDLER_NAME_PATTERN, QUEUE_NAME_PATTERN, WORKER_UPGRADES, type WorkerUpgrade } from '@kairos/domain';
-import { TRANSPORT_SCHEMA, loadConfig, type KairosConfig, type TransportConfig } from '@kairos/config';
+import { TRANSPORT_SCHEMA, type TransportConfig } from '@kairos/config/connections';
+import { loadWorkerConfig, type WorkerConfig } from '@kairos/config/worker';
 import { CLOCK_STEP_MS, DatabaseClock } from '@kairos/ledger/clock';
 import { createPool, type Db } from '@kairos/ledger/postgres';
 import { RunsQueues, openTransport, runsQueueName, type RunsConsumer, type Transport } from '@kairos/queue';
@@ -93,7 +94,7 @@ export interface KairosWorkerOptions {
  * The transport of a worker given only URLs: `redisUrl` (a Redis, or null for the Postgres
  * transport in the ledger `databaseUrl` names), else the configured one.
  */
-function workerTransport(options: Pick<KairosWorkerOptions, 'redisUrl' | 'databaseUrl'>, config: KairosConfig): TransportConfig {
+function workerTransport(options: Pick<KairosWorkerOptions, 'redisUrl' | 'databaseUrl'>, config: WorkerConfig): TransportConfig {
   if (typeof options.redisUrl === 'string') return { kind: 'redis', url: options.redisUrl };
   if (options.redisUrl === undefined && config.transport.kind === 'redis') return config.transport;
   const url = options.databaseUrl ?? (config.transport.kind === 'postgres' ? config.transport.url : (config.databaseDirectUrl ?? config.databaseUrl));
@@ -132,8 +133,8 @@ export class KairosWorker {
   } | null = null;
 
   constructor(private readonly options: KairosWorkerOptions) {
-    // The server's configuration supplies every default, read from the same variables.
-    const config = loadConfig(process.env, ['worker']);
+    // The server's configuration supplies every default, read from the same variables (those a worker reads).
+    const config = loadWorkerConfig(process.env);
     this.queue = options.queue ?? DEFAULT_QUEUE;
     if (!QUEUE_NAME_PATTERN.test(this.queue)) throw new KairosWorkerError(`queue "${this.queue}" must be 1 to 64 letters, digits, "_", "." or "-"`);
     this.handlers = new Map(Object.entries(options.handlers ?? {}));
@@ -156,7 +157,7 @@ export class KairosWorker {
       leaseTtlMs: options.leaseTtlMs ?? config.worker.runLeaseTtlMs,
       shutdownGraceMs: options.shutdownGraceMs ?? config.shutdownGraceMs,
       logger: options.logger ?? CONSOLE_LOGGER,
-      reaperSkewMs: options.reaperSkewMs ?? config.scheduler.reaperSkewMs,
+      reaperSkewMs: options.reaperSkewMs ?? config.reaperSkewMs,
       startMarginMs: options.startMarginMs ?? config.worker.startMarginMs,
     };
   }
