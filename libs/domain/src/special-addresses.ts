@@ -144,9 +144,10 @@ function contains(range: ParsedRange, address: ParsedAddress): boolean {
   return range.version === address.version && address.value >> BigInt(width - range.bits) === range.network;
 }
 
-const IPV4_MAPPED = parseCidr('::ffff:0:0/96')!;
-const GLOBAL_UNICAST = parseCidr('2000::/3')!;
-const SPECIAL_RANGES: readonly ParsedRange[] = [...SPECIAL_IPV4_RANGES, ...SPECIAL_IPV6_RANGES].map((r) => parseCidr(r.cidr, r.name)!);
+// Marked pure: a bundle that checks no address (the SDK's) drops the ranges with the parsing.
+const IPV4_MAPPED = /* @__PURE__ */ parseCidr('::ffff:0:0/96')!;
+const GLOBAL_UNICAST = /* @__PURE__ */ parseCidr('2000::/3')!;
+const SPECIAL_RANGES: readonly ParsedRange[] = /* @__PURE__ */ [...SPECIAL_IPV4_RANGES, ...SPECIAL_IPV6_RANGES].map((r) => parseCidr(r.cidr, r.name)!);
 
 /** An IPv4-mapped IPv6 address is the IPv4 address it carries (for the allow-list as for the refusal). */
 function unmapped(address: ParsedAddress): ParsedAddress {
