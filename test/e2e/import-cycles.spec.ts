@@ -1,7 +1,9 @@
 /**
  * The sources import one another without a circle: a module never reaches itself through the
  * relative imports of the server's apps, libraries and packages (type-only imports count too, as
- * they tie the files' meaning together all the same). Reported as the files of each circle.
+ * they tie the files' meaning together all the same). Reported as the files of each circle. And no
+ * hand-written source is longer than MAX_LINES: a longer one is split by area into a folder of
+ * modules (tests beside the sources may run longer).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -10,13 +12,16 @@ import { ROOT } from '../support/build.js';
 
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/gm;
 
-function sources(dir: string): string[] {
+function sources(dir: string, pattern = /\.tsx?$/): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sources(path);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.spec.ts') ? [path] : [];
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sources(path, pattern);
+    return pattern.test(entry.name) && !entry.name.endsWith('.spec.ts') ? [path] : [];
   });
 }
+
+/** The longest a hand-written source may be. */
+const MAX_LINES = 520;
 
 /** The files each source imports by a relative path. */
 function importGraph(): Map<string, string[]> {
@@ -71,5 +76,12 @@ describe('the shape of the sources', () => {
     const graph = importGraph();
     expect(graph.size).toBeGreaterThan(100);
     expect(circles(graph)).toEqual([]);
+  });
+
+  it(`keeps every hand-written source to ${MAX_LINES} lines`, () => {
+    const files = ['apps', 'libs', 'packages', 'bench', 'scripts', 'test/support'].flatMap((top) => sources(join(ROOT, top), /\.(tsx?|mjs|js)$/));
+    expect(files.length).toBeGreaterThan(100);
+    const lines = (file: string): number => readFileSync(file, 'utf8').split('\n').length - 1;
+    expect(files.filter((file) => lines(file) > MAX_LINES).map((file) => `${relative(ROOT, file)}: ${lines(file)} lines`)).toEqual([]);
   });
 });
