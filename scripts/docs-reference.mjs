@@ -316,7 +316,7 @@ write(join(fragmentsDir, 'graphql-schema.md'), `${fence('graphql', printSchema(l
 
 // ---------------------------------------------------------------------------------------------
 // The reason codes (libs/domain/src/reason-codes.ts, grouped by its comments) and the configuration
-// table (libs/config, as `npm run docs:config` writes it into the README).
+// table (libs/config/src/config-table.ts: the one place the table is written from the declaration).
 
 const { REASON_CODES } = await fromDist('libs/domain/src/reason-codes.js');
 const groups = [];

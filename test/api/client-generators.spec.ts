@@ -1,8 +1,9 @@
 /**
  * The served OpenAPI document gives working clients in the generators people use, with their
  * default options: openapi-typescript (for openapi-fetch) and @hey-api/openapi-ts generate from
- * GET /docs/openapi.json, the README's tour written against each output (test/api/client-tour/)
- * type-checks with the project's TypeScript, and it runs against the live API.
+ * GET /docs/openapi.json, the tour of docs/getting-started.md written against each output
+ * (test/api/client-tour/) type-checks with the project's TypeScript, and it runs against the live
+ * API.
  */
 import { execFile } from 'node:child_process';
 import { cp, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';

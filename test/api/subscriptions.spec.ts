@@ -109,15 +109,17 @@ describe('subscriptions', () => {
     expect((await client.get(`/v1/subscriptions/${subscription.id}`)).body).toEqual(subscription);
   });
 
-  it('documents every event type where users read them: the OpenAPI document and the README', async () => {
+  it('documents every event type where users read them: the OpenAPI document and the alerts page', async () => {
     const document = (await client.get('/docs/openapi.json')).body;
     const described = JSON.stringify(document.components.schemas.SubscriptionCreate);
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const alerts = readme.slice(readme.indexOf('## Alerts'), readme.indexOf('\n## ', readme.indexOf('## Alerts') + 1));
+    const page = readFileSync(new URL('../../docs/alerts.md', import.meta.url), 'utf8');
+    const start = page.indexOf('\n## Events\n');
+    expect(start, 'docs/alerts.md has a section "## Events"').toBeGreaterThan(0);
+    const events = page.slice(start, page.indexOf('\n## ', start + 1));
     for (const type of SUBSCRIPTION_EVENT_TYPES) {
       expect(described, type).toContain(SUBSCRIPTION_EVENTS[type].meaning.replace(/"/g, '\\"'));
-      // The README shortens a family after its first member (`schedule.created`, `.updated`).
-      expect(alerts.includes(`\`${type}\``) || alerts.includes(`\`.${type.split('.')[1]}\``), `${type} in the README's alerts section`).toBe(true);
+      // The page shortens a family after its first member (`schedule.created`, `.updated`).
+      expect(events.includes(`\`${type}\``) || events.includes(`\`.${type.split('.')[1]}\``), `${type} in the events of docs/alerts.md`).toBe(true);
     }
   });
 

@@ -2,13 +2,15 @@
  * The documentation site's links. VitePress's build fails on a link to a page that does not exist,
  * but not on a link to a missing anchor or to a missing file that is not a page (an image linked
  * rather than shown): every relative link of docs/, the generated reference included, must reach a
- * page, an anchor on it, or a file.
+ * page, an anchor on it, or a file. VitePress renders a code snippet whose file is missing as a
+ * warning, so every `<<< @/...` import must name a file too (the examples the guides show).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { configurationTable } from '@kairos/config';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = join(ROOT, 'docs');
@@ -109,6 +111,22 @@ describe('the documentation site', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('imports only code snippets that exist', () => {
+    const imports = pages().flatMap((page) =>
+      [...source(page).matchAll(/^<<<\s+(\S+?)(?:\{[^}]*\})?(?:\s|$)/gm)].map((m) => ({ page, path: m[1]!.replace(/#.*$/, '') })),
+    );
+    expect(imports.map((i) => i.path)).toContain('@/../examples/worker/main.mjs');
+    const missing = imports.filter(({ page, path }) => {
+      const file = path.startsWith('@/') ? join(DOCS, path.slice(2)) : resolve(dirname(page), path);
+      return !existsSync(file) || !statSync(file).isFile();
+    });
+    expect(missing.map(({ page, path }) => `${relative(DOCS, page)}: ${path}`)).toEqual([]);
+  });
+
+  it('shows the configuration table written from the declaration', () => {
+    expect(source(join(DOCS, 'operations/configuration.md'))).toContain(configurationTable());
   });
 
   it('finds a missing anchor and a missing image', () => {

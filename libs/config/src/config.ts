@@ -3,7 +3,7 @@
  * process with a message naming the variable; nothing downstream re-reads process.env.
  *
  * CONFIGURATION declares every variable once: loadConfig reads it into a KairosConfig of the same
- * shape, and the README's configuration table is written from it (`npm run docs:config`). The
+ * shape, and the documentation's configuration table is written from it (config-table.ts). The
  * readers are in variables.ts, the ledger's and the transport's variables in connections.ts, and
  * the rest of what a worker reads in worker-config.ts.
  */

@@ -1,7 +1,7 @@
 /**
  * The pieces every variable is declared with: a Variable (one environment variable, its default
- * and meaning as the README shows them, and its reader), a Derived value read from several, and
- * the readers of each kind of value (flags, URLs, durations, lists, ...).
+ * and meaning as the documentation shows them, and its reader), a Derived value read from several,
+ * and the readers of each kind of value (flags, URLs, durations, lists, ...).
  */
 import { DurationError, parseDuration } from '@kairos/domain';
 
@@ -23,7 +23,7 @@ export interface Context {
   defaultRoles: readonly Role[];
 }
 
-/** One environment variable: its name, its default and meaning as the README shows them (markdown), and its reader. */
+/** One environment variable: its name, its default and meaning as the documentation shows them (markdown), and its reader. */
 export class Variable<T> {
   constructor(
     readonly name: string,
@@ -39,7 +39,7 @@ export class Variable<T> {
 }
 
 /**
- * A value read from several variables (or from one, in the light of others): it shows in the README
+ * A value read from several variables (or from one, in the light of others): it shows in the table
  * as the rows of `variables`, which must each be declared nowhere else.
  */
 export class Derived<T> {
@@ -66,7 +66,7 @@ export interface Spec<D> {
   name: string;
   default: D;
   meaning: string;
-  /** The README's default column, when the default is not one value. */
+  /** The table's default column, when the default is not one value. */
   shown?: string;
 }
 

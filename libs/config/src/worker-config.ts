@@ -2,7 +2,7 @@
  * What a worker reads: the ledger and the transport (connections.ts), the queue prefix, the
  * shutdown grace, the reaper's skew (when a run another worker holds is worth looking at again) and
  * the worker's own variables. CONFIGURATION declares them among the rest, for the server and the
- * README; a worker outside the server (the SDK's KairosWorker) reads them alone with
+ * documentation; a worker outside the server (the SDK's KairosWorker) reads them alone with
  * loadWorkerConfig, and so carries none of the server's other variables. A leaf
  * (`@kairos/config/worker`): it imports no other part of the configuration than its readers and
  * connections.ts.

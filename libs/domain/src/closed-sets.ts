@@ -104,9 +104,9 @@ export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
 
 /**
  * The events a subscription may listen to, each with what it means: the one list the API's
- * validation, its documents and the README read. Those marked `listened` are written to the outbox
- * only while an active subscription of the namespace listens to them (they would otherwise cost
- * every run a row); the others always are.
+ * validation, its documents and the documentation's alerts page read. Those marked `listened` are
+ * written to the outbox only while an active subscription of the namespace listens to them (they
+ * would otherwise cost every run a row); the others always are.
  */
 export const SUBSCRIPTION_EVENTS = {
   'run.succeeded': { listened: true, meaning: 'a run (not a step of one) succeeded' },

@@ -1,8 +1,8 @@
 /**
- * The README's tour through the client @hey-api/openapi-ts generates from the served document
- * (./client/, generated next to a copy of this file). It prints what each step answered; the
- * `@ts-expect-error` lines fail the type check when the generated types are too loose to refuse a
- * wrong request.
+ * The tour of docs/getting-started.md ("A first schedule") through the client @hey-api/openapi-ts
+ * generates from the served document (./client/, generated next to a copy of this file). It prints
+ * what each step answered; the `@ts-expect-error` lines fail the type check when the generated
+ * types are too loose to refuse a wrong request.
  */
 import { client } from './client/client.gen.js';
 import { createSchedule, listRuns, listScheduleTicks, pauseSchedule, previewCron } from './client/sdk.gen.js';

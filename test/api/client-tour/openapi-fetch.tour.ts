@@ -1,8 +1,8 @@
 /**
- * The README's tour through openapi-fetch, typed by openapi-typescript's output for the served
- * document (./schema.js, generated next to a copy of this file). It prints what each step
- * answered; the `@ts-expect-error` lines fail the type check when the generated types are too
- * loose to refuse a wrong request.
+ * The tour of docs/getting-started.md ("A first schedule") through openapi-fetch, typed by
+ * openapi-typescript's output for the served document (./schema.js, generated next to a copy of
+ * this file). It prints what each step answered; the `@ts-expect-error` lines fail the type check
+ * when the generated types are too loose to refuse a wrong request.
  */
 import createClient from 'openapi-fetch';
 import type { paths } from './schema.js';
