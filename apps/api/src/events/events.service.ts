@@ -15,6 +15,7 @@ import {
   SlotWriter,
   eventBody,
   inTransaction,
+  retryTransient,
   type Db,
   type EventRow,
   type EventSkip,
@@ -73,7 +74,9 @@ export class EventsService {
       if (refused) answers[index] = { ok: false, refusal: refused };
     }
     if (accepted.length === 0) return answers;
-    const { written, dispatch, wake } = await inTransaction(this.db, (tx) => this.store(tx, caller, accepted.map((a) => a.event)));
+    // Rolled back whole as a deadlock victim (API processes storing events of the same schedules at
+    // once), the transaction is run again.
+    const { written, dispatch, wake } = await retryTransient(() => inTransaction(this.db, (tx) => this.store(tx, caller, accepted.map((a) => a.event))));
     await this.dispatcher.dispatch(dispatch);
     await this.dispatcher.wake(wake);
     // An id seen before (or twice in this batch) answers the event that first used it.

@@ -441,9 +441,13 @@ export class ScheduleRepository {
   /** Counts the runs events started for schedules started by events (their fire count and last fire). */
   async recordFires(tx: Tx, fires: readonly { scheduleId: string; fired: number }[]): Promise<void> {
     if (fires.length === 0) return;
+    // The rows are locked in id order first: two transactions recording fires of the same schedules
+    // (events fanned out by two API processes at once) then wait for each other instead of deadlocking.
     await tx.query(
-      `UPDATE schedules s SET fire_count = s.fire_count + u.fired, last_fire_at = now(), updated_at = now()
-       FROM (SELECT id, sum(fired)::int AS fired FROM unnest($1::uuid[], $2::int[]) AS t(id, fired) GROUP BY id) u
+      `WITH u AS (SELECT id, sum(fired)::int AS fired FROM unnest($1::uuid[], $2::int[]) AS t(id, fired) GROUP BY id),
+       locked AS (SELECT s.id FROM schedules s JOIN u ON u.id = s.id ORDER BY s.id FOR NO KEY UPDATE OF s)
+       UPDATE schedules s SET fire_count = s.fire_count + u.fired, last_fire_at = now(), updated_at = now()
+       FROM u JOIN locked l ON l.id = u.id
        WHERE s.id = u.id`,
       [fires.map((f) => f.scheduleId), fires.map((f) => f.fired)],
     );
