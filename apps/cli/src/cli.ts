@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@kairos/config';
-import { DEFAULT_NAMESPACE, LedgerUnavailableError, assertReachable, createPool, defaultMigrationsDir, ensureDatabase, migrate, readMigrations, type Db } from '@kairos/ledger';
+import { DEFAULT_NAMESPACE, LedgerUnavailableError, assertReachable, createPool, defaultMigrationsDir, ensureDatabase, migrate, readMigrations, withConnection, type Db } from '@kairos/ledger';
 import { explain } from './commands/explain.js';
 import { signalCommand } from './commands/signal.js';
 import { queuesCommand } from './commands/queues.js';
@@ -267,14 +267,9 @@ export async function runCli(argv: string[], out: Output, env: Record<string, st
       case 'fsck':
         return await fsckCommand(db, out, values.json);
       case 'migrate': {
-        const client = await db.connect();
-        try {
-          const result = await migrate(client, readMigrations(config.migrationsDir ?? defaultMigrationsDir()));
-          out.line(result.applied.length === 0 ? 'the ledger is up to date' : `applied ${result.applied.join(', ')}`);
-          return 0;
-        } finally {
-          client.release();
-        }
+        const result = await withConnection(db, (client) => migrate(client, readMigrations(config.migrationsDir ?? defaultMigrationsDir())));
+        out.line(result.applied.length === 0 ? 'the ledger is up to date' : `applied ${result.applied.join(', ')}`);
+        return 0;
       }
       default:
         out.line(`kairos: unknown command "${command}"\n\n${USAGE}`);

@@ -88,31 +88,43 @@ export function jsonbText(value: unknown): string | null {
 }
 
 /**
- * Runs `work` inside BEGIN ... COMMIT on one pooled connection, rolling back on any error. The
- * callback must do database work only: no network or Redis I/O while the transaction holds locks.
+ * Runs `work` on one connection checked out of the pool. A connection that ends while it is out
+ * (a restarted server or pooler, a terminated backend) makes the client emit 'error' whether or not
+ * a statement is running, which with no listener would end the process: here it is noted, the
+ * statement in flight fails as usual, and the connection is discarded rather than returned.
  */
-export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function withConnection<T>(db: Db, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
-  // Postgres may end the session while the transaction waits between statements (an idle timeout,
-  // a terminated backend): the client reports it here rather than crash the process, its next
-  // statement fails, and the connection is discarded instead of going back to the pool.
   let broken: Error | undefined;
   const onError = (error: Error): void => {
     broken = error;
   };
   client.on('error', onError);
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    return await work(client);
   } finally {
     client.removeListener('error', onError);
     client.release(broken);
   }
+}
+
+/**
+ * Runs `work` inside BEGIN ... COMMIT on one pooled connection (see withConnection), rolling back
+ * on any error. The callback must do database work only: no network or Redis I/O while the
+ * transaction holds locks.
+ */
+export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return withConnection(db, async (client) => {
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /** The Postgres error code of a failed query (`23505` unique violation, ...), if it is one. */

@@ -3,7 +3,7 @@
  * migrations, and turn connection failures into one line an operator can act on.
  */
 import pg from 'pg';
-import { createPool, pgErrorCode, type Db } from './database.js';
+import { createPool, pgErrorCode, withConnection, type Db } from './database.js';
 import { defaultMigrationsDir, migrate, readMigrations, type MigrationResult } from './migrations/migrator.js';
 
 /** Postgres could not be reached or used; the message says where and what to do. */
@@ -30,13 +30,8 @@ export async function openLedger(options: {
   await ensureDatabase(options.directUrl ?? options.databaseUrl);
   const db = createPool({ connectionString: options.databaseUrl, max: options.poolSize, applicationName: options.applicationName });
   try {
-    const client = await db.connect();
-    try {
-      const migrations = await migrate(client, readMigrations(options.migrationsDir ?? defaultMigrationsDir()));
-      return { db, migrations };
-    } finally {
-      client.release();
-    }
+    const migrations = await withConnection(db, (client) => migrate(client, readMigrations(options.migrationsDir ?? defaultMigrationsDir())));
+    return { db, migrations };
   } catch (error) {
     await db.end().catch(() => undefined);
     throw explain(error, options.databaseUrl);

@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { anchorOf, remoteNow, type ClockAnchor, type ClockSample } from '@kairos/domain';
-import type { Db } from '../database.js';
+import { withConnection, type Db } from '../database.js';
 
 export interface DatabaseClockOptions {
   /** How often the anchor is taken again. */
@@ -69,17 +69,14 @@ export class DatabaseClock {
 
   /** Takes the anchor now: a few round trips on one connection, the tightest one kept. */
   async sync(): Promise<ClockReading> {
-    const client = await this.db.connect();
     const samples: ClockSample[] = [];
-    try {
+    await withConnection(this.db, async (client) => {
       for (let i = 0; i < this.samples; i++) {
         const sentAt = performance.now();
         const { rows } = await client.query<{ ms: number }>(`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`);
         samples.push({ sentAt, receivedAt: performance.now(), remoteMs: rows[0]!.ms, wallMs: Date.now() });
       }
-    } finally {
-      client.release();
-    }
+    });
     const anchor = anchorOf(samples)!;
     this.anchor = anchor;
     const previous = this.reading;
