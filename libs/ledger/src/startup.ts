@@ -65,6 +65,8 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const name = decodeURIComponent(url.pathname.slice(1));
   url.pathname = '/postgres';
   const admin = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 5_000 });
+  // A connection that drops mid-statement fails the statement; its 'error' event must not end the process.
+  admin.on('error', () => undefined);
   try {
     await admin.connect();
     await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);

@@ -235,6 +235,8 @@ class PostgresTransport implements Transport {
  */
 export async function migratePostgresTransport(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  // A connection that drops mid-migration fails the statement; its 'error' event must not end the process.
+  client.on('error', () => undefined);
   try {
     await client.connect();
     await runMigrations(client, schema).catch(async (error: unknown) => {
