@@ -3,6 +3,7 @@
  * bulk action on every run the filter matches: a dry run shows how many and a sample, then
  * "Cancel N runs" or "Retry N runs" acts after a confirmation (POST /v1/runs/bulk).
  */
+import { AnySelect } from '../components/any-select.js';
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
@@ -83,17 +84,7 @@ export function RunsPage() {
             ))}
           </select>
         </label>
-        <label>
-          State
-          <select name="state">
-            <option value="">any</option>
-            {STATES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AnySelect label="State" name="state" values={STATES} />
         <label>
           Queue <input name="queue" type="search" placeholder="default" />
         </label>

@@ -1,4 +1,5 @@
 /** All schedules of the namespace, the late ones marked: search by name or label, filter by status, one cursor page at a time, and a form to add one. */
+import { AnySelect } from '../components/any-select.js';
 import { useState } from 'preact/hooks';
 import { LateBadge } from '../components/late-badge.js';
 import { Link } from '../components/link.js';
@@ -49,17 +50,7 @@ export function SchedulesPage() {
         <label>
           Label <input name="label" type="search" placeholder="team:billing" />
         </label>
-        <label>
-          Status
-          <select name="status">
-            <option value="">any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AnySelect label="Status" name="status" values={STATUSES} />
         <button type="submit">Search</button>
       </form>
       <Show loaded={page}>
