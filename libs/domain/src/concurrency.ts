@@ -51,11 +51,11 @@ export function keyTemplatePaths(template: string, field: string): string[][] {
 export type KeyResolution = { kind: 'resolved'; key: string } | { kind: 'unresolved'; reason: string };
 
 /**
- * The key a template gives for `payload`: each placeholder replaced by the string, number or
+ * The key a template (a concurrency or fairness key, `noun` in the reasons) gives for `payload`: each placeholder replaced by the string, number or
  * boolean at its path. Unresolved when a path leads nowhere, to null, an object or an array, or
  * when the key comes out empty or longer than MAX_CONCURRENCY_KEY_LENGTH.
  */
-export function resolveConcurrencyKey(template: string, payload: JsonValue | null): KeyResolution {
+export function resolveConcurrencyKey(template: string, payload: JsonValue | null, noun = 'concurrency key'): KeyResolution {
   let missing: string | null = null;
   const key = template.replace(PLACEHOLDER, (_, inner: string) => {
     const expression = inner.trim();
@@ -69,10 +69,10 @@ export function resolveConcurrencyKey(template: string, payload: JsonValue | nul
     missing ??= `${expression} is ${value === undefined ? 'absent from the payload' : value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object'}`;
     return '';
   });
-  if (missing !== null) return { kind: 'unresolved', reason: `the concurrency key ${template} cannot be resolved: ${missing}` };
-  if (key.length === 0) return { kind: 'unresolved', reason: `the concurrency key ${template} resolves to an empty key` };
+  if (missing !== null) return { kind: 'unresolved', reason: `the ${noun} ${template} cannot be resolved: ${missing}` };
+  if (key.length === 0) return { kind: 'unresolved', reason: `the ${noun} ${template} resolves to an empty key` };
   if (key.length > MAX_CONCURRENCY_KEY_LENGTH) {
-    return { kind: 'unresolved', reason: `the concurrency key ${template} resolves to ${key.length} characters; at most ${MAX_CONCURRENCY_KEY_LENGTH}` };
+    return { kind: 'unresolved', reason: `the ${noun} ${template} resolves to ${key.length} characters; at most ${MAX_CONCURRENCY_KEY_LENGTH}` };
   }
   return { kind: 'resolved', key };
 }

@@ -9,4 +9,6 @@ export interface DispatchItem {
    * transport yet, and an add under its id would be ignored.
    */
   jobId?: string | null;
+  /** 1 (first) to 5, the order the transport hands the queue's jobs out in; absent: 3. */
+  priority?: number;
 }

@@ -9,6 +9,7 @@ export * from './reason-codes.js';
 export * from './run-policy.js';
 export * from './steps.js';
 export * from './concurrency.js';
+export * from './priority.js';
 export * from './flow-control.js';
 export * from './sensors.js';
 export * from './calendars.js';

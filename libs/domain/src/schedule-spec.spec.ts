@@ -37,6 +37,8 @@ describe('readScheduleCreate: defaults', () => {
         retry: { maxAttempts: 3, backoff: { type: 'exponential', baseMs: 60_000, maxMs: 3_600_000, jitter: 0.1 } },
         timeoutMs: 300_000,
         concurrency: null,
+        priority: 3,
+        fairness: null,
         startAtMs: null,
         endAtMs: null,
         maxRuns: null,

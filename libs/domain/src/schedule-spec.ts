@@ -5,6 +5,7 @@
  */
 import { dayExclusionOf, type CalendarDefinition, type CalendarRule } from './calendars.js';
 import type { ConcurrencySpec } from './concurrency.js';
+import { DEFAULT_PRIORITY, type FairnessSpec } from './priority.js';
 import type { FlowControl } from './flow-control.js';
 import { createHash } from 'node:crypto';
 import { ValidationError } from './errors.js';
@@ -49,6 +50,10 @@ export interface ScheduleSpec {
   timeoutMs: number;
   /** At most `limit` runs holding the key (resolved from the payload) run at once. */
   concurrency: ConcurrencySpec | null;
+  /** 1 (starts first) to 5. */
+  priority: number;
+  /** The key (resolved from the payload) whose turns its runs take, and its weight. */
+  fairness: FairnessSpec | null;
   startAtMs: number | null;
   endAtMs: number | null;
   maxRuns: number | null;
@@ -205,9 +210,19 @@ export function firstFireAt(spec: ScheduleSpec, nowMs: number, calendars: readon
  * Keys are sorted recursively; the payload is hashed as given.
  */
 export function specHash(spec: ScheduleSpec): string {
-  // Without a concurrency key, an expectation or a calendar a spec hashes as it did before they existed.
+  // Without a concurrency key, an expectation, a calendar, a priority or a fairness key a spec hashes as it did before they existed.
   return createHash('sha256')
-    .update(canonicalJson({ ...spec, concurrency: spec.concurrency ?? undefined, expect: spec.expect ?? undefined, calendar: spec.calendar ?? undefined, flow: spec.flow ?? undefined }))
+    .update(
+      canonicalJson({
+        ...spec,
+        concurrency: spec.concurrency ?? undefined,
+        expect: spec.expect ?? undefined,
+        calendar: spec.calendar ?? undefined,
+        flow: spec.flow ?? undefined,
+        priority: spec.priority === DEFAULT_PRIORITY ? undefined : spec.priority,
+        fairness: spec.fairness ?? undefined,
+      }),
+    )
     .digest('hex');
 }
 

@@ -5,6 +5,7 @@
  * whose state the step's view derives its state from.
  */
 import type { ConcurrencySpec } from './concurrency.js';
+import type { FairnessSpec } from './priority.js';
 import { ValidationError } from './errors.js';
 import type { RunState } from './closed-sets.js';
 import type { CallTarget, RetryPolicy } from './run-policy.js';
@@ -36,6 +37,10 @@ export interface StepSpec {
   timeoutMs: number | null;
   /** Absent: none. Its key resolves over the graph's payload. */
   concurrency?: ConcurrencySpec;
+  /** Absent: the graph's. */
+  priority?: number;
+  /** Absent: the graph's. Its key resolves over the graph's payload. */
+  fairness?: FairnessSpec;
 }
 
 /** A graph of steps, carried where a run's target would be. */

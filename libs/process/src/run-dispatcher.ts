@@ -10,7 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
-import type { DispatchItem } from '@kairos/domain';
+import { DEFAULT_PRIORITY, type DispatchItem } from '@kairos/domain';
 import { RUN_JOB_DEFAULTS, type JobPayloads, type RunsQueues } from '@kairos/queue';
 import { inSpan, traceContextOf } from '@kairos/telemetry/trace-context';
 
@@ -172,7 +172,12 @@ export class RunDispatcher {
   private job(item: DispatchItem, traceparent: string | null = null) {
     const dueAt = item.availableAt.getTime();
     const data: JobPayloads['run'] = { runId: item.id, ...(traceparent !== null && { traceparent }), ...(this.delays.marginMs > 0 && { dueAt }) };
-    return { name: 'run' as const, data, opts: { ...RUN_JOB_DEFAULTS, jobId: item.jobId ?? item.id, delay: this.delays.until(item.queue, dueAt) } };
+    // Every job carries its run's priority, so that BullMQ hands a queue's jobs out best priority first, oldest first within one.
+    return {
+      name: 'run' as const,
+      data,
+      opts: { ...RUN_JOB_DEFAULTS, jobId: item.jobId ?? item.id, delay: this.delays.until(item.queue, dueAt), priority: item.priority ?? DEFAULT_PRIORITY },
+    };
   }
 }
 

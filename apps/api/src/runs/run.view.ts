@@ -29,6 +29,8 @@ export function runView(row: RunRow, steps: readonly RunRow[] = [], checkpoints:
     parentRunId: row.parentRunId,
     stepName: row.stepName,
     concurrency: row.concurrency,
+    priority: row.priority,
+    fairnessKey: row.fairnessKey,
     sensorId: row.sensorId,
     eventId: row.eventId,
     runKey: row.runKey,

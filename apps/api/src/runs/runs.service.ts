@@ -1,6 +1,6 @@
 /** Run use cases: ad-hoc runs, reading runs and their history, cancellation and manual retry. */
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { ACTIVE_RUN_STATES, RETRYABLE_RUN_STATES, AddressPolicy, concurrencyFor, assertSameRequest, attemptsOf, checkStorableText, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, readPayload, ValidationError } from '@kairos/domain';
+import { ACTIVE_RUN_STATES, RETRYABLE_RUN_STATES, AddressPolicy, concurrencyFor, fairnessFor, assertSameRequest, attemptsOf, checkStorableText, requestHash, ConflictError, isTerminalRunState, newId, NotFoundError, readPayload, ValidationError } from '@kairos/domain';
 import { readBatchItems, readRunCreate, readRunVersionMove } from '@kairos/domain/wire';
 import { RunRepository, inTransaction, retryTransient, manualRun, type DatabaseClock, type Db, type NewRun, type Page, type RunFilter, type RunRow } from '@kairos/ledger';
 import { DATABASE, DATABASE_CLOCK, RunDispatcher } from '@kairos/process';
@@ -63,6 +63,8 @@ export class RunsService implements BeforeApplicationShutdown {
           retry: request.retry,
           timeoutMs: request.timeoutMs,
           concurrency: concurrencyFor(request.concurrency, request.payload, 'concurrency'),
+          priority: request.priority,
+          fairness: fairnessFor(request.fairness, request.payload, 'fairness'),
           idempotencyKey: request.idempotencyKey,
           actor: caller.actor,
         });
@@ -243,6 +245,8 @@ export function freshRunOf(source: RunRow, origin: 'retry' | 'republish', actor:
     retry: source.retry,
     timeoutMs: source.timeoutMs,
     concurrency: source.concurrency,
+    priority: source.priority,
+    fairness: source.fairnessKey === null ? null : { key: source.fairnessKey, weight: source.fairnessWeight ?? 1 },
     sensorId: source.sensorId,
     runKey: null,
     idempotencyKey: null,

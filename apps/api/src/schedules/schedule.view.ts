@@ -1,5 +1,5 @@
 /** The wire shape of a schedule, as REST and GraphQL return it: the definition with defaults filled in, and its cursor; and of its ticks. */
-import { formatDuration, formatInstant, formatOptionalInstant, isStepsTarget, type FlowControl, type ScheduleSpec } from '@kairos/domain';
+import { DEFAULT_PRIORITY, formatDuration, formatInstant, formatOptionalInstant, isStepsTarget, type FlowControl, type ScheduleSpec } from '@kairos/domain';
 import type { ScheduleRow, TickRow } from '@kairos/ledger';
 import type { Schedule, Tick } from '@kairos/domain/wire';
 import type { z } from 'zod';
@@ -30,6 +30,8 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     retry: retryView(row.retry),
     timeout: formatDuration(row.timeoutMs),
     concurrency: row.concurrency,
+    priority: row.priority,
+    fairness: row.fairness,
     startAt: iso(row.startAt),
     endAt: iso(row.endAt),
     maxRuns: row.maxRuns,
@@ -78,6 +80,8 @@ export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
     timeout: formatDuration(spec.timeoutMs),
     // Shown only when set, so a definition made before keys existed compares unchanged.
     ...(spec.concurrency === null ? {} : { concurrency: spec.concurrency }),
+    ...(spec.priority === DEFAULT_PRIORITY ? {} : { priority: spec.priority }),
+    ...(spec.fairness === null ? {} : { fairness: spec.fairness }),
     startAt: formatOptionalInstant(spec.startAtMs === null ? null : new Date(spec.startAtMs)),
     endAt: formatOptionalInstant(spec.endAtMs === null ? null : new Date(spec.endAtMs)),
     maxRuns: spec.maxRuns,

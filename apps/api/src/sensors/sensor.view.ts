@@ -3,7 +3,7 @@
  * in, its cursor and its newest tick; of its ticks; and of its definition in wire form, which a
  * PATCH is applied to and an apply plan compares.
  */
-import { definitionChanges, formatDuration, formatInstant, formatOptionalInstant, isStepsTarget, queueOf, type CallTarget, type FieldChange } from '@kairos/domain';
+import { DEFAULT_PRIORITY, definitionChanges, formatDuration, formatInstant, formatOptionalInstant, isStepsTarget, queueOf, type CallTarget, type FieldChange } from '@kairos/domain';
 import type { SensorSpec, SensorTick, SensorView as SensorShape } from '@kairos/domain/wire';
 import type { SensorRow, SensorTickRow } from '@kairos/ledger';
 import type { z } from 'zod';
@@ -25,6 +25,8 @@ export function sensorView(row: SensorRow, lastTick: SensorTickRow | null): Sens
       retry: retryView(row.run.retry),
       timeout: formatDuration(row.run.timeoutMs),
       concurrency: row.run.concurrency ?? null,
+      priority: row.run.priority ?? DEFAULT_PRIORITY,
+      fairness: row.run.fairness ?? null,
     },
     payload: row.payload,
     paused: row.paused,
@@ -74,7 +76,14 @@ export function sensorSpecOf(row: SensorRow): SensorSpec {
     everyMs: row.everyMs,
     target: row.target,
     timeoutMs: row.timeoutMs,
-    run: { target: row.run.target, retry: row.run.retry, timeoutMs: row.run.timeoutMs, concurrency: row.run.concurrency ?? null },
+    run: {
+      target: row.run.target,
+      retry: row.run.retry,
+      timeoutMs: row.run.timeoutMs,
+      concurrency: row.run.concurrency ?? null,
+      priority: row.run.priority ?? DEFAULT_PRIORITY,
+      fairness: row.run.fairness ?? null,
+    },
     payload: row.payload,
     labels: row.labels,
   };
@@ -96,6 +105,8 @@ export function sensorDefinition(spec: SensorSpec): Record<string, unknown> {
       retry: retryView(run.retry),
       timeout: formatDuration(run.timeoutMs),
       concurrency: run.concurrency,
+      priority: run.priority ?? DEFAULT_PRIORITY,
+      fairness: run.fairness ?? null,
     },
     payload: spec.payload,
     labels: spec.labels,

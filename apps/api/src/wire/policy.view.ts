@@ -35,6 +35,8 @@ export function stepsView(graph: StepsTarget): StepDefinitionView[] {
     retry: step.retry === null ? null : retryView(step.retry),
     timeout: step.timeoutMs === null ? null : formatDuration(step.timeoutMs),
     concurrency: step.concurrency ?? null,
+    priority: step.priority ?? null,
+    fairness: step.fairness ?? null,
   }));
 }
 

@@ -83,7 +83,8 @@ export function text(maxLength: number) {
 /** An integer from `min` to `max`, refused in one wording whatever is wrong with it. */
 export function integer(min: number, max: number) {
   const range = worded((field) => `${field} must be an integer from ${min} to ${max}`);
-  return z.int(range).min(min, range).max(max, range);
+  // A value out of range stops the reading of its object there: checks over the whole (a graph of steps) see only values that passed.
+  return z.int(range).min(min, { ...range, abort: true }).max(max, { ...range, abort: true });
 }
 
 /** A number from `min` to `max`, refused in one wording whatever is wrong with it. */

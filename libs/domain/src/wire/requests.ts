@@ -26,9 +26,10 @@ import { DEFAULT_DST_POLICY, formatDuration } from '../time/index.js';
 import { isObject, parseInstant, readPayload, readStringMap } from '../json-readers.js';
 import { checkedBy, closedObject, integer, present, readWire, required, screenedBy, text, worded } from './read.js';
 import { component, defaulted } from './registry.js';
-import { CatchupPolicyInput, ConcurrencyInput, DstPolicyInput, durationMs, InstantInput, instantMs, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, StepsInput, TargetInput } from './shared.js';
+import { CatchupPolicyInput, ConcurrencyInput, DstPolicyInput, FairnessInput, PriorityInput, durationMs, InstantInput, instantMs, JsonValue, Labels, OverlapPolicy, RetryPolicyInput, retryPolicy, StepsInput, TargetInput } from './shared.js';
 import { checkOneExecutable, type Target } from '../steps.js';
 import { checkKeysResolve } from '../concurrency.js';
+import { checkFairnessResolves, DEFAULT_PRIORITY } from '../priority.js';
 import { SensorCreate } from './sensors.js';
 import { CalendarCreate, calendarRuleOf, CalendarRuleInput } from './calendars.js';
 import { BatchInput, checkEventSchedule, checkNoFlowControl, DebounceInput, EventCreate, EventTrigger, flowControlOf, RateLimitInput, ThrottleInput } from './events.js';
@@ -72,6 +73,8 @@ const definition = {
   retry: RetryPolicyInput.nullable(),
   timeout,
   concurrency: ConcurrencyInput.nullable().describe('A concurrency key over the payload and its limit, given to every run of the schedule. Default: none.'),
+  priority: PriorityInput,
+  fairness: FairnessInput.nullable().describe('A fairness key over the payload and its weight, given to every run of the schedule. Default: none (the runs share the one key of runs without a key).'),
   startAt: instantMs(InstantInput.describe('No slot before this instant.')).nullable(),
   endAt: instantMs(InstantInput.describe('No slot after this instant; must be later than startAt.')).nullable(),
   maxRuns: integer(1, Number.MAX_SAFE_INTEGER).nullable().describe('The schedule completes after this many fires.'),
@@ -183,7 +186,7 @@ const scheduleBody = screenedBy(
 );
 
 /** The order the readers report a schedule body's faults in; '' is the bounds check. */
-const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'concurrency', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', 'expect', 'calendar', 'debounce', 'throttle', 'rateLimit', 'batch', '', 'paused', 'idempotencyKey'];
+const SCHEDULE_READ_ORDER = [...TIMING_FIELDS, 'timezone', 'name', 'dst', 'catchup', 'overlap', 'target', 'steps', 'payload', 'retry', 'timeout', 'concurrency', 'priority', 'fairness', 'startAt', 'endAt', 'maxRuns', 'jitter', 'labels', 'expect', 'calendar', 'debounce', 'throttle', 'rateLimit', 'batch', '', 'paused', 'idempotencyKey'];
 
 /** A POST /v1/schedules (or PUT by-name) body. `nowMs` resolves `in` and checks for a future fire. */
 export function readScheduleCreate(body: unknown, nowMs: number): ScheduleCreateRequest {
@@ -222,6 +225,8 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
     retry: read.retry ?? DEFAULT_RETRY_POLICY,
     timeoutMs: read.timeout ?? DEFAULT_RUN_TIMEOUT_MS,
     concurrency: read.concurrency ?? null,
+    priority: read.priority ?? DEFAULT_PRIORITY,
+    fairness: read.fairness ?? null,
     startAtMs: read.startAt ?? null,
     endAtMs: read.endAt ?? null,
     maxRuns: read.maxRuns ?? null,
@@ -232,7 +237,10 @@ function specOf(read: DeclaredSpec, nowMs: number): ScheduleSpec {
     flow: flowControlOf(read),
   };
   // A schedule started by events resolves its keys over each event's payload, when the event arrives.
-  if (timing.kind !== 'event') checkKeysResolve(spec);
+  if (timing.kind !== 'event') {
+    checkKeysResolve(spec);
+    checkFairnessResolves(spec);
+  }
   checkFutureFire(spec, nowMs, TIMING_FIELDS.find((key) => read[key] != null)!);
   return spec;
 }
@@ -334,6 +342,8 @@ const runCreateFields = {
   retry: RetryPolicyInput.nullable().optional(),
   timeout,
   concurrency: ConcurrencyInput.nullable().optional().describe('A concurrency key over the payload and its limit. Default: none.'),
+  priority: PriorityInput,
+  fairness: FairnessInput.nullable().optional().describe('A fairness key over the payload and its weight. Default: none (the run shares the one key of runs without a key).'),
   availableAt: InstantInput.nullable()
     .optional()
     .describe('When the run becomes due; an instant in the past means now. Default: now.')
@@ -359,13 +369,15 @@ const runBody = screenedBy(
     if (isObject(value) && Object.keys(value).every((key) => key in runCreateFields)) checkOneExecutable(value);
   },
   closedObject({ ...runCreateFields, target: TargetInput.optional(), steps: StepsInput.optional(), retry: retryPolicy() }).transform(
-    ({ target, steps, payload, retry, timeout, concurrency, availableAt, idempotencyKey }) => ({
+    ({ target, steps, payload, retry, timeout, concurrency, priority, fairness, availableAt, idempotencyKey }) => ({
       // The body was checked to give exactly one of them.
       target: (target ?? steps)!,
       payload: payload ?? null,
       retry,
       timeoutMs: timeout ?? DEFAULT_RUN_TIMEOUT_MS,
       concurrency: concurrency ?? null,
+      priority: priority ?? DEFAULT_PRIORITY,
+      fairness: fairness ?? null,
       availableAtMs: availableAt,
       idempotencyKey: idempotencyKey ?? null,
     }),
@@ -376,6 +388,7 @@ const runBody = screenedBy(
 export function readRunCreate(body: unknown, nowMs: number): RunCreateRequest {
   const run = readWire(runBody, body);
   checkKeysResolve(run);
+  checkFairnessResolves(run);
   return { ...run, availableAtMs: Math.max(nowMs, run.availableAtMs ?? nowMs) };
 }
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { API_SCOPES } from '../api-keys.js';
 import { QUEUE_NAME_PATTERN } from '../handlers.js';
+import { MAX_PRIORITY, MIN_PRIORITY } from '../priority.js';
 import { TICK_PARTITIONS } from '../partitions.js';
 import { CalendarRuleView } from './calendars.js';
 import { EventTriggerView, EventView, FlowControlView } from './events.js';
@@ -10,6 +11,7 @@ import {
   AttemptOutcome,
   CatchupPolicy,
   Concurrency,
+  Fairness,
   DstPolicy,
   Duration,
   ErrorCode,
@@ -68,6 +70,8 @@ export const Schedule = component(
     retry: RetryPolicy,
     timeout: Duration,
     concurrency: Concurrency.nullable().describe("Each run's concurrency key (a template over the payload) and limit; null: none."),
+    priority: z.int().min(MIN_PRIORITY).max(MAX_PRIORITY).describe("Each run's priority: 1 starts first, 5 last."),
+    fairness: Fairness.nullable().describe("Each run's fairness key (a template over the payload) and weight; null: none."),
     startAt: Instant.nullable(),
     endAt: Instant.nullable(),
     maxRuns: z.int().min(1).nullable(),
@@ -159,7 +163,7 @@ const runFields = z.strictObject({
     .string()
     .nullable()
     .describe(
-      'Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT; while no live worker runs the version it is pinned to, VERSION_UNAVAILABLE; otherwise why availableAt is later than the slot.',
+      'Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT; while it waits for the turn of its fairness key to enter its queue, FAIR_SHARE; while no live worker runs the version it is pinned to, VERSION_UNAVAILABLE; otherwise why availableAt is later than the slot.',
     ),
   state: RunState,
   attempt: count().describe('Attempts started so far.'),
@@ -169,6 +173,8 @@ const runFields = z.strictObject({
   parentRunId: z.uuid().nullable().describe("For a step's own run: the multi-step run it belongs to."),
   stepName: z.string().nullable().describe("For a step's own run: its step's name."),
   concurrency: Concurrency.nullable().describe('The concurrency key the run holds while running (resolved from its payload) and its limit; null: none.'),
+  priority: z.int().min(MIN_PRIORITY).max(MAX_PRIORITY).describe('1 starts first, 5 last: among the due runs of its queue, the next start goes to the best priority.'),
+  fairnessKey: z.string().nullable().describe('The fairness key whose turns the run takes (resolved from its payload); null: the one key runs without a key share.'),
   sensorId: z.uuid().nullable().describe('For a run of a sensor (origin sensor): the sensor; also set on the runs that evaluate it.'),
   eventId: z.string().nullable().describe('For a run an event started (origin event): the event; its payload carries it under `event`.'),
   runKey: z.string().nullable().describe('For a run a sensor asked for: its run key, unique per sensor.'),

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { JsonValue } from '../closed-sets.js';
 import type { ConcurrencySpec } from '../concurrency.js';
+import { DEFAULT_PRIORITY, MAX_PRIORITY, MIN_PRIORITY, type FairnessSpec } from '../priority.js';
 import { ValidationError } from '../errors.js';
 import { DEFAULT_QUEUE } from '../handlers.js';
 import { isObject, join, readPayload, readStringMap } from '../json-readers.js';
@@ -19,6 +20,9 @@ import { component, defaulted, page } from './registry.js';
 import {
   Concurrency,
   ConcurrencyInput,
+  Fairness,
+  FairnessInput,
+  PriorityInput,
   Duration,
   durationMs,
   HandlerTarget,
@@ -48,6 +52,10 @@ export interface SensorRunDefinition {
   retry: RetryPolicy;
   timeoutMs: number;
   concurrency: ConcurrencySpec | null;
+  /** 1 (first) to 5; absent: 3. */
+  priority?: number;
+  /** Absent: none. */
+  fairness?: FairnessSpec | null;
 }
 
 /** A sensor's definition, with its defaults filled in. */
@@ -117,6 +125,8 @@ const runFields = {
   retry: RetryPolicyInput.nullable().describe('How failed attempts of each run are retried. Absent or null: the defaults.'),
   timeout: runTimeout,
   concurrency: ConcurrencyInput.nullable().describe("A concurrency key over each run's payload (what the evaluation asked with) and its limit. Default: none."),
+  priority: PriorityInput,
+  fairness: FairnessInput.nullable().describe("A fairness key over each run's payload (what the evaluation asked with) and its weight. Default: none."),
 };
 
 const EXECUTABLES = ['target', 'steps'] as const;
@@ -161,6 +171,8 @@ const runBody = screenedBy(
     retry: RetryPolicyInput.nullable().optional(),
     timeout: runTimeout,
     concurrency: ConcurrencyInput.nullable().optional(),
+    priority: PriorityInput,
+    fairness: FairnessInput.nullable().optional(),
   }).transform(
     (run): SensorRunDefinition => ({
       // The body was checked to give exactly one of them.
@@ -168,6 +180,8 @@ const runBody = screenedBy(
       retry: run.retry ?? DEFAULT_RETRY_POLICY,
       timeoutMs: run.timeout ?? DEFAULT_RUN_TIMEOUT_MS,
       concurrency: run.concurrency ?? null,
+      priority: run.priority ?? DEFAULT_PRIORITY,
+      fairness: run.fairness ?? null,
     }),
   ),
 );
@@ -252,6 +266,8 @@ export const SensorPatch = component(
           retry: runFields.retry,
           timeout: runFields.timeout,
           concurrency: runFields.concurrency,
+          priority: runFields.priority,
+          fairness: runFields.fairness,
         })
         .partial()
         .describe("Fields replacing the stored ones of `run`; the rest stay. A new target replaces stored steps, and new steps a stored target."),
@@ -339,6 +355,8 @@ export const SensorRun = component(
     retry: RetryPolicyShape,
     timeout: Duration,
     concurrency: Concurrency.nullable().describe('The key as declared, resolved over each run\'s payload; null: none.'),
+    priority: z.int().min(MIN_PRIORITY).max(MAX_PRIORITY),
+    fairness: Fairness.nullable().describe("The key as declared, resolved over each run's payload; null: none."),
   }),
   'What each run a sensor asks for executes, with its defaults filled in.',
 );

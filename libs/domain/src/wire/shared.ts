@@ -36,6 +36,7 @@ import {
   type RetryPolicy as DomainRetryPolicy,
 } from '../run-policy.js';
 import { keyTemplatePaths, MAX_CONCURRENCY_KEY_LENGTH, MAX_CONCURRENCY_LIMIT, type ConcurrencySpec } from '../concurrency.js';
+import { DEFAULT_FAIRNESS_WEIGHT, DEFAULT_PRIORITY, MAX_FAIRNESS_WEIGHT, MAX_PRIORITY, MIN_PRIORITY, type FairnessSpec } from '../priority.js';
 import { checkStepGraph, MAX_STEPS, STEP_NAME_HINT, STEP_NAME_PATTERN, STEP_STATES, STEP_WHENS, type StepSpec, type StepsTarget } from '../steps.js';
 import { DEFAULT_CATCHUP, MAX_CATCHUP_LIMIT, type CatchupPolicy as DomainCatchupPolicy } from '../schedule-spec.js';
 import { DEFAULT_DST_POLICY, DST_GAP_POLICIES, DST_OVERLAP_POLICIES, formatDuration, type DstPolicy as DomainDstPolicy } from '../time/index.js';
@@ -291,6 +292,35 @@ export const ConcurrencyInput = component(
   'A concurrency key and its limit. A run held back by it stays queued with deferReason CONCURRENCY_LIMIT and starts, oldest first, as soon as a place frees.',
 );
 
+// ---- Priority and fair share ----
+
+export const PriorityInput = defaulted(
+  integer(MIN_PRIORITY, MAX_PRIORITY).nullable(),
+  DEFAULT_PRIORITY,
+  'Among the due runs of a queue, the next start goes to the best priority: 1 starts first, 5 last.',
+);
+
+export const Fairness = component(
+  'Fairness',
+  z.strictObject({ key: z.string(), weight: z.int().min(1).max(MAX_FAIRNESS_WEIGHT) }),
+  'The key whose turns the runs take (on a schedule, sensor or step the template as declared) and its weight.',
+);
+export const FairnessInput = component(
+  'FairnessInput',
+  closedObject({
+    key: present(
+      text(MAX_CONCURRENCY_KEY_LENGTH)
+        .min(1, worded((field) => `${field} must not be empty`))
+        .check(checkedBy((value, field) => keyTemplatePaths(value as string, field))),
+      (field) => `${field} is required: the key whose runs share starts, e.g. "tenant-{{payload.tenantId}}"`,
+    )
+      .meta({ examples: ['tenant-{{payload.tenantId}}'] })
+      .describe("Literal text and {{payload}} or {{payload.<field>.<field>}} placeholders, resolved from each run's payload when the run is created."),
+    weight: defaulted(integer(1, MAX_FAIRNESS_WEIGHT).nullable(), DEFAULT_FAIRNESS_WEIGHT, `The key's share of starts against the other keys with runs due, 1 to ${MAX_FAIRNESS_WEIGHT}.`),
+  }).transform(({ key, weight }): FairnessSpec => ({ key, weight: weight ?? DEFAULT_FAIRNESS_WEIGHT })),
+  'A fairness key and its weight. Within a priority, the keys with runs due on a queue take starts in proportion to their weights (runs without a key share one key); within a key, the oldest due starts first. A run waiting for its key\'s turn stays queued with deferReason FAIR_SHARE.',
+);
+
 // ---- Steps ----
 
 export const StepWhen = component('StepWhen', z.enum(STEP_WHENS), 'on_success: the step runs once every upstream step succeeded, and is skipped (UPSTREAM_FAILED) otherwise. always: it runs once every upstream step ended, whatever the outcome (cleanup, notify).');
@@ -320,6 +350,8 @@ export const StepInput = component(
     retry: RetryPolicyInput.nullable().optional().describe("This step's retry policy. Default: the run's (the schedule's)."),
     timeout: stepTimeout.nullable().optional().describe("Of each attempt of this step; at most 24h. Default: the run's (the schedule's)."),
     concurrency: ConcurrencyInput.nullable().optional().describe("This step's concurrency key over the run's payload. Default: none."),
+    priority: integer(MIN_PRIORITY, MAX_PRIORITY).nullable().optional().describe("This step's priority, 1 (first) to 5. Default: the run's."),
+    fairness: FairnessInput.nullable().optional().describe("This step's fairness key over the run's payload. Default: the run's."),
   }).transform(
     (step): StepSpec => ({
       name: step.name,
@@ -329,6 +361,8 @@ export const StepInput = component(
       retry: step.retry ?? null,
       timeoutMs: step.timeout ?? null,
       ...(step.concurrency ? { concurrency: step.concurrency } : {}),
+      ...(step.priority ? { priority: step.priority } : {}),
+      ...(step.fairness ? { fairness: step.fairness } : {}),
     }),
   ),
   'One step of a multi-step run.',
@@ -355,6 +389,8 @@ export const Step = component(
     retry: RetryPolicy.nullable().describe("Null: the run's (the schedule's)."),
     timeout: Duration.nullable().describe("Null: the run's (the schedule's)."),
     concurrency: Concurrency.nullable().describe('Null: none.'),
+    priority: z.int().min(MIN_PRIORITY).max(MAX_PRIORITY).nullable().describe("Null: the run's."),
+    fairness: Fairness.nullable().describe("Null: the run's."),
   }),
   'One step of a multi-step definition, with its defaults filled in.',
 );

@@ -20,7 +20,7 @@ export class RunRecoveryRepository {
    */
   async listUndispatched(db: Queryable, limit: number): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue, ${HELD_JOB_ID} AS "jobId" FROM runs
+      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue, ${HELD_JOB_ID} AS "jobId", priority FROM runs
        WHERE state IN ('queued', 'sleeping', 'waiting') AND enqueued_at IS NULL AND held_at IS NULL AND available_at < 'infinity'
          AND target->>'type' <> 'steps'
        ORDER BY available_at LIMIT $1`,
@@ -51,7 +51,7 @@ export class RunRecoveryRepository {
    */
   async listOverdueEnqueued(db: Queryable, graceMs: number, limit: number, after: DispatchItem | null = null): Promise<DispatchItem[]> {
     const { rows } = await db.query<DispatchItem>(
-      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue, ${HELD_JOB_ID} AS "jobId" FROM runs
+      `SELECT id, available_at AS "availableAt", ${targetQueueSql('runs')} AS queue, ${HELD_JOB_ID} AS "jobId", priority FROM runs
        WHERE state IN ('queued', 'sleeping', 'waiting') AND enqueued_at IS NOT NULL
          AND available_at < now() - $1 * interval '1 millisecond'
          AND enqueued_at < now() - $1 * interval '1 millisecond'
@@ -97,7 +97,7 @@ export class RunRecoveryRepository {
     db: Queryable,
     opts: { skewMs: number; backoffMs: number; crashBudget: number; limit: number; actor: string },
   ): Promise<{ requeued: DispatchItem[]; poisoned: string[] }> {
-    const { rows } = await db.query<{ id: string; state: RunState; availableAt: Date; queue: string }>(
+    const { rows } = await db.query<{ id: string; state: RunState; availableAt: Date; queue: string; priority: number }>(
       `WITH expired AS (
          SELECT id FROM runs
          WHERE state = 'running' AND lease_expires_at < now() - $1 * interval '1 millisecond'
@@ -119,7 +119,7 @@ export class RunRecoveryRepository {
            finished_at = CASE WHEN r.crash_count + 1 >= $3 THEN now() ELSE NULL END
          FROM expired WHERE r.id = expired.id
          RETURNING r.id, r.namespace_id, r.schedule_id, r.state, r.available_at, r.lease_epoch, r.crash_count, r.reason_code, r.reason_text,
-                   ${targetQueueSql('r')} AS queue
+                   ${targetQueueSql('r')} AS queue, r.priority
        ), ${deadLetterCte('reaped')}, event AS (
          INSERT INTO run_events (run_id, kind, from_state, to_state, lease_epoch, actor, reason_code, detail)
          SELECT id, CASE WHEN state = 'dead' THEN 'poisoned' ELSE 'reaped' END, 'running', state, lease_epoch, $5,
@@ -127,11 +127,11 @@ export class RunRecoveryRepository {
                 jsonb_build_object('crashCount', crash_count)
          FROM reaped
        )
-       SELECT id, state, available_at AS "availableAt", queue FROM reaped`,
+       SELECT id, state, available_at AS "availableAt", queue, priority FROM reaped`,
       [opts.skewMs, opts.backoffMs, opts.crashBudget, opts.limit, opts.actor],
     );
     return {
-      requeued: rows.filter((r) => r.state === 'queued').map((r) => ({ id: r.id, availableAt: r.availableAt, queue: r.queue })),
+      requeued: rows.filter((r) => r.state === 'queued').map((r) => ({ id: r.id, availableAt: r.availableAt, queue: r.queue, priority: r.priority })),
       poisoned: rows.filter((r) => r.state === 'dead').map((r) => r.id),
     };
   }

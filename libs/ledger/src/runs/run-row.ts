@@ -1,5 +1,5 @@
 /** The runs table's rows as SQL returns them, and the shapes runs enter and leave the ledger in. */
-import { isStepsTarget, newId, queueOf, resolveConcurrencyKey, type RunConcurrency, type ConcurrencySpec, type DispatchItem, type JsonValue, type ReasonCode, type RetryPolicy, type RunEventKind, type RunOrigin, type RunState, type Target } from '@kairos/domain';
+import { DEFAULT_PRIORITY, fairnessOver, isStepsTarget, newId, queueOf, resolveConcurrencyKey, type RunConcurrency, type RunFairness, type ConcurrencySpec, type DispatchItem, type JsonValue, type ReasonCode, type RetryPolicy, type RunEventKind, type RunOrigin, type RunState, type Target } from '@kairos/domain';
 
 export interface RunRow {
   id: string;
@@ -52,6 +52,11 @@ export interface RunRow {
   progress?: JsonValue | null;
   /** The version of the worker that claimed it (pinned once it stored a checkpoint); null before its first claim and after a move to any version. */
   version: string | null;
+  /** 1 (starts first) to 5. */
+  priority: number;
+  /** The fairness key whose turns it takes, resolved from its payload; null: the one key of runs without a key. */
+  fairnessKey: string | null;
+  fairnessWeight: number | null;
 }
 
 export const RUN_COLUMNS = `
@@ -65,7 +70,8 @@ export const RUN_COLUMNS = `
   r.idempotency_key AS "idempotencyKey", r.created_at AS "createdAt", r.started_at AS "startedAt",
   r.finished_at AS "finishedAt", r.updated_at AS "updatedAt", r.parent_run_id AS "parentRunId", r.step_name AS "stepName",
   CASE WHEN r.concurrency_key IS NULL THEN NULL ELSE json_build_object('key', r.concurrency_key, 'limit', r.concurrency_limit) END AS concurrency,
-  r.held_at AS "heldAt", r.sensor_id AS "sensorId", r.run_key AS "runKey", r.event_id AS "eventId", r.progress, r.version`;
+  r.held_at AS "heldAt", r.sensor_id AS "sensorId", r.run_key AS "runKey", r.event_id AS "eventId", r.progress, r.version,
+  r.priority, r.fairness_key AS "fairnessKey", r.fairness_weight AS "fairnessWeight"`;
 
 export interface RunEventRow {
   id: number;
@@ -111,6 +117,10 @@ export interface NewRun
   stepName?: string | null;
   /** Resolved already (concurrencyFor, resolveConcurrencyKey). */
   concurrency?: RunConcurrency | null;
+  /** 1 (starts first) to 5; absent: 3. */
+  priority?: number;
+  /** Resolved already (fairnessFor, fairnessOver). */
+  fairness?: RunFairness | null;
   sensorId?: string | null;
   runKey?: string | null;
   eventId?: string | null;
@@ -150,6 +160,9 @@ export function stepRunsOf(graph: NewRun): NewRun[] {
       stepName: step.name,
       // A step holds its own key, else its run's: a graph's own run never runs, its steps do.
       concurrency: step.concurrency ? declaredConcurrency(step.concurrency, graph.payload) : (graph.concurrency ?? null),
+      priority: step.priority ?? graph.priority ?? DEFAULT_PRIORITY,
+      // A key the payload cannot resolve (a graph an event started) puts the step with the runs without a key.
+      fairness: step.fairness ? fairnessOver(step.fairness, graph.payload) : (graph.fairness ?? null),
       sensorId: graph.sensorId ?? null,
       eventId: graph.eventId ?? null,
     };
@@ -171,14 +184,14 @@ export function declaredConcurrency(spec: ConcurrencySpec | null, payload: JsonV
  * What to hand the transport for a run just written, once its transaction has committed: nothing
  * for a parked run, nor for a graph's run, whose ready steps the insert answers instead.
  */
-export function dispatchItemOf(run: Pick<NewRun, 'id' | 'availableAt' | 'target'>): DispatchItem | null {
+export function dispatchItemOf(run: Pick<NewRun, 'id' | 'availableAt' | 'target' | 'priority'>): DispatchItem | null {
   if (run.availableAt === null || isStepsTarget(run.target)) return null;
-  return { id: run.id, availableAt: run.availableAt, queue: queueOf(run.target) };
+  return { id: run.id, availableAt: run.availableAt, queue: queueOf(run.target), priority: run.priority ?? DEFAULT_PRIORITY };
 }
 
 /** An ad-hoc run, as `POST /v1/runs` creates it: no schedule, due at `availableAt`, attempts as its retry policy allows. */
 export function manualRun(
-  fields: Pick<NewRun, 'id' | 'namespaceId' | 'target' | 'payload' | 'retry' | 'timeoutMs' | 'idempotencyKey' | 'actor' | 'concurrency'> & { availableAt: Date },
+  fields: Pick<NewRun, 'id' | 'namespaceId' | 'target' | 'payload' | 'retry' | 'timeoutMs' | 'idempotencyKey' | 'actor' | 'concurrency' | 'priority' | 'fairness'> & { availableAt: Date },
 ): NewRun {
   return {
     ...fields,

@@ -3,7 +3,7 @@
  * overlap decision reads, inserts and cancellation requests. Every state change is recorded in the
  * statement or transaction that makes it: a plain creation on the run row, the rest as run_events rows.
  */
-import { ACTIVE_RUN_STATES, formatInstant, isStepsTarget, isUuid, keptSteps, storableText, type ActiveRun, type CheckpointKind, type CheckpointState, type DispatchItem, type JsonValue, type ReasonCode, type RunState } from '@kairos/domain';
+import { ACTIVE_RUN_STATES, DEFAULT_PRIORITY, formatInstant, isStepsTarget, isUuid, keptSteps, storableText, type ActiveRun, type CheckpointKind, type CheckpointState, type DispatchItem, type JsonValue, type ReasonCode, type RunState } from '@kairos/domain';
 import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { inTransaction, jsonText, jsonbText, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
@@ -199,9 +199,13 @@ export class RunRepository {
    */
   async insertRuns(tx: Queryable, runs: readonly NewRun[]): Promise<InsertedRuns> {
     if (runs.length === 0) return { inserted: new Set(), readySteps: [], dispatch: [] };
-    const inserted = await this.insertRows(tx, runs);
+    const { inserted, fair } = await this.insertRows(tx, runs);
     const held = await this.holdWithoutPlace(tx, runs.filter((r) => inserted.has(r.id) && r.concurrency));
-    const handedOver = runs.flatMap((r) => (inserted.has(r.id) && !held.has(r.id) && dispatchItemOf(r)) || []);
+    const entered = await this.enterFairShare(tx, runs.filter((r) => fair.has(r.id) && !held.has(r.id) && dispatchItemOf(r)));
+    const handedOver = [
+      ...runs.flatMap((r) => (inserted.has(r.id) && !held.has(r.id) && !entered.joined.has(r.id) && dispatchItemOf(r)) || []),
+      ...entered.letIn,
+    ];
     const graphs = runs.filter((r) => inserted.has(r.id) && isStepsTarget(r.target));
     if (graphs.length === 0) return { inserted, readySteps: [], dispatch: handedOver };
     await this.insertRows(tx, graphs.flatMap(stepRunsOf));
@@ -220,6 +224,20 @@ export class RunRepository {
     if (runs.length === 0) return new Set();
     const { rows } = await tx.query<{ id: string }>(`SELECT id FROM kairos_hold_new($1::uuid[])`, [runs.map((r) => r.id)]);
     return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * Runs just written that their queue's fair-share window lets into the transport a turn at a
+   * time (kairos_fair_enter): those due join the backlog, and the window is filled from it. Answers
+   * the runs that joined, and the runs let in now (new or older), marked enqueued, to hand over.
+   */
+  private async enterFairShare(tx: Queryable, runs: readonly NewRun[]): Promise<{ joined: Set<string>; letIn: DispatchItem[] }> {
+    if (runs.length === 0) return { joined: new Set(), letIn: [] };
+    const { rows } = await tx.query<DispatchItem & { joined: boolean }>(`SELECT * FROM kairos_fair_enter($1::uuid[])`, [runs.map((r) => r.id)]);
+    return {
+      joined: new Set(rows.filter((r) => r.joined).map((r) => r.id)),
+      letIn: rows.filter((r) => !r.joined).map(({ joined: _, ...item }) => item),
+    };
   }
 
   /**
@@ -259,24 +277,32 @@ export class RunRepository {
     return rows;
   }
 
-  private async insertRows(tx: Queryable, runs: readonly NewRun[]): Promise<Set<string>> {
+  /**
+   * Inserts the rows; answers the runs inserted, and of them the ones their queue's fair-share
+   * window lets in (fair): runs with a fairness key, and runs without one on a queue whose keyed
+   * runs are waiting or in the window.
+   */
+  private async insertRows(tx: Queryable, runs: readonly NewRun[]): Promise<{ inserted: Set<string>; fair: Set<string> }> {
     // The span creating the runs (a tick, an API request) is their trace: the worker continues it.
     const trace = traceContextOf();
-    const { rows } = await tx.query<{ id: string }>({
+    const { rows } = await tx.query<{ id: string; fair: boolean }>({
       name: 'kairos.runs.insert',
       text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
                          defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
                          idempotency_key, request_hash, enqueued_at, trace_parent, trace_state, created_event_id, created_by,
-                         parent_run_id, step_name, concurrency_key, concurrency_limit, sensor_id, run_key, event_id, throttle)
+                         parent_run_id, step_name, concurrency_key, concurrency_limit, sensor_id, run_key, event_id, throttle,
+                         priority, fairness_key, fairness_weight, fair)
        SELECT id, ns, sched, origin, src, slot, avail, defer, 'queued', excl, maxa, tgt::jsonb, pl::json, rt::jsonb, tmo, ikey, rh,
               CASE WHEN avail < 'infinity' AND tgt::jsonb->>'type' <> 'steps' THEN now() END, $2::text, $3::text,
-              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor, par, step, ckey, clim, sensor, rkey, evt, thr
+              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor, par, step, ckey, clim, sensor, rkey, evt, thr,
+              prio, fkey, fweight,
+              fkey IS NOT NULL OR EXISTS (SELECT 1 FROM fair_queues f WHERE f.namespace_id = ns AND f.queue = coalesce(tgt::jsonb->>'queue', 'default'))
        FROM json_to_recordset($1::json)
          AS t(id uuid, ns uuid, sched uuid, origin text, src uuid, slot timestamptz, avail timestamptz, defer text, excl boolean,
               maxa int, tgt text, pl text, rt text, tmo bigint, ikey text, rh text, actor text, par uuid, step text,
-              ckey text, clim int, sensor uuid, rkey text, evt text, thr jsonb)
+              ckey text, clim int, sensor uuid, rkey text, evt text, thr jsonb, prio smallint, fkey text, fweight smallint)
        ON CONFLICT (namespace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-       RETURNING id`,
+       RETURNING id, fair`,
       values: [
         JSON.stringify(
           runs.map((r) => ({
@@ -305,6 +331,9 @@ export class RunRepository {
             rkey: r.runKey ?? null,
             evt: r.eventId ?? null,
             thr: r.throttle ?? null,
+            prio: r.priority ?? DEFAULT_PRIORITY,
+            fkey: r.fairness ? storableText(r.fairness.key) : null,
+            fweight: r.fairness?.weight ?? null,
           })),
         ),
         trace.traceParent,
@@ -312,8 +341,9 @@ export class RunRepository {
       ],
     });
     const inserted = new Set(rows.map((r) => r.id));
+    const fair = new Set(rows.filter((r) => r.fair).map((r) => r.id));
     const withEvent = runs.filter((r) => inserted.has(r.id) && !createdOnRow(r));
-    if (withEvent.length === 0) return inserted;
+    if (withEvent.length === 0) return { inserted, fair };
     await tx.query({
       name: 'kairos.runs.insert-events',
       text: `INSERT INTO run_events (run_id, kind, to_state, lease_epoch, actor, reason_code, detail)
@@ -330,7 +360,7 @@ export class RunRepository {
         ),
       ],
     });
-    return inserted;
+    return { inserted, fair };
   }
 
   /**

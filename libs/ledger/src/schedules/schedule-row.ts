@@ -1,5 +1,5 @@
 /** The schedules table's columns as SQL returns them, and their translation to and from a ScheduleSpec. */
-import type { CalendarRule, ConcurrencySpec, FlowControl, CatchupMode, DstGapPolicy, DstOverlapPolicy, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
+import type { CalendarRule, ConcurrencySpec, FairnessSpec, FlowControl, CatchupMode, DstGapPolicy, DstOverlapPolicy, JsonValue, OverlapPolicy, RetryPolicy, ScheduleKind, ScheduleSpec, ScheduleStatus, Target } from '@kairos/domain';
 
 /** Every column of schedules, camelCased by the SELECT list below. */
 export interface ScheduleRow {
@@ -25,6 +25,8 @@ export interface ScheduleRow {
   retry: RetryPolicy;
   timeoutMs: number;
   concurrency: ConcurrencySpec | null;
+  priority: number;
+  fairness: FairnessSpec | null;
   startAt: Date | null;
   endAt: Date | null;
   maxRuns: number | null;
@@ -56,7 +58,7 @@ export const SCHEDULE_COLUMNS = `
   s.id, s.namespace_id AS "namespaceId", s.name, s.kind, s.cron, s.every_ms AS "everyMs", s.at, s.on_event AS "onEvent", s.on_match AS "onMatch", s.timezone,
   s.dst_gap AS "dstGap", s.dst_overlap AS "dstOverlap", s.catchup_mode AS "catchupMode",
   s.catchup_window_ms AS "catchupWindowMs", s.catchup_limit AS "catchupLimit", s.overlap, s.target, s.payload,
-  s.retry, s.timeout_ms AS "timeoutMs", s.concurrency, s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
+  s.retry, s.timeout_ms AS "timeoutMs", s.concurrency, s.priority, s.fairness, s.start_at AS "startAt", s.end_at AS "endAt", s.max_runs AS "maxRuns",
   s.jitter_ms AS "jitterMs", s.labels, s.expect_succeeded_within_ms AS "expectSucceededWithinMs", s.calendar, s.flow, s.late_since AS "lateSince",
   s.idempotency_key AS "idempotencyKey", s.spec_hash AS "specHash", s.source, s.status,
   s.next_fire_at AS "nextFireAt", s.last_fire_at AS "lastFireAt", s.fire_count AS "fireCount",
@@ -88,6 +90,8 @@ export function specOf(row: ScheduleRow): ScheduleSpec {
     retry: row.retry,
     timeoutMs: row.timeoutMs,
     concurrency: row.concurrency,
+    priority: row.priority,
+    fairness: row.fairness,
     startAtMs: row.startAt?.getTime() ?? null,
     endAtMs: row.endAt?.getTime() ?? null,
     maxRuns: row.maxRuns,
@@ -128,6 +132,8 @@ export function specRecord(spec: ScheduleSpec): Record<SpecColumn, unknown> {
     expect_succeeded_within_ms: spec.expect?.succeededWithinMs ?? null,
     calendar: spec.calendar,
     flow: spec.flow,
+    priority: spec.priority,
+    fairness: spec.fairness,
   };
 }
 
@@ -165,6 +171,8 @@ export const SPEC_COLUMN_TYPES = [
   'text',
   'jsonb',
   'jsonb',
+  'smallint',
+  'jsonb',
 ] as const;
 
 export const SPEC_COLUMN_NAMES = [
@@ -194,6 +202,8 @@ export const SPEC_COLUMN_NAMES = [
   'on_event',
   'on_match',
   'flow',
+  'priority',
+  'fairness',
 ] as const;
 
 export type SpecColumn = (typeof SPEC_COLUMN_NAMES)[number];

@@ -27,6 +27,8 @@ const ROW: ScheduleRow = {
   retry: { maxAttempts: 4, backoff: { type: 'fixed', baseMs: 1_000, maxMs: 1_000, jitter: 0 } },
   timeoutMs: 90_000,
   concurrency: null,
+  priority: 3,
+  fairness: null,
   startAt: null,
   endAt: null,
   maxRuns: null,

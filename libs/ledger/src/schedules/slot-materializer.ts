@@ -4,7 +4,7 @@
  * slots fired in one pass see each other). Pure: the caller supplies the active runs it read inside
  * the transaction that will write the result.
  */
-import { decideOverlap, newId, type ActiveRun, type OverlapPolicy, type SlotDecision, type TickOrigin, type RunOrigin } from '@kairos/domain';
+import { decideOverlap, fairnessOver, newId, type ActiveRun, type OverlapPolicy, type SlotDecision, type TickOrigin, type RunOrigin } from '@kairos/domain';
 import { declaredConcurrency, type NewRun } from '../runs/run-row.js';
 import type { ScheduleRow } from './schedule-row.js';
 import type { TickRecord } from './schedule.repository.js';
@@ -92,6 +92,9 @@ export function materializeSlots(opts: MaterializeOptions): Materialized {
       retry: row.retry,
       timeoutMs: row.timeoutMs,
       concurrency: declaredConcurrency(row.concurrency, row.payload),
+      priority: row.priority,
+      // Checked to resolve over a schedule's payload; over an event's, a key that does not resolve puts the run with the runs without a key.
+      fairness: fairnessOver(row.fairness, row.payload),
       idempotencyKey: null,
       actor: opts.actor,
       reasonCode: buffered ? 'OVERLAP_BUFFERED' : null,

@@ -9,6 +9,8 @@
  */
 import {
   checkKeysResolve,
+  DEFAULT_PRIORITY,
+  fairnessOver,
   DEFAULT_RETRY_POLICY,
   isStepsTarget,
   newId,
@@ -306,6 +308,8 @@ function requestedRun(sensor: SensorRow, asked: { runKey: string; payload: JsonV
     reasonCode: null,
     detail: { sensorId: sensor.id, runKey: asked.runKey },
     concurrency: unresolved === null ? declaredConcurrency(spec.concurrency, asked.payload) : null,
+    priority: spec.priority ?? DEFAULT_PRIORITY,
+    fairness: fairnessOver(spec.fairness ?? null, asked.payload),
     sensorId: sensor.id,
     runKey: asked.runKey,
   };

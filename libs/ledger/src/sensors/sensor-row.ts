@@ -1,5 +1,5 @@
 /** The sensors tables' rows as SQL returns them. */
-import type { CallTarget, ConcurrencySpec, JsonValue, RetryPolicy, Target } from '@kairos/domain';
+import type { CallTarget, ConcurrencySpec, FairnessSpec, JsonValue, RetryPolicy, Target } from '@kairos/domain';
 
 /** What a sensor's runs execute and how: frozen into each run it asks for. */
 export interface SensorRunSpec {
@@ -8,6 +8,10 @@ export interface SensorRunSpec {
   retry: RetryPolicy;
   timeoutMs: number;
   concurrency: ConcurrencySpec | null;
+  /** Absent (a sensor stored before priorities): 3. */
+  priority?: number;
+  /** Absent: none. */
+  fairness?: FairnessSpec | null;
 }
 
 export interface SensorRow {
