@@ -201,4 +201,37 @@ describe('priority and fair share', () => {
     // Tenant b did not wait for tenant a's backlog: a had runs left to start after b's last one.
     expect(rows[0]!.after).toBeGreaterThan(0);
   });
+
+  it('fsck finds a backlog in order, and names a run whose key lost its turn and a window left short', async () => {
+    const control = await startInProcess(t.env({}), ['api', 'scheduler']);
+    started.push(control);
+    const client = api(control.url);
+    // No worker claims: 128 runs fill the window, the other 72 wait their turn.
+    await t.db.query(`INSERT INTO workers (id, queue, handlers, version, started_at, last_seen_at) VALUES ('host:1:idle', 'idle', '{noop}', 'v1', now(), now())`);
+    const ids = await createRuns(client, Array.from({ length: 200 }, (_, i) => ({ target: { type: 'handler', name: 'noop', queue: 'idle' }, payload: { t: i % 3 }, fairness: { key: 't{{payload.t}}' } })));
+    const { rows } = await t.db.query<{ waiting: number; inside: number }>(
+      `SELECT count(*) FILTER (WHERE defer_reason = 'FAIR_SHARE')::int AS waiting, count(*) FILTER (WHERE held_at IS NULL AND enqueued_at IS NOT NULL)::int AS inside FROM runs WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    expect(rows[0]).toEqual({ waiting: 72, inside: 128 });
+    const { fsck } = await import('@kairos/ledger');
+    expect(await fsck(t.db)).toEqual([]);
+    // A minute later, the window emptied behind the ledger's back (no trigger took the next turns).
+    await t.db.query(`UPDATE runs SET held_at = now() - interval '2 minutes' WHERE defer_reason = 'FAIR_SHARE'`);
+    const client2 = await t.db.connect();
+    try {
+      await client2.query('BEGIN');
+      await client2.query(`SET LOCAL session_replication_role = replica`);
+      await client2.query(`UPDATE runs SET state = 'cancelled', reason_code = 'CANCELLED_BY_USER', finished_at = now() WHERE id = ANY($1::uuid[]) AND held_at IS NULL`, [ids]);
+      await client2.query('COMMIT');
+    } finally {
+      client2.release();
+    }
+    // (Cancelled by hand, they lack their stories: only the fair-share checks are read here.)
+    const fairShare = async () => (await fsck(t.db)).filter((v) => v.check.startsWith('fair-share'));
+    expect((await fairShare()).map((v) => [v.check, v.subject])).toEqual([['fair-share-window-short', 'queue idle']]);
+    // The turns lost as well: each waiting run is named.
+    await t.db.query(`DELETE FROM fair_keys`);
+    expect((await fairShare()).filter((v) => v.check === 'fair-share-backlog-has-turn')).toHaveLength(72);
+  });
 });

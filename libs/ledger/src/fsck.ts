@@ -99,6 +99,22 @@ const CHECKS: Check[] = [
                         AND kairos_worker_live(w.last_seen_at, w.stopped_at) AND kairos_worker_serves(w.version, w.upgrade, h.version))`,
   },
   {
+    name: 'fair-share-backlog-has-turn',
+    sql: `SELECT 'run ' || h.id AS subject, 'waits for its turn (FAIR_SHARE) since ' || h.held_at || ' but its key ' || coalesce(h.fairness_key, '(none)') || ' has no turn in queue ' || coalesce(h.target->>'queue', 'default') AS detail
+          FROM runs h WHERE h.held_at < now() - interval '1 minute' AND h.defer_reason = 'FAIR_SHARE'
+            AND NOT EXISTS (SELECT 1 FROM fair_keys k WHERE k.namespace_id = h.namespace_id AND k.queue = coalesce(h.target->>'queue', 'default')
+                            AND k.priority = h.priority AND k.key = coalesce(h.fairness_key, ''))`,
+  },
+  {
+    name: 'fair-share-window-short',
+    sql: `SELECT 'queue ' || k.queue AS subject, 'has runs waiting for their turn (FAIR_SHARE) for over a minute, yet only ' || count(w.id) || ' of its window of ' || kairos_fair_window() || ' in the transport' AS detail
+          FROM (SELECT DISTINCT namespace_id, queue FROM fair_keys) k
+          LEFT JOIN runs w ON w.namespace_id = k.namespace_id AND coalesce(w.target->>'queue', 'default') = k.queue AND w.fair AND w.state = 'queued' AND w.held_at IS NULL
+          WHERE EXISTS (SELECT 1 FROM runs h WHERE h.namespace_id = k.namespace_id AND coalesce(h.target->>'queue', 'default') = k.queue
+                          AND h.defer_reason = 'FAIR_SHARE' AND h.held_at < now() - interval '1 minute')
+          GROUP BY k.namespace_id, k.queue HAVING count(w.id) < kairos_fair_window()`,
+  },
+  {
     name: 'step-active-under-ended-run',
     sql: `SELECT 'run ' || s.id AS subject, 'step ' || s.step_name || ' is ' || s.state || ' but its run ' || g.id || ' ended ' || g.state AS detail
           FROM runs s JOIN runs g ON g.id = s.parent_run_id
