@@ -1,8 +1,9 @@
 /**
  * Queue limits over REST, GraphQL, the SDK client and the CLI: every refusal of a PUT is a 400
  * naming the field and changes nothing; limits are set, read and cleared per namespace; a queue's
- * counts (running, queued, held, live workers) come from the ledger; and a PUT that raises or lifts
- * a limit releases the held runs it leaves places for, in the same transaction.
+ * counts (running, queued, held, live workers, its queued runs per priority and its top fairness
+ * keys) come from the ledger; and a PUT that raises or lifts a limit releases the held runs it
+ * leaves places for, in the same transaction.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KairosClient, type Queue } from '@kairos/sdk';
@@ -10,15 +11,19 @@ import { runCli } from '../../apps/cli/src/cli.js';
 import { issueKey, useKairos } from '../support/kairos.js';
 
 const work = { type: 'handler', name: 'work', queue: 'q1' };
+const fairWork = { type: 'handler', name: 'work', queue: 'q-fair' };
+/** A queue's counts per priority when nothing is queued on it. */
+const NONE_BY_PRIORITY = [1, 2, 3, 4, 5].map((priority) => ({ priority, queued: 0 }));
 
 describe('queue limits over the API', () => {
   const { t, kairos, client } = useKairos({ roles: ['api'] });
 
   beforeAll(async () => {
-    // A live worker of q1 (its handler makes q1 targets acceptable) and one of q-stale not seen for five minutes.
+    // Live workers of q1 and q-fair (their handler makes their targets acceptable) and one of q-stale not seen for five minutes.
     await t.db.query(
       `INSERT INTO workers (id, queue, handlers, version, started_at, last_seen_at) VALUES
          ('host:1:q1', 'q1', '{work}', '1.0.0', now(), now()),
+         ('host:3:fair', 'q-fair', '{work}', '1.0.0', now(), now()),
          ('host:2:stale', 'q-stale', '{work}', '1.0.0', now() - interval '1 hour', now() - interval '5 minutes')`,
     );
   });
@@ -50,7 +55,17 @@ describe('queue limits over the API', () => {
   it('sets limits with PUT and reads them back, alone and in the listing', async () => {
     const put = await client.put('/v1/queues/q1', { maxRunning: 10, rate: { max: 100, per: '1m' } });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ name: 'q1', maxRunning: 10, rate: { max: 100, per: '1m' }, running: 0, queued: 0, held: 0, workers: 1 });
+    expect(put.body).toMatchObject({
+      name: 'q1',
+      maxRunning: 10,
+      rate: { max: 100, per: '1m' },
+      running: 0,
+      queued: 0,
+      held: 0,
+      queuedByPriority: NONE_BY_PRIORITY,
+      fairnessKeys: [],
+      workers: 1,
+    });
     expect(Date.parse(put.body.updatedAt)).toBeGreaterThan(Date.now() - 60_000);
     expect(await limitsRows()).toEqual([{ queue: 'q1', max_running: 10, rate_max: 100, rate_per_ms: 60_000, updated_by: 'anonymous' }]);
 
@@ -102,6 +117,8 @@ describe('queue limits over the API', () => {
       running: 0,
       queued: 0,
       held: 0,
+      queuedByPriority: NONE_BY_PRIORITY,
+      fairnessKeys: [],
       workers: 0,
       updatedAt: null,
     });
@@ -131,6 +148,80 @@ describe('queue limits over the API', () => {
     expect((await client.get(`/v1/runs/${ids[1]}`)).body).toMatchObject({ state: 'queued', deferReason: 'QUEUE_LIMIT' });
     // Put back as they were for the tests after this one: nothing held, nothing running.
     await endRuns(ids);
+  });
+
+  it('counts the queued runs by priority, due or not, held or not, and names the ten fairness keys with the most', async () => {
+    const byTenant = (tenantId: string, weight = 1) => ({ payload: { tenantId }, fairness: { key: 'tenant-{{payload.tenantId}}', weight } });
+    const later = { availableAt: new Date(Date.now() + 3_600_000).toISOString() };
+    const items = [
+      // Priority 1: three of tenant a (one not due yet), one of tenant b.
+      { priority: 1, ...byTenant('a', 5) },
+      { priority: 1, ...byTenant('a', 5) },
+      { priority: 1, ...byTenant('a', 5), ...later },
+      { priority: 1, ...byTenant('b') },
+      // Priority 2: two more of tenant b, and one each of tenants k00 to k10.
+      { priority: 2, ...byTenant('b') },
+      { priority: 2, ...byTenant('b') },
+      ...Array.from({ length: 11 }, (_, i) => ({ priority: 2, ...byTenant(`k${String(i).padStart(2, '0')}`) })),
+      // The default priority, without a key (left out of the keys).
+      {},
+      {},
+      // Priority 5, of tenant c: one runs, one ends; neither is queued.
+      { priority: 5, ...byTenant('c') },
+      { priority: 5, ...byTenant('c') },
+    ];
+    const batch = await client.post('/v1/runs/batch', { items: items.map((item) => ({ target: fairWork, ...item })) });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    const ids = (batch.body.items as { id: string }[]).map((run) => run.id);
+    expect(ids.every((id) => typeof id === 'string')).toBe(true);
+    const runs = (await t.db.query(`SELECT priority, fairness_key FROM runs WHERE id = ANY($1) ORDER BY array_position($1, id)`, [ids])).rows;
+    expect(runs.slice(0, 4)).toEqual([...Array(3).fill({ priority: 1, fairness_key: 'tenant-a' }), { priority: 1, fairness_key: 'tenant-b' }]);
+    await markRunning(ids.at(-2)!);
+    await endRuns([ids.at(-1)!]);
+    // Held by its queue's limit, it is still queued.
+    await markHeld(ids[0]!);
+
+    const expected = {
+      queuedByPriority: [
+        { priority: 1, queued: 4 },
+        { priority: 2, queued: 13 },
+        { priority: 3, queued: 2 },
+        { priority: 4, queued: 0 },
+        { priority: 5, queued: 0 },
+      ],
+      // Most first, ties by key: tenant-k10 is the eleventh.
+      fairnessKeys: [
+        { key: 'tenant-a', queued: 3 },
+        { key: 'tenant-b', queued: 3 },
+        ...Array.from({ length: 8 }, (_, i) => ({ key: `tenant-k0${i}`, queued: 1 })),
+      ],
+    };
+    const queue = (await client.get('/v1/queues/q-fair')).body;
+    expect(queue).toMatchObject({ name: 'q-fair', running: 1, held: 1, ...expected });
+    expect((await client.get('/v1/queues')).body.items.find((q: Queue) => q.name === 'q-fair')).toEqual(queue);
+    // A PUT answers with them too.
+    expect((await client.put('/v1/queues/q-fair', { maxRunning: 100 })).body).toMatchObject(expected);
+    await client.put('/v1/queues/q-fair', {});
+
+    // Another namespace sees none of them either.
+    const key = await issueKey(t, 'fair-other', 'read');
+    const other = await fetch(`${kairos.url}/v1/queues/q-fair`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await other.json()).toMatchObject({ queuedByPriority: NONE_BY_PRIORITY, fairnessKeys: [] });
+
+    // A run that starts or ends leaves the counts; its key leaves the list with its last queued run.
+    await endRuns(ids.slice(0, 3));
+    expect((await client.get('/v1/queues/q-fair')).body).toMatchObject({
+      queuedByPriority: [
+        { priority: 1, queued: 1 },
+        { priority: 2, queued: 13 },
+        { priority: 3, queued: 2 },
+        { priority: 4, queued: 0 },
+        { priority: 5, queued: 0 },
+      ],
+      fairnessKeys: [{ key: 'tenant-b', queued: 3 }, ...Array.from({ length: 9 }, (_, i) => ({ key: `tenant-k0${i}`, queued: 1 }))],
+    });
+    await endRuns(ids);
+    expect((await client.get('/v1/queues/q-fair')).body).toMatchObject({ running: 0, queued: 0, held: 0, queuedByPriority: NONE_BY_PRIORITY, fairnessKeys: [] });
   });
 
   it("keeps each namespace's limits and counts to itself", async () => {
@@ -182,7 +273,7 @@ describe('queue limits over the API', () => {
 
   describe('over GraphQL', () => {
     const gql = async (query: string, variables: Record<string, unknown> = {}) => (await client.post('/graphql', { query, variables })).body;
-    const QUEUE = 'name maxRunning rate { max per } running queued held workers updatedAt';
+    const QUEUE = 'name maxRunning rate { max per } running queued held queuedByPriority { priority queued } fairnessKeys { key queued } workers updatedAt';
 
     it('reads queues as GET /v1/queues does, and sets limits as PUT does', async () => {
       const set = await gql(`mutation($rate: JSON) { setQueueLimits(name: "q-graph", maxRunning: 4, rate: $rate) { ${QUEUE} } }`, { rate: { max: 10, per: '1s' } });
@@ -248,6 +339,40 @@ describe('queue limits over the API', () => {
       expect(table.out).toMatch(/^q1\s+/m);
       const listed = JSON.parse((await cli('queues', '--output', 'json')).out) as Queue[];
       expect(listed).toEqual((await client.get('/v1/queues')).body.items);
+    });
+
+    it('prints, under the table, the queued runs of each queue per priority and its top fairness keys', async () => {
+      const fairness = { key: 'tenant-{{payload.tenantId}}' };
+      const items = [
+        { priority: 2, payload: { tenantId: 'b' }, fairness },
+        { priority: 2, payload: { tenantId: 'a' }, fairness },
+        { priority: 2, payload: { tenantId: 'a' }, fairness },
+        {},
+      ];
+      const batch = await client.post('/v1/runs/batch', { items: items.map((item) => ({ target: fairWork, ...item })) });
+      const ids = (batch.body.items as { id: string }[]).map((run) => run.id);
+      const table = (await cli('queues')).out.split('\n');
+      const at = table.indexOf('queued runs of q-fair by priority: p1 0  p2 3  p3 1  p4 0  p5 0');
+      expect(at, table.join('\n')).toBeGreaterThan(0);
+      expect(table[at - 1]).toBe('');
+      expect(table[at + 1]).toBe('  top fairness keys: tenant-a 2, tenant-b 1');
+      // A queue without queued runs gets no such lines.
+      expect(table.some((line) => line.startsWith('queued runs of q-cli '))).toBe(false);
+      const listed = JSON.parse((await cli('queues', '--output', 'json')).out) as Queue[];
+      expect(listed.find((q) => q.name === 'q-fair')).toMatchObject({
+        queuedByPriority: [
+          { priority: 1, queued: 0 },
+          { priority: 2, queued: 3 },
+          { priority: 3, queued: 1 },
+          { priority: 4, queued: 0 },
+          { priority: 5, queued: 0 },
+        ],
+        fairnessKeys: [
+          { key: 'tenant-a', queued: 2 },
+          { key: 'tenant-b', queued: 1 },
+        ],
+      });
+      await endRuns(ids);
     });
 
     it('refuses what the API refuses, naming the flag or the field', async () => {

@@ -37,7 +37,8 @@ commands:
   signal <run id> <name> [json]   send a signal to a run waiting in ctx.waitForSignal(name),
                                   through the API at KAIROS_URL with KAIROS_API_KEY
   queues [--output json]          the namespace's queues: running/max, queued, held, rate
-                                  limit, live workers (through the API, as signal)
+                                  limit, live workers, and the queued runs per priority and
+                                  top fairness keys (through the API, as signal)
   queues set <name> [--max-running N|none] [--rate 100/1m|none]
                                   change a queue's limits (the ones not given stay; none
                                   lifts one); held runs the new limits leave room for start

@@ -17,7 +17,7 @@ export const QUEUE_PATHS: Record<string, PathItemObject> = {
       tags: ['queues'],
       summary: "List the namespace's queues",
       description:
-        'Every queue with limits, with active runs of the namespace, or with live workers (seen in the last minute, not stopped), by name: its limits, its runs running, queued (due, waiting for a worker) and held back by a limit, and its live workers. One page: nextCursor is null.',
+        "Every queue with limits, with active runs of the namespace, or with live workers (seen in the last minute, not stopped), by name: its limits, its runs running, queued (due, waiting for a worker) and held back (by a limit, for their version or for their fairness key's turn), its runs in state queued per priority (queuedByPriority, five items, priority 1 first) and the ten fairness keys with the most of them (fairnessKeys, most first), and its live workers. One page: nextCursor is null.",
       ok: { 200: json('QueuePage', 'The queues, by name.') },
       errors: [],
     }),

@@ -1,6 +1,6 @@
 /**
  * Queue limits of the caller's namespace: read every queue (its limits, runs running, queued and
- * held, live workers), and set or clear a queue's limits. Setting them releases, in the same
+ * held, its queued runs by priority and fairness key, live workers), and set or clear a queue's limits. Setting them releases, in the same
  * transaction, the held runs a raised or lifted limit leaves places for; the scheduler hands them
  * over as soon as it commits.
  */
@@ -9,6 +9,7 @@ import { readQueueLimitsPut, readQueueName } from '@kairos/domain/wire';
 import { QueueLimitRepository, inTransaction, type Db } from '@kairos/ledger';
 import { DATABASE } from '@kairos/process';
 import type { CallerContext } from '../auth/request-context.js';
+import { queueBacklogs } from './queue-backlog.js';
 import { queueView, type QueueView } from './queue.view.js';
 
 export interface QueuePageView {
@@ -24,12 +25,14 @@ export class QueuesService {
   ) {}
 
   async list(caller: CallerContext): Promise<QueuePageView> {
-    return { items: (await this.queues.list(this.db, caller.namespaceId)).map(queueView), nextCursor: null };
+    const [rows, backlogs] = await Promise.all([this.queues.list(this.db, caller.namespaceId), queueBacklogs(this.db, caller.namespaceId)]);
+    return { items: rows.map((row) => queueView(row, backlogs.get(row.name))), nextCursor: null };
   }
 
   async get(caller: CallerContext, name: string): Promise<QueueView> {
     const queue = readQueueName(name);
-    return queueView(await this.queues.get(this.db, caller.namespaceId, queue));
+    const [row, backlogs] = await Promise.all([this.queues.get(this.db, caller.namespaceId, queue), queueBacklogs(this.db, caller.namespaceId, queue)]);
+    return queueView(row, backlogs.get(queue));
   }
 
   /** PUT /v1/queues/:name: the body's limits replace the queue's (none clears them). */
@@ -37,10 +40,10 @@ export class QueuesService {
     // The path's name is checked before the body, and before it reaches a query.
     const queue = readQueueName(name);
     const limits = readQueueLimitsPut(body);
-    const row = await inTransaction(this.db, async (tx) => {
+    return inTransaction(this.db, async (tx) => {
       await this.queues.set(tx, caller.namespaceId, queue, limits, caller.actor);
-      return this.queues.get(tx, caller.namespaceId, queue);
+      const row = await this.queues.get(tx, caller.namespaceId, queue);
+      return queueView(row, (await queueBacklogs(tx, caller.namespaceId, queue)).get(queue));
     });
-    return queueView(row);
   }
 }

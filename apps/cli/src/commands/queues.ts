@@ -1,6 +1,6 @@
 /**
  * `kairos queues` and `kairos queues set <name> [--max-running N|none] [--rate 100/1m|none]`: the
- * namespace's queues and their limits, through the API (GET /v1/queues, PUT /v1/queues/:name) at
+ * namespace's queues, their limits and what waits on them (by priority and fairness key), through the API (GET /v1/queues, PUT /v1/queues/:name) at
  * KAIROS_URL with KAIROS_API_KEY. A set changes only the limits it is given: the others stay as
  * they are, and `none` lifts one.
  */
@@ -14,6 +14,8 @@ interface Queue {
   running: number;
   queued: number;
   held: number;
+  queuedByPriority: { priority: number; queued: number }[];
+  fairnessKeys: { key: string; queued: number }[];
   workers: number;
   updatedAt: string | null;
 }
@@ -88,4 +90,11 @@ function print(out: Output, queues: readonly Queue[], json: boolean): void {
       ]),
     ),
   );
+  // Under the table, each queue with runs in state queued: how many per priority, and the keys with the most.
+  for (const q of queues) {
+    if (!q.queuedByPriority.some((p) => p.queued > 0)) continue;
+    out.line('');
+    out.line(`queued runs of ${q.name} by priority: ${q.queuedByPriority.map((p) => `p${p.priority} ${p.queued}`).join('  ')}`);
+    if (q.fairnessKeys.length > 0) out.line(`  top fairness keys: ${q.fairnessKeys.map((k) => `${k.key} ${k.queued}`).join(', ')}`);
+  }
 }

@@ -1,9 +1,10 @@
 /**
  * The wire shapes of queue limits: PUT /v1/queues/:name's body, and a queue as GET /v1/queues lists
- * it (its limits, what runs and waits on it, its live workers).
+ * it (its limits, what runs and waits on it, by priority and fairness key, its live workers).
  */
 import { z } from 'zod';
 import { DEFAULT_QUEUE, QUEUE_NAME_PATTERN } from '../handlers.js';
+import { MAX_PRIORITY, MIN_PRIORITY } from '../priority.js';
 import { closedObject, integer, present, readWire, text, worded } from './read.js';
 import { component, page } from './registry.js';
 import { Duration, durationMs, Instant } from './shared.js';
@@ -12,6 +13,8 @@ import { Duration, durationMs, Instant } from './shared.js';
 export const MAX_QUEUE_RUNNING = 100_000;
 /** The most starts a rate limit may allow per window. */
 export const MAX_QUEUE_RATE = 1_000_000;
+/** How many fairness keys a queue's view names: those with the most queued runs. */
+export const QUEUE_VIEW_FAIRNESS_KEYS = 10;
 /** A rate limit's window: from 100 ms to a day. */
 export const MIN_QUEUE_RATE_WINDOW_MS = 100;
 export const MAX_QUEUE_RATE_WINDOW_MS = 86_400_000;
@@ -66,10 +69,24 @@ export const QueueView = component(
       .describe('At most `max` of its runs start in any window of `per`; null: no rate limit.'),
     running: count().describe('Runs of the namespace on the queue running now.'),
     queued: count().describe('Runs due and waiting for a worker (not held back by a limit).'),
-    held: count().describe('Runs held back: by a limit until a place frees (deferReason CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT), or until a worker of their version runs (VERSION_UNAVAILABLE).'),
+    held: count().describe(
+      'Runs held back: by a limit until a place frees (deferReason CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT), until a worker of their version runs (VERSION_UNAVAILABLE), or until their fairness key\'s turn (FAIR_SHARE).',
+    ),
+    queuedByPriority: z
+      .array(z.strictObject({ priority: z.int().min(MIN_PRIORITY).max(MAX_PRIORITY), queued: count() }))
+      .length(MAX_PRIORITY - MIN_PRIORITY + 1)
+      .describe(
+        `Its runs in state queued (due or not, held or not) by priority: one item per priority, ${MIN_PRIORITY} (starts first) to ${MAX_PRIORITY}, in that order, with 0 for a priority without runs.`,
+      ),
+    fairnessKeys: z
+      .array(z.strictObject({ key: z.string(), queued: count() }))
+      .max(QUEUE_VIEW_FAIRNESS_KEYS)
+      .describe(
+        `The (at most ${QUEUE_VIEW_FAIRNESS_KEYS}) fairness keys with the most of its runs in state queued, most first, ties by key; runs without a key are left out. Empty when none of its queued runs has a key.`,
+      ),
     workers: count().describe('Live workers serving the queue: seen in the last minute and not stopped.'),
     updatedAt: Instant.nullable().describe('When its limits were last set; null without limits.'),
   }),
-  "A queue of the caller's namespace: its limits, its runs running, queued and held, and its live workers.",
+  "A queue of the caller's namespace: its limits, its runs running, queued and held, its queued runs by priority and top fairness keys, and its live workers.",
 );
 export const QueuePage = component('QueuePage', page(QueueView, 'Every queue with limits, active runs or live workers, by name; one page (nextCursor is null).'));
