@@ -15,15 +15,15 @@ const MISSING_ID = '01a226b4-d238-7c31-b6af-28c7c8951e9e';
 
 const RETRY = 'retry { maxAttempts backoff { type base max jitter } }';
 const DST = 'dst { gap overlap resolved { gap overlap } description }';
-const STEP = `steps { name dependsOn when target retry { maxAttempts backoff { type base max jitter } } timeout concurrency { key limit } }`;
+const STEP = `steps { name dependsOn when target retry { maxAttempts backoff { type base max jitter } } timeout concurrency { key limit } priority fairness { key weight } }`;
 const RUN_STEP = `steps { name dependsOn when state attempt maxAttempts result error reasonCode reasonText startedAt finishedAt runId }`;
 const SCHEDULE = `id name cron every at on { event match } debounce { key period maxWait } throttle { key limit period } rateLimit { key limit period }
   batch { key maxSize timeout } timezone ${DST} catchup { mode window limit } overlap target ${STEP} payload ${RETRY}
-  timeout concurrency { key limit } startAt endAt maxRuns jitter expect { succeededWithin } calendar { exclude weekdaysOnly onExcluded } lateSince paused idempotencyKey labels status
+  timeout concurrency { key limit } priority fairness { key weight } startAt endAt maxRuns jitter expect { succeededWithin } calendar { exclude weekdaysOnly onExcluded } lateSince paused idempotencyKey labels status
   nextFireAt lastFireAt fireCount createdAt updatedAt deduped`;
 const CALENDAR = 'name dates holidays { country state region } description schedules createdAt updatedAt';
 const RUN = `id scheduleId origin sourceRunId scheduledFor availableAt deferReason state attempt maxAttempts target ${RUN_STEP} parentRunId stepName
-  concurrency { key limit } sensorId runKey eventId checkpoints { name kind state result startedAt finishedAt wakeAt } ${RETRY} payload result
+  concurrency { key limit } priority fairnessKey sensorId runKey eventId checkpoints { name kind state result startedAt finishedAt wakeAt } ${RETRY} payload result
   error reasonCode reasonText crashCount cancelRequestedAt idempotencyKey createdAt startedAt finishedAt leaseEpoch progress version`;
 const EVENT = 'id at kind fromState toState leaseEpoch actor reasonCode detail';
 const EVENT_VIEW = 'id name data receivedAt deduped runs skipped { scheduleId reasonCode } resumed';
@@ -75,12 +75,14 @@ describe('GraphQL mirrors the REST API', () => {
       payload: { any: ['json', 1, 2.5, true, null, { nested: 'yes' }], emoji: 'ü ✓' },
       retry: { maxAttempts: 4, backoff: { type: 'exponential', base: '30s', max: '10m', jitter: 0.2 } },
       timeout: '2m',
+      priority: 2,
+      fairness: { key: 'tier-{{payload.emoji}}', weight: 4 },
       labels: { team: 'billing', tier: 'gold' },
     };
     const created = await gql(`mutation ($input: JSON!) { createSchedule(input: $input) { ${SCHEDULE} } }`, { input });
     expect(created.errors).toBeUndefined();
     const schedule = created.data.createSchedule;
-    expect(schedule).toMatchObject({ name: 'nightly-report', status: 'active', deduped: false, payload: input.payload, labels: input.labels });
+    expect(schedule).toMatchObject({ name: 'nightly-report', status: 'active', deduped: false, payload: input.payload, labels: input.labels, priority: 2, fairness: input.fairness });
 
     const viaRest = await rest.get(`/v1/schedules/${schedule.id}`);
     expect(viaRest.status).toBe(200);
@@ -284,11 +286,18 @@ describe('GraphQL mirrors the REST API', () => {
   });
 
   it('starts an ad-hoc run and reads it back with its events, as REST does', async () => {
-    const input = { target: echo, payload: { hello: 'world' }, idempotencyKey: 'graphql-run-1', availableAt: '2099-01-01T00:00:00Z' };
+    const input = {
+      target: echo,
+      payload: { hello: 'world' },
+      priority: 1,
+      fairness: { key: 'greeting-{{payload.hello}}' },
+      idempotencyKey: 'graphql-run-1',
+      availableAt: '2099-01-01T00:00:00Z',
+    };
     const created = await gql(`mutation ($input: JSON!) { createRun(input: $input) { ${RUN} ${ATTEMPTS} deduped } }`, { input });
     expect(created.errors).toBeUndefined();
     const run = created.data.createRun;
-    expect(run).toMatchObject({ origin: 'manual', state: 'queued', payload: { hello: 'world' }, deduped: false, scheduleId: null });
+    expect(run).toMatchObject({ origin: 'manual', state: 'queued', payload: { hello: 'world' }, deduped: false, scheduleId: null, priority: 1, fairnessKey: 'greeting-world' });
 
     const restRun = await rest.get(`/v1/runs/${run.id}`);
     const { deduped: _deduped, ...fields } = run;
@@ -303,7 +312,7 @@ describe('GraphQL mirrors the REST API', () => {
 
     const again = await gql(`mutation ($input: JSON!) { createRun(input: $input) { id deduped } }`, { input });
     expect(again.data.createRun).toEqual({ id: run.id, deduped: true });
-    const reused = await gql(`mutation ($input: JSON!) { createRun(input: $input) { id deduped } }`, { input: { ...input, payload: { other: true } } });
+    const reused = await gql(`mutation ($input: JSON!) { createRun(input: $input) { id deduped } }`, { input: { ...input, payload: { hello: 'other' } } });
     expect(reused.errors![0]!.extensions).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', field: 'idempotencyKey', status: 409 });
     expect((await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'graphql-run-1'`)).rows[0].n).toBe(1);
 

@@ -288,7 +288,7 @@ describe('sensors', () => {
 
   it('mirrors REST in GraphQL', async () => {
     const gql = async (query: string, variables: Record<string, unknown> = {}) => (await client.post('/graphql', { query, variables })).body;
-    const fields = `id name every target timeout run { target steps { name } retry { maxAttempts backoff { type base max jitter } } timeout concurrency { key limit } } payload paused labels
+    const fields = `id name every target timeout run { target steps { name } retry { maxAttempts backoff { type base max jitter } } timeout concurrency { key limit } priority fairness { key weight } } payload paused labels
       cursor cursorVersion nextEvaluationAt evaluating lastTick { id state } source createdAt updatedAt`;
     const created = await gql(`mutation ($input: JSON!) { createSensor(input: $input) { ${fields} } }`, {
       input: body('graphql', { run: { target: echo, concurrency: { key: 'k-{{payload}}', limit: 2 } } }),

@@ -24,6 +24,12 @@ export class ConcurrencyType {
   @Field(() => Int) limit!: number;
 }
 
+@ObjectType('Fairness', { description: 'A fairness key and its weight: within a priority, the keys with runs due on a queue take starts in proportion to their weights.' })
+export class FairnessType {
+  @Field(() => String, { description: 'On a schedule, sensor or step, the template as declared.' }) key!: string;
+  @Field(() => Int, { description: '1 to 100.' }) weight!: number;
+}
+
 @ObjectType('RetryPolicy')
 export class RetryPolicyType {
   @Field(() => Int) maxAttempts!: number;
@@ -108,6 +114,9 @@ export class RunType implements RunView {
   @Field(() => ID, { nullable: true, description: "For a step's own run: the multi-step run it belongs to." }) parentRunId!: string | null;
   @Field(() => String, { nullable: true, description: "For a step's own run: its step's name." }) stepName!: string | null;
   @Field(() => ConcurrencyType, { nullable: true, description: 'The concurrency key the run holds while running, and its limit.' }) concurrency!: ConcurrencyType | null;
+  @Field(() => Int, { description: '1 starts first, 5 last: among the due runs of its queue, the next start goes to the best priority.' }) priority!: number;
+  @Field(() => String, { nullable: true, description: 'The fairness key whose turns the run takes (resolved from its payload); null: the one key runs without a key share.' })
+  fairnessKey!: string | null;
   @Field(() => ID, { nullable: true, description: 'For a run of a sensor: the sensor.' }) sensorId!: string | null;
   @Field(() => String, { nullable: true, description: 'For a run a sensor asked for: its run key.' }) runKey!: string | null;
   @Field(() => String, { nullable: true, description: 'For a run an event started (origin event): the event.' }) eventId!: string | null;

@@ -23,7 +23,7 @@ import {
   TickOriginEnum,
   TickOutcomeEnum,
 } from '../graphql/wire.enums.js';
-import { ConcurrencyType, RetryPolicyType, RunType } from '../runs/run.types.js';
+import { ConcurrencyType, FairnessType, RetryPolicyType, RunType } from '../runs/run.types.js';
 
 @ObjectType('ResolvedDstPolicy', { description: 'The DST policy fire instants are computed with: `auto` decided for the cron expression.' })
 export class ResolvedDstPolicyType implements ResolvedDstPolicy {
@@ -57,6 +57,8 @@ export class StepType implements StepDefinitionView {
   @Field(() => RetryPolicyType, { nullable: true, description: "Null: the run's (the schedule's)." }) retry!: RetryPolicyType | null;
   @Field(() => String, { nullable: true, description: "Null: the run's (the schedule's)." }) timeout!: string | null;
   @Field(() => ConcurrencyType, { nullable: true, description: 'Null: none.' }) concurrency!: ConcurrencyType | null;
+  @Field(() => Int, { nullable: true, description: "1 (first) to 5; null: the run's." }) priority!: number | null;
+  @Field(() => FairnessType, { nullable: true, description: "Null: the run's." }) fairness!: FairnessType | null;
 }
 
 @ObjectType('ScheduleExpectation', { description: "What each slot's run must do." })
@@ -121,6 +123,8 @@ export class ScheduleType implements ScheduleView {
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => String) timeout!: string;
   @Field(() => ConcurrencyType, { nullable: true, description: "Each run's concurrency key (a template over the payload) and limit." }) concurrency!: ConcurrencyType | null;
+  @Field(() => Int, { description: "Each run's priority: 1 starts first, 5 last." }) priority!: number;
+  @Field(() => FairnessType, { nullable: true, description: "Each run's fairness key (a template over the payload) and weight; null: none." }) fairness!: FairnessType | null;
   @Field(() => String, { nullable: true }) startAt!: string | null;
   @Field(() => String, { nullable: true }) endAt!: string | null;
   @Field(() => Int, { nullable: true }) maxRuns!: number | null;

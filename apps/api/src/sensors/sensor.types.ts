@@ -8,7 +8,7 @@ import type { JsonValue } from '@kairos/domain';
 import type { TargetView } from '../wire/policy.view.js';
 import { JsonScalar } from '../graphql/json.scalar.js';
 import { ReasonCodeEnum, SensorTickStateEnum } from '../graphql/wire.enums.js';
-import { ConcurrencyType, RetryPolicyType } from '../runs/run.types.js';
+import { ConcurrencyType, FairnessType, RetryPolicyType } from '../runs/run.types.js';
 import { StepType } from '../schedules/schedule.types.js';
 import type { SensorRunView, SensorTickView, SensorView } from './sensor.view.js';
 
@@ -44,6 +44,8 @@ export class SensorRunType implements SensorRunView {
   @Field(() => RetryPolicyType) retry!: RetryPolicyType;
   @Field(() => String) timeout!: string;
   @Field(() => ConcurrencyType, { nullable: true, description: "The key as declared, resolved over each run's payload; null: none." }) concurrency!: ConcurrencyType | null;
+  @Field(() => Int, { description: "Each run's priority: 1 starts first, 5 last." }) priority!: number;
+  @Field(() => FairnessType, { nullable: true, description: "The key as declared, resolved over each run's payload, and its weight; null: none." }) fairness!: FairnessType | null;
 }
 
 @ObjectType('Sensor', { description: 'A sensor: its definition with defaults filled in, its cursor and its newest evaluation (GET /v1/sensors/:id).' })
