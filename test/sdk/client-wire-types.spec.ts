@@ -71,5 +71,9 @@ describe('the SDK client types against the wire declarations', () => {
     expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['throttle']>, z.input<typeof wire.ThrottleInput>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['rateLimit']>, z.input<typeof wire.RateLimitInput>>>().toEqualTypeOf<true>();
     expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['batch']>, z.input<typeof wire.BatchInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<NonNullable<sdk.ScheduleFields['fairness']>, z.input<typeof wire.FairnessInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<NonNullable<sdk.RunFields['fairness']>, z.input<typeof wire.FairnessInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<sdk.ScheduleFields['priority'], z.input<typeof wire.PriorityInput>>>().toEqualTypeOf<true>();
+    expectTypeOf<Fits<sdk.StepInput, z.input<typeof wire.StepInput>>>().toEqualTypeOf<true>();
   });
 });

@@ -1,11 +1,15 @@
 /** Runs: an ad-hoc run's body, a run with its steps, checkpoints, attempts and events, and the filters of lists and bulk actions. */
-import type { Concurrency, DurationInput, Executable, Instant, JsonValue, RetryPolicy, RetryPolicyInput, RunOrigin, RunState, StepState, StepWhen, Target } from './shared.js';
+import type { Concurrency, DurationInput, Executable, FairnessInput, Instant, JsonValue, RetryPolicy, RetryPolicyInput, RunOrigin, RunState, StepState, StepWhen, Target } from './shared.js';
 
 /** An ad-hoc run's fields but what it executes (see RunInput). */
 export interface RunFields {
   payload?: JsonValue;
   retry?: RetryPolicyInput;
   timeout?: DurationInput;
+  /** 1 to 5: among the due runs of its queue, the next start goes to the best priority (1 first). Default 3. */
+  priority?: number | null;
+  /** A fairness key over the payload (e.g. "tenant-{{payload.tenantId}}") and its weight. Default: none (the run shares the one key of runs without a key). */
+  fairness?: FairnessInput | null;
   availableAt?: string;
   idempotencyKey?: string;
 }
@@ -54,6 +58,9 @@ export interface SignalResult {
   delivered: boolean;
 }
 
+/** The reasons a queued run waits that the API names; other values tell why availableAt is later than the slot. */
+export type DeferReason = 'CONCURRENCY_LIMIT' | 'QUEUE_LIMIT' | 'QUEUE_RATE_LIMIT' | 'FAIR_SHARE' | 'VERSION_UNAVAILABLE' | (string & {});
+
 export interface Run {
   id: string;
   scheduleId: string | null;
@@ -61,7 +68,12 @@ export interface Run {
   sourceRunId: string | null;
   scheduledFor: Instant;
   availableAt: Instant | null;
-  deferReason: string | null;
+  /**
+   * Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or
+   * QUEUE_RATE_LIMIT; while it waits for its fairness key's turn, FAIR_SHARE; while no live worker
+   * runs its version, VERSION_UNAVAILABLE; otherwise why availableAt is later than the slot.
+   */
+  deferReason: DeferReason | null;
   state: RunState;
   attempt: number;
   maxAttempts: number;
@@ -74,6 +86,10 @@ export interface Run {
   /** For a step's own run: its step's name. */
   stepName: string | null;
   concurrency: Concurrency | null;
+  /** 1 starts first, 5 last. */
+  priority: number;
+  /** The fairness key whose turns it takes (resolved from its payload); null: the one key runs without a key share. */
+  fairnessKey: string | null;
   sensorId: string | null;
   runKey: string | null;
   /** For a run an event started (origin event): the event; its payload carries it under `event`. */

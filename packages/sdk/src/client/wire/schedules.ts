@@ -1,5 +1,5 @@
 /** Schedules: a definition's fields and body, a schedule as the API sends it, its calendar rule, ticks, triggers, backfills and previews. */
-import type { Concurrency, DurationInput, Executable, Instant, JsonValue, OverlapPolicy, RetryPolicy, RetryPolicyInput, ScheduleStatus, Step, StepInput, Target, TargetInput } from './shared.js';
+import type { Concurrency, DurationInput, Executable, Fairness, FairnessInput, Instant, JsonValue, OverlapPolicy, RetryPolicy, RetryPolicyInput, ScheduleStatus, Step, StepInput, Target, TargetInput } from './shared.js';
 import type { Run } from './runs.js';
 import type { Batch, BatchInput, Debounce, DebounceInput, EventTrigger, EventTriggerInput, WindowLimit, WindowLimitInput } from './events.js';
 
@@ -27,6 +27,10 @@ export interface ScheduleFields {
   payload?: JsonValue;
   retry?: RetryPolicyInput;
   timeout?: DurationInput;
+  /** Each run's priority, 1 (starts first) to 5. Default 3. */
+  priority?: number | null;
+  /** A fairness key over the payload (e.g. "tenant-{{payload.tenantId}}") and its weight, given to every run. Default: none. */
+  fairness?: FairnessInput | null;
   startAt?: string | null;
   endAt?: string | null;
   maxRuns?: number | null;
@@ -71,6 +75,10 @@ export interface Schedule {
   retry: RetryPolicy;
   timeout: string;
   concurrency: Concurrency | null;
+  /** Each run's priority: 1 starts first, 5 last. */
+  priority: number;
+  /** Each run's fairness key (a template over the payload) and weight; null: none. */
+  fairness: Fairness | null;
   startAt: Instant | null;
   endAt: Instant | null;
   maxRuns: number | null;

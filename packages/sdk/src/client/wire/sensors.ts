@@ -1,5 +1,5 @@
 /** Sensors: a sensor's body, the runs it asks for, and its evaluations. */
-import type { Concurrency, DurationInput, Executable, HandlerTarget, Instant, JsonValue, RetryPolicy, RetryPolicyInput, Step, StepInput, Target, TargetInput } from './shared.js';
+import type { Concurrency, DurationInput, Executable, Fairness, FairnessInput, HandlerTarget, Instant, JsonValue, RetryPolicy, RetryPolicyInput, Step, StepInput, Target, TargetInput } from './shared.js';
 
 /** How each run a sensor asks for runs (what it executes is `target` or `steps`, see SensorRunInput). */
 export interface SensorRunFields {
@@ -8,6 +8,10 @@ export interface SensorRunFields {
   timeout?: DurationInput;
   /** A concurrency key over each run's payload (e.g. "customer-{{payload.customerId}}") and its limit (default 1). */
   concurrency?: { key: string; limit?: number } | null;
+  /** Each run's priority, 1 (starts first) to 5. Default 3. */
+  priority?: number | null;
+  /** A fairness key over each run's payload and its weight. Default: none. */
+  fairness?: FairnessInput | null;
 }
 /** What each run a sensor asks for executes: exactly one of target or steps. Its payload is what the evaluation asked with. */
 export type SensorRunInput = SensorRunFields & Executable;
@@ -42,6 +46,9 @@ export interface SensorRun {
   retry: RetryPolicy;
   timeout: string;
   concurrency: Concurrency | null;
+  priority: number;
+  /** The key as declared, resolved over each run's payload, and its weight; null: none. */
+  fairness: Fairness | null;
 }
 
 export type SensorTickState = 'evaluating' | 'succeeded' | 'failed' | 'skipped';

@@ -53,6 +53,22 @@ export interface Concurrency {
   limit: number;
 }
 
+/**
+ * A fairness key (literal text and `{{payload.<field>}}` placeholders, resolved from each run's
+ * payload) and its weight (1 to 100, default 1). Within a priority, the keys with runs due on a
+ * queue take starts in proportion to their weights (runs without a key share one key); within a
+ * key, the oldest due starts first. A run waiting for its key's turn is queued with deferReason FAIR_SHARE.
+ */
+export interface FairnessInput {
+  key: string;
+  weight?: number | null;
+}
+/** A fairness key and its weight; on a schedule, sensor or step the key is the template as declared. */
+export interface Fairness {
+  key: string;
+  weight: number;
+}
+
 /** One step of a multi-step run. */
 export interface StepInput {
   /** Unique in the run: 1 to 64 of a-z, 0-9, "_" and "-". */
@@ -66,6 +82,10 @@ export interface StepInput {
   retry?: RetryPolicyInput;
   /** Of each attempt of this step. Default: the run's (the schedule's). */
   timeout?: DurationInput;
+  /** 1 (starts first) to 5. Default: the run's (the schedule's). */
+  priority?: number | null;
+  /** A fairness key over the run's payload. Default: the run's (the schedule's). */
+  fairness?: FairnessInput | null;
 }
 /** One step of a multi-step definition, with its defaults filled in. */
 export interface Step {
@@ -78,6 +98,10 @@ export interface Step {
   /** Null: the run's (the schedule's). */
   timeout: string | null;
   concurrency: Concurrency | null;
+  /** Null: the run's (the schedule's). */
+  priority: number | null;
+  /** Null: the run's (the schedule's). */
+  fairness: Fairness | null;
 }
 
 /**

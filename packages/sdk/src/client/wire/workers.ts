@@ -30,7 +30,7 @@ export interface QueueLimitsInput {
   /** At most `max` (1 to 1,000,000) runs of the queue start in any window of `per` (100ms to 1d). */
   rate?: { max: number; per: DurationInput } | null;
 }
-/** A queue of the namespace: its limits, its runs running, queued (due, not held) and held back by a limit, and its live workers. */
+/** A queue of the namespace: its limits, its runs running, queued (due, not held) and held back, what waits on it by priority and fairness key, and its live workers. */
 export interface Queue {
   name: string;
   /** Null: no limit. */
@@ -40,6 +40,10 @@ export interface Queue {
   running: number;
   queued: number;
   held: number;
+  /** Its runs in state queued (due or not, held or not) by priority: five items, priority 1 (starts first) to 5. */
+  queuedByPriority: { priority: number; queued: number }[];
+  /** The (at most 10) fairness keys with the most of its queued runs, most first, ties by key; runs without a key are left out. */
+  fairnessKeys: { key: string; queued: number }[];
   /** Live workers of the queue: seen in the last minute and not stopped. */
   workers: number;
   /** When its limits were last set; null without limits. */
