@@ -76,8 +76,21 @@ describe('the kairos CLI', () => {
     const daily = (
       await client.post('/v1/schedules', { name: 'cli-daily', cron: '30 2 * * *', dst: { gap: 'skip' }, timezone: 'Europe/Berlin', target: { type: 'handler', name: 'noop' } })
     ).body;
+    const fair = (
+      await client.post('/v1/schedules', {
+        name: 'cli-fair',
+        cron: '0 0 1 1 *',
+        priority: 1,
+        fairness: { key: 'tenant-{{payload.tenantId}}', weight: 2 },
+        payload: { tenantId: 'a' },
+        target: { type: 'handler', name: 'noop' },
+      })
+    ).body;
+    expect(fair).toMatchObject({ priority: 1, fairness: { key: 'tenant-{{payload.tenantId}}', weight: 2 } });
     const listed = (await cli('schedules')).out;
     expect(listed).toMatch(/^id +name +when +status +next fire +fired +dst$/m);
+    // Under the table, only the schedules with a priority other than 3 or a fairness key.
+    expect(listed).toMatch(/\n\nruns made with a priority or a fairness key:\n {2}cli-fair: priority 1, fairness key tenant-\{\{payload\.tenantId\}\} \(weight 2\)$/);
     expect(listed).toMatch(new RegExp(`^${hourly.id} +cli-hourly +0 \\* \\* \\* \\* +active .* gap auto \\(skip\\), overlap auto \\(both\\)$`, 'm'));
     expect(listed).toMatch(new RegExp(`^${daily.id} +cli-daily +30 2 \\* \\* \\* +active .* gap skip, overlap auto \\(first\\)$`, 'm'));
     const json = JSON.parse((await cli('schedules', '--json')).out);
@@ -109,6 +122,20 @@ describe('the kairos CLI', () => {
     expect(kinds).toEqual(['queued', 'claimed', 'retry_scheduled', 'claimed', 'dead']);
     expect(out).toMatch(/retry_scheduled +running → queued .*\[HANDLER_ERROR: the handler threw an error\]/);
     await expect(cli('explain', '01a226b4-d238-7c31-b6af-28c7c8951e9e')).rejects.toThrow(/does not exist/);
+    // The default priority and no fairness key go unsaid; others are told.
+    expect(out).not.toMatch(/priority|fairness/);
+    const client = api(kairos.url);
+    const later = (
+      await client.post('/v1/runs', {
+        target: { type: 'handler', name: 'echo' },
+        priority: 5,
+        fairness: { key: 'tenant-{{payload.tenantId}}' },
+        payload: { tenantId: 'b' },
+        availableAt: '2030-01-01T00:00:00Z',
+      })
+    ).body.id as string;
+    expect((await cli('explain', later)).out.split('\n')).toContain('  priority 5, fairness key tenant-b (weight 1)');
+    await client.post(`/v1/runs/${later}/cancel`, {});
   });
 
   it("explains a multi-step run: its graph layer by layer, and each step's story", async () => {

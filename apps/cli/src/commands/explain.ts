@@ -7,6 +7,7 @@ import { NotFoundError, REASON_CODES, attemptsOf, isReasonCode, isStepsTarget, s
 import { RunRepository, ScheduleRepository, type Db, type RunEventRow, type RunRow } from '@kairos/ledger';
 import { iso, type Output } from '../output.js';
 import { namespaceId } from './namespace.js';
+import { shareWords } from './share-words.js';
 
 export async function explain(db: Db, namespace: string, runId: string, out: Output, json: boolean): Promise<number> {
   const runs = new RunRepository();
@@ -28,6 +29,9 @@ export async function explain(db: Db, namespace: string, runId: string, out: Out
     out.line(`  made from version ${scheduleVersion.version} of the schedule (${scheduleVersion.source ? `applied by source ${scheduleVersion.source}` : `by ${scheduleVersion.actor}`})`);
   }
   out.line(`  attempt ${run.attempt} of ${run.maxAttempts}, lease epoch ${run.leaseEpoch}, crashes ${run.crashCount}`);
+  const share = shareWords(run.priority, run.fairnessKey === null ? null : { key: run.fairnessKey, weight: run.fairnessWeight ?? 1 });
+  const waitsForTurn = run.state === 'queued' && run.heldAt !== null && run.deferReason === 'FAIR_SHARE';
+  if (share !== null) out.line(`  ${share}${waitsForTurn ? ": waiting for its key's turn to enter the queue (FAIR_SHARE)" : ''}`);
   if (run.stepName) out.line(`  step ${run.stepName} of run ${run.parentRunId}`);
   if (run.reasonText) out.line(`  ${run.reasonText}`);
   for (const a of attempts) {

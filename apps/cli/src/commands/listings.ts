@@ -14,6 +14,7 @@ import {
 import { RunRepository, ScheduleRepository, type Db, type ScheduleRow } from '@kairos/ledger';
 import { iso, table, type Output } from '../output.js';
 import { namespaceId } from './namespace.js';
+import { shareWords } from './share-words.js';
 
 export async function listSchedules(db: Db, out: Output, opts: { namespace: string; status?: string; limit: number; json: boolean }): Promise<number> {
   if (opts.status !== undefined && !(SCHEDULE_STATUSES as readonly string[]).includes(opts.status)) {
@@ -41,6 +42,12 @@ export async function listSchedules(db: Db, out: Output, opts: { namespace: stri
       }),
     ),
   );
+  // Under the table, the schedules whose runs do not share their queues the default way.
+  const shares = page.items.flatMap((s) => {
+    const share = shareWords(s.priority, s.fairness);
+    return share === null ? [] : [`${s.name}: ${share}`];
+  });
+  if (shares.length > 0) out.line(['', 'runs made with a priority or a fairness key:', ...shares.map((line) => `  ${line}`)].join('\n'));
   return 0;
 }
 
