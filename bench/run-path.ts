@@ -5,7 +5,7 @@
  */
 import { Registry } from 'prom-client';
 import { newId } from '@kairos/domain';
-import { RunRepository, inTransaction, manualRun } from '@kairos/ledger';
+import { RunRepository, inTransaction, manualRun, type NewRun } from '@kairos/ledger';
 import type { StartedKairos } from '@kairos/process';
 import { RETRY, ROUNDS, TRANSPORTS, kairos, type TransportKind } from './kairos.js';
 import { fmt, median, printTable, sandbox, until, type Sandbox } from './sandbox.js';
@@ -13,8 +13,11 @@ import { fmt, median, printTable, sandbox, until, type Sandbox } from './sandbox
 /** Runs a side and round of the limits scenario. */
 const LIMIT_RUNS = Number(process.env.KAIROS_BENCH_LIMIT_RUNS ?? 6_000);
 
-/** Puts `count` noop runs through the built-in worker (each with the concurrency key `keyOf` gives) and answers the runs a second. */
-async function noopRunsPerSecond(box: Sandbox, app: StartedKairos, count: number, keyOf: ((i: number) => { key: string; limit: number }) | null = null): Promise<number> {
+/** What a run of a side declares beyond a plain noop run: a concurrency key, a priority, a fairness key. */
+type RunFields = Partial<Pick<NewRun, 'concurrency' | 'priority' | 'fairness'>>;
+
+/** Puts `count` noop runs through the built-in worker (each with the fields `fieldsOf` gives) and answers the runs a second. */
+async function noopRunsPerSecond(box: Sandbox, app: StartedKairos, count: number, fieldsOf: ((i: number) => RunFields) | null = null): Promise<number> {
   const { RunDispatcher } = await import('@kairos/process');
   const dispatcher = app.app.get(RunDispatcher);
   const runs = new RunRepository();
@@ -27,7 +30,7 @@ async function noopRunsPerSecond(box: Sandbox, app: StartedKairos, count: number
   for (let i = 0; i < count; i += 500) {
     const now = new Date();
     const batch = Array.from({ length: Math.min(500, count - i) }, (_, j) =>
-      manualRun({ id: newId(), namespaceId, availableAt: now, target: noop, payload: null, retry: RETRY, timeoutMs: 60_000, idempotencyKey: null, actor: 'bench', concurrency: keyOf?.(i + j) ?? null }),
+      manualRun({ id: newId(), namespaceId, availableAt: now, target: noop, payload: null, retry: RETRY, timeoutMs: 60_000, idempotencyKey: null, actor: 'bench', ...fieldsOf?.(i + j) }),
     );
     const { dispatch } = await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
     await dispatcher.dispatch(dispatch);
@@ -59,8 +62,8 @@ export async function limitsScenario(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const sides = [
         () => noopRunsPerSecond(box, app, LIMIT_RUNS).then((v) => none.push(v)),
-        () => noopRunsPerSecond(box, app, LIMIT_RUNS, (i) => ({ key: `own-${round}-${i}`, limit: 1 })).then((v) => own.push(v)),
-        () => noopRunsPerSecond(box, app, LIMIT_RUNS, (i) => ({ key: `shared-${i % 16}`, limit: 4 })).then((v) => shared.push(v)),
+        () => noopRunsPerSecond(box, app, LIMIT_RUNS, (i) => ({ concurrency: { key: `own-${round}-${i}`, limit: 1 } })).then((v) => own.push(v)),
+        () => noopRunsPerSecond(box, app, LIMIT_RUNS, (i) => ({ concurrency: { key: `shared-${i % 16}`, limit: 4 } })).then((v) => shared.push(v)),
       ];
       for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
     }
@@ -72,6 +75,40 @@ export async function limitsScenario(): Promise<void> {
   }
   process.stdout.write(`
 concurrency keys: ${LIMIT_RUNS} noop runs a side and round, without a key, each with its own, and sharing 16 keys of limit 4
+`);
+  printTable(rows);
+}
+
+/**
+ * What priority and fair share cost the run path: noop runs without either, beside runs of mixed
+ * priorities (1 to 5 in turn: every job is ordered by BullMQ anyway), and runs spread over 1,000
+ * fairness keys of weights 1 to 3 (every run goes through its queue's window and backlog), sides
+ * alternating from round to round, on each transport.
+ */
+export async function fairnessScenario(): Promise<void> {
+  const rows: string[][] = [['', 'plain runs/s', 'priorities 1-5 runs/s', 'priorities / plain', '1,000 keys runs/s', 'keys / plain']];
+  for (const kind of TRANSPORTS) {
+    const box = await sandbox(`fairness_${kind}`, undefined, kind);
+    const app = await kairos(kind, box);
+    const plain: number[] = [];
+    const prioritized: number[] = [];
+    const keyed: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const sides = [
+        () => noopRunsPerSecond(box, app, LIMIT_RUNS).then((v) => plain.push(v)),
+        () => noopRunsPerSecond(box, app, LIMIT_RUNS, (i) => ({ priority: 1 + (i % 5) })).then((v) => prioritized.push(v)),
+        () => noopRunsPerSecond(box, app, LIMIT_RUNS, (i) => ({ fairness: { key: `tenant-${i % 1_000}`, weight: 1 + (i % 3) } })).then((v) => keyed.push(v)),
+      ];
+      for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
+    }
+    const over = (await box.db.query(`SELECT count(*)::int AS n FROM runs WHERE held_at IS NOT NULL OR state <> 'succeeded'`)).rows[0].n as number;
+    if (over !== 0) throw new Error(`bench: ${over} runs did not succeed`);
+    rows.push(sidesRow(kind, plain, prioritized, keyed));
+    await app.app.close();
+    await box.drop();
+  }
+  process.stdout.write(`
+priority and fair share: ${LIMIT_RUNS} noop runs a side and round, plain, of priorities 1 to 5 in turn, and over 1,000 fairness keys of weights 1 to 3
 `);
   printTable(rows);
 }

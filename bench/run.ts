@@ -19,6 +19,7 @@
  *               Postgres itself (KAIROS_BENCH_ENGINES, see enginesScenario)
  *   failover    the leader killed with -9 ten times under load with the roles apart, on one Redis and on a
  *               Redis Cluster behind PgBouncer: time to a new leader, missed slots, runs left (see failover.ts)
+ *   fairness    noop runs of mixed priorities, and over 1,000 fairness keys, beside plain noop runs (see run-path.ts)
  *   events      1,000 events in one POST /v1/events/batch, each matching one schedule, beside 1,000 runs
  *               of one POST /v1/runs/batch (accepted, all started), and one event matched by 100
  *               schedules (its request's latency), against the API from the build (see events.ts)
@@ -38,12 +39,12 @@ import { failoverScenario } from './failover.js';
 import { flowScenario } from './flow.js';
 import { herdScenario } from './herd.js';
 import { protocolScenario } from './protocol.js';
-import { alertsScenario, limitsScenario } from './run-path.js';
+import { alertsScenario, fairnessScenario, limitsScenario } from './run-path.js';
 import { steadyScenarios } from './steady.js';
 import { stepsScenario } from './steps.js';
 import { wakeScenario } from './wake.js';
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'alerts', 'engines', 'failover', 'events', 'flow'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'fairness', 'alerts', 'engines', 'failover', 'events', 'flow'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -58,6 +59,7 @@ if (which.has('protocol')) await protocolScenario();
 if (which.has('steps')) await stepsScenario();
 if (which.has('wake')) await wakeScenario();
 if (which.has('limits')) await limitsScenario();
+if (which.has('fairness')) await fairnessScenario();
 if (which.has('alerts')) await alertsScenario();
 if (which.has('engines')) await enginesScenario();
 if (which.has('failover')) await failoverScenario();

@@ -194,6 +194,31 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION kairos_worker.take_ready_steps(uuid[]) FROM PUBLIC;
 
+-- The runs a worker's verdicts released (places freed), with their priority for the transport.
+DROP FUNCTION kairos_worker.finish_runs_v3(text, json);
+CREATE FUNCTION kairos_worker.finish_runs_v3(_owner text, _verdicts json)
+RETURNS TABLE (id uuid, released boolean, "availableAt" timestamptz, queue text, "jobId" text, priority smallint)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT SET enable_seqscan = off AS $$
+#variable_conflict use_column
+DECLARE
+  scope kairos_worker.credentials := kairos_worker.caller_scope();
+BEGIN
+  PERFORM set_config('kairos.released', '', true);
+  RETURN QUERY SELECT f.id, false, NULL::timestamptz, NULL::text, NULL::text, NULL::smallint FROM kairos_worker.finish_runs(_owner, _verdicts) f;
+  IF current_setting('kairos.released', true) = '' THEN
+    RETURN;
+  END IF;
+  -- Only runs the caller may hand over (its namespace and queues); the relay takes the rest.
+  RETURN QUERY
+    UPDATE runs r SET enqueued_at = now()
+    WHERE r.id = ANY(string_to_array(current_setting('kairos.released', true), ',')::uuid[])
+      AND r.enqueued_at IS NULL AND r.held_at IS NULL AND r.state IN ('queued', 'sleeping', 'waiting')
+      AND (scope IS NULL OR (r.namespace_id = scope.namespace_id AND coalesce(r.target->>'queue', 'default') = ANY(scope.queues)))
+    RETURNING r.id, true, r.available_at, coalesce(r.target->>'queue', 'default'), CASE WHEN r.hold_count > 0 THEN r.id || '-h' || r.hold_count END,
+              r.priority;
+END $$;
+REVOKE ALL ON FUNCTION kairos_worker.finish_runs_v3(text, json) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION kairos_fair_fill(uuid, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kairos_fair_enter(uuid[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kairos_fair_left() FROM PUBLIC;
@@ -204,7 +229,7 @@ DECLARE
 BEGIN
   FOR credential IN SELECT role_name FROM kairos_worker.credentials LOOP
     BEGIN
-      EXECUTE format('GRANT EXECUTE ON FUNCTION kairos_worker.take_ready_steps(uuid[]) TO %I', credential);
+      EXECUTE format('GRANT EXECUTE ON FUNCTION kairos_worker.take_ready_steps(uuid[]), kairos_worker.finish_runs_v3(text, json) TO %I', credential);
     EXCEPTION WHEN undefined_object THEN
       NULL; -- the login was dropped by hand; `kairos workers revoke` removes its row
     END;

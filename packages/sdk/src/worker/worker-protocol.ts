@@ -273,7 +273,7 @@ export class WorkerProtocol {
    */
   async finishMany(db: Queryable, owner: string, verdicts: readonly FinishedRun[]): Promise<{ written: Set<string>; released: DispatchItem[] }> {
     if (verdicts.length === 0) return { written: new Set(), released: [] };
-    const { rows } = await db.query<{ id: string; released: boolean; availableAt: Date | null; queue: string | null; jobId: string | null }>({
+    const { rows } = await db.query<{ id: string; released: boolean; availableAt: Date | null; queue: string | null; jobId: string | null; priority?: number | null }>({
       name: 'kairos.worker.finish',
       text: `SELECT * FROM kairos_worker.finish_runs_v3($1, $2::json)`,
       values: [
@@ -294,7 +294,8 @@ export class WorkerProtocol {
     });
     return {
       written: new Set(rows.filter((r) => !r.released).map((r) => r.id)),
-      released: rows.filter((r) => r.released).map((r) => ({ id: r.id, availableAt: r.availableAt!, queue: r.queue!, jobId: r.jobId })),
+      // A ledger older than migration 0026 answers no priority: the transport's default order.
+      released: rows.filter((r) => r.released).map((r) => ({ id: r.id, availableAt: r.availableAt!, queue: r.queue!, jobId: r.jobId, ...(r.priority != null && { priority: r.priority }) })),
     };
   }
 
