@@ -5,8 +5,10 @@
  * sensor made through REST, and its page draws one bar per evaluation (ticks written with SQL, so
  * the picture is known), lists the ticks with their runs, and pauses and resumes it; a run a
  * sensor asked for links back to it. The cluster page lists the versions in flight, and a run held
- * for its version says so and moves to another from its page. Each page is saved as a screenshot
- * under test-results/ui/.
+ * for its version says so and moves to another from its page. Runs made with a priority and a
+ * fairness key show both on their page and in the runs list, a schedule and a sensor show their
+ * declarations, and the cluster page draws a queue's queued runs by priority and by fairness key.
+ * Each page is saved as a screenshot under test-results/ui/.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -103,12 +105,106 @@ describe('queue limits and sensors in the dashboard', () => {
     await shot('version-moved');
   });
 
+  it("shows a run's priority and fairness key, a schedule's declaration, and a queue's queued runs by priority and key", async () => {
+    // A worker known to the ledger (its handler is acceptable) but none running, and an API without a scheduler: the runs stay queued.
+    await t.db.query(`INSERT INTO workers (id, queue, handlers, version, started_at, last_seen_at) VALUES ('host:3:fair', 'fair', '{work}', '1.0.0', now(), now())`);
+    const post = async (priority: number, tenant: string | null) => {
+      const created = await client.post('/v1/runs', {
+        target: { type: 'handler', name: 'work', queue: 'fair' },
+        priority,
+        ...(tenant === null ? {} : { fairness: { key: 'tenant-{{payload.t}}', weight: 2 }, payload: { t: tenant } }),
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body as { id: string; priority: number; fairnessKey: string | null; deferReason: string | null };
+    };
+    const first = await post(1, 'a');
+    expect(first).toMatchObject({ priority: 1, fairnessKey: 'tenant-a' });
+    const second = await post(1, 'a');
+    await post(5, 'b');
+    const plain = await post(3, null);
+    expect(plain).toMatchObject({ priority: 3, fairnessKey: null });
+
+    await page.goto(`${kairos.url}/ui/runs/${first.id}`);
+    const priority = page.getByTestId('run-priority');
+    await priority.waitFor();
+    expect(await priority.textContent()).toBe('priority 1 (first)');
+    expect(await page.getByTestId('run-fairness-key').textContent()).toBe('tenant-a');
+    await shot('run-priority');
+    // A run waiting for its key's turn (as the ledger's backlog keeps it) says so, with how many runs of its key are queued.
+    await t.db.query(`UPDATE runs SET held_at = now(), defer_reason = 'FAIR_SHARE', enqueued_at = NULL WHERE id = $1`, [second.id]);
+    await page.goto(`${kairos.url}/ui/runs/${second.id}`);
+    const note = page.getByTestId('held-note');
+    await note.waitFor();
+    await expect.poll(() => note.textContent()).toContain('(2 runs of the key queued now)');
+    expect(await note.textContent()).toMatch(
+      /^Waiting for its turn · FAIR_SHARE Waiting for the turn of its fairness key "tenant-a" on queue "fair" \(2 runs of the key queued now\): among the due runs of priority 1 \(first\)/,
+    );
+    await shot('run-fair-share');
+    await page.goto(`${kairos.url}/ui/runs/${plain.id}`);
+    await expect.poll(() => page.getByTestId('run-priority').textContent()).toBe('priority 3 (normal)');
+    expect(await page.getByTestId('run-fairness-key').textContent()).toMatch(/^none/);
+
+    // The runs list marks a priority other than the normal one.
+    await page.goto(`${kairos.url}/ui/runs`);
+    const firstRow = page.locator(`tr[data-run-id="${first.id}"]`);
+    await firstRow.waitFor();
+    expect(await firstRow.getByTestId('priority-badge').getAttribute('title')).toBe('priority 1 (first)');
+    expect(await page.locator(`tr[data-run-id="${plain.id}"]`).getByTestId('priority-badge').count()).toBe(0);
+
+    // A schedule's declaration, beside its concurrency.
+    const schedule = await client.post('/v1/schedules', {
+      name: 'fair-nightly',
+      every: '1h',
+      target: { type: 'handler', name: 'work', queue: 'fair' },
+      payload: { t: 'c' },
+      priority: 4,
+      fairness: { key: 'tenant-{{payload.t}}', weight: 5 },
+      paused: true,
+    });
+    expect(schedule.status, JSON.stringify(schedule.body)).toBe(201);
+    await page.goto(`${kairos.url}/ui/schedules/${schedule.body.id as string}`);
+    const definition = page.locator('section[aria-labelledby=definition]');
+    await definition.waitFor();
+    expect(await definition.textContent()).toContain('Prioritypriority 4 (after normal)');
+    expect(await definition.textContent()).toContain('Fairnesskey tenant-{{payload.t}}, weight 5');
+
+    // The cluster page draws the queue's queued runs by priority, 1 at the left, and by fairness key, most first.
+    await page.goto(`${kairos.url}/ui/cluster`);
+    const shares = page.getByTestId('queued-shares-fair');
+    await shares.waitFor();
+    const queue = (await client.get('/v1/queues/fair')).body as { queuedByPriority: { priority: number; queued: number }[]; fairnessKeys: { key: string; queued: number }[] };
+    const segments = shares.locator('.priority-segment');
+    const drawn = await segments.evaluateAll((gs) => gs.map((g) => [Number(g.getAttribute('data-priority')), Number(g.getAttribute('data-queued'))]));
+    expect(drawn).toEqual(queue.queuedByPriority.filter((p) => p.queued > 0).map((p) => [p.priority, p.queued]));
+    expect(drawn[0]).toEqual([1, 2]);
+    const xs: number[] = [];
+    for (let i = 0; i < drawn.length; i++) xs.push((await segments.nth(i).boundingBox())!.x);
+    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    expect(await segments.first().getAttribute('aria-label')).toBe('priority 1 (first): 2 queued');
+    const keys = await shares.locator('.fairness-key').evaluateAll((gs) => gs.map((g) => [g.getAttribute('data-key'), Number(g.getAttribute('data-queued'))]));
+    expect(keys.slice(0, 2)).toEqual([
+      ['tenant-a', 2],
+      ['tenant-b', 1],
+    ]);
+    expect(keys).toEqual(queue.fairnessKeys.map((k) => [k.key, k.queued]));
+    // A queue without queued runs draws nothing.
+    const queues = (await client.get('/v1/queues')).body.items as { name: string; queuedByPriority: { queued: number }[] }[];
+    const withQueued = queues.filter((q) => q.queuedByPriority.some((p) => p.queued > 0)).map((q) => `queued-shares-${q.name}`);
+    expect(await page.locator('[data-testid^="queued-shares-"]').evaluateAll((figures) => figures.map((f) => f.getAttribute('data-testid')))).toEqual(withQueued);
+    await shot('queued-by-priority');
+  });
+
   it('lists a sensor made through REST, and draws one bar per evaluation on its page', async () => {
     const created = await client.post('/v1/sensors', {
       name: 'new-invoices',
       every: '30s',
       target: { type: 'handler', name: 'find-invoices', queue: 'sensing' },
-      run: { target: { type: 'handler', name: 'import-invoice', queue: 'sensing' }, concurrency: { key: 'customer-{{payload.customer}}', limit: 1 } },
+      run: {
+        target: { type: 'handler', name: 'import-invoice', queue: 'sensing' },
+        concurrency: { key: 'customer-{{payload.customer}}', limit: 1 },
+        priority: 2,
+        fairness: { key: 'customer-{{payload.customer}}', weight: 3 },
+      },
       paused: true,
       labels: { team: 'billing' },
     });
@@ -178,7 +274,10 @@ describe('queue limits and sensors in the dashboard', () => {
       ...runIds.map((id) => `/ui/runs/${id}`),
     ]);
     expect(JSON.parse((await page.getByTestId('sensor-cursor').textContent())!)).toEqual({ after: 'inv-0042' });
-    expect(await page.locator('section[aria-labelledby=definition]').textContent()).toContain('key customer-{{payload.customer}}, at most 1 at once');
+    const definition = await page.locator('section[aria-labelledby=definition]').textContent();
+    expect(definition).toContain('key customer-{{payload.customer}}, at most 1 at once');
+    expect(definition).toContain('Their prioritypriority 2 (before normal)');
+    expect(definition).toContain('Their fairnesskey customer-{{payload.customer}}, weight 3');
     await shot('sensor');
 
     await page.getByRole('button', { name: 'Resume' }).click();

@@ -2,7 +2,19 @@ import { describe, expect, it } from 'vitest';
 import type { Queue } from '../data/wire/index.js';
 import { holdInWords, holdOf, queueLoad, queueOf, rateInWords } from './limits.js';
 
-const queue = (fields: Partial<Queue> = {}): Queue => ({ name: 'q1', maxRunning: 3, rate: null, running: 3, queued: 0, held: 2, workers: 1, updatedAt: null, ...fields });
+const queue = (fields: Partial<Queue> = {}): Queue => ({
+  name: 'q1',
+  maxRunning: 3,
+  rate: null,
+  running: 3,
+  queued: 0,
+  held: 2,
+  workers: 1,
+  updatedAt: null,
+  queuedByPriority: [1, 2, 3, 4, 5].map((priority) => ({ priority, queued: 0 })),
+  fairnessKeys: [],
+  ...fields,
+});
 const handler = { type: 'handler', name: 'work', queue: 'q1' } as const;
 
 describe('queue load and rate', () => {
@@ -39,5 +51,15 @@ describe('held runs', () => {
       'Held back by its concurrency key "customer-42" (limit 1): another run holding the key is running. It starts, oldest first, as soon as one of them ends.',
     );
     expect(holdInWords('CONCURRENCY_LIMIT', { target: handler, concurrency: { key: 'k', limit: 3 } }, null)).toMatch(/3 runs holding the key are running/);
+  });
+
+  it("tells a run waiting for its fairness key's turn which key, within which priority, and how many of the key wait", () => {
+    expect(holdOf({ state: 'queued', deferReason: 'FAIR_SHARE' })).toBe('FAIR_SHARE');
+    const run = { target: handler, concurrency: null, priority: 1, fairnessKey: 'tenant-a' };
+    expect(holdInWords('FAIR_SHARE', run, queue({ fairnessKeys: [{ key: 'tenant-b', queued: 9 }, { key: 'tenant-a', queued: 4 }] }))).toBe(
+      'Waiting for the turn of its fairness key "tenant-a" on queue "q1" (4 runs of the key queued now): among the due runs of priority 1 (first), the fairness keys take starts in proportion to their weights. It starts, oldest of its key first, when its key\'s turn comes.',
+    );
+    expect(holdInWords('FAIR_SHARE', run, null)).toMatch(/^Waiting for the turn of its fairness key "tenant-a" on queue "q1": among/);
+    expect(holdInWords('FAIR_SHARE', { ...run, fairnessKey: null, priority: 3 }, queue())).toMatch(/^Waiting for the turn of the one key of runs without a key on queue "q1": among the due runs of priority 3 \(normal\)/);
   });
 });

@@ -1,11 +1,13 @@
 /**
  * Limits as the dashboard tells them: a queue's load against its limit (the cluster page's bar),
- * its rate limit in words, and why a held run has not started (the run page's note).
+ * its rate limit in words, and why a held run has not started (the run page's note), a run waiting
+ * for its fairness key's turn among them.
  */
 import type { Concurrency, Queue, RunState, Target } from '../data/wire/index.js';
+import { priorityInWords } from './priority.js';
 
-/** The defer reasons of a run a limit holds back; it starts, oldest first, as soon as a place frees. */
-export const HOLD_REASONS = ['CONCURRENCY_LIMIT', 'QUEUE_LIMIT', 'QUEUE_RATE_LIMIT'] as const;
+/** The defer reasons of a run a limit holds back (it starts, oldest first, as soon as a place frees), or its fairness key's turn does (FAIR_SHARE). */
+export const HOLD_REASONS = ['CONCURRENCY_LIMIT', 'QUEUE_LIMIT', 'QUEUE_RATE_LIMIT', 'FAIR_SHARE'] as const;
 export type HoldReason = (typeof HOLD_REASONS)[number];
 
 /** The queue a run travels on: its handler target's, else the default queue. */
@@ -31,7 +33,11 @@ export function holdOf(run: { state: RunState; deferReason: string | null }): Ho
 }
 
 /** What holds the run back and when it starts, in words; `queue` (read separately) adds the queue's numbers when known. */
-export function holdInWords(reason: HoldReason, run: { target: Target | null; concurrency: Concurrency | null }, queue: Queue | null): string {
+export function holdInWords(
+  reason: HoldReason,
+  run: { target: Target | null; concurrency: Concurrency | null; priority?: number; fairnessKey?: string | null },
+  queue: Queue | null,
+): string {
   const name = queueOf(run.target);
   switch (reason) {
     case 'CONCURRENCY_LIMIT': {
@@ -47,6 +53,14 @@ export function holdInWords(reason: HoldReason, run: { target: Target | null; co
     case 'QUEUE_RATE_LIMIT': {
       const rate = queue?.rate ?? null;
       return `Held back by the rate limit of queue "${name}": ${rate === null ? 'its window is full' : `at most ${rate.max} of its runs start per ${rate.per}`}. It starts, oldest first, as soon as the window has room.`;
+    }
+    case 'FAIR_SHARE': {
+      const key = run.fairnessKey ?? null;
+      const whose = key === null ? 'the one key of runs without a key' : `its fairness key "${key}"`;
+      const within = run.priority === undefined ? 'its priority' : priorityInWords(run.priority);
+      const waiting = key === null ? undefined : queue?.fairnessKeys?.find((k) => k.key === key)?.queued;
+      const now = waiting === undefined ? '' : ` (${waiting === 1 ? '1 run' : `${waiting} runs`} of the key queued now)`;
+      return `Waiting for the turn of ${whose} on queue "${name}"${now}: among the due runs of ${within}, the fairness keys take starts in proportion to their weights. It starts, oldest of its key first, when its key's turn comes.`;
     }
   }
 }

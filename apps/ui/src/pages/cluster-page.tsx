@@ -2,9 +2,10 @@
  * The cluster as the ledger sees it: leader lease, scheduler sessions, each process's host clock
  * against the database's, the namespace's queues and their limits, the versions of the code in
  * flight (whether an old version's workers may be stopped), workers (where the API lists them),
- * run and queue counts, outages.
+ * run and queue counts, outages. A queue with queued runs shows them by priority and by fairness key.
  */
 import { Show, useLoad } from '../components/load.js';
+import { PriorityLegend, QueuedShares, hasQueuedShares } from '../components/queued-shares.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
 import type { Queue } from '../data/wire/index.js';
@@ -52,40 +53,62 @@ function Queues() {
           ) : list.length === 0 ? (
             <p>No queues with limits, active runs or live workers.</p>
           ) : (
-            <div class="scroll">
-              <table data-testid="queues">
-                <caption class="sr-only">Queues of the namespace, by name: running against the limit, queued, held back by a limit, rate limit, live workers</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Queue</th>
-                    <th scope="col">Running / limit</th>
-                    <th scope="col">Queued</th>
-                    <th scope="col">Held</th>
-                    <th scope="col">Rate limit</th>
-                    <th scope="col">Workers</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((q) => (
-                    <tr key={q.name} data-testid={`queue-${q.name}`}>
-                      <td>
-                        <code>{q.name}</code>
-                      </td>
-                      <td>
-                        <QueueLoad queue={q} />
-                      </td>
-                      <td>{q.queued}</td>
-                      <td>{q.held > 0 ? <strong title="held back by a limit until a place frees">{q.held}</strong> : 0}</td>
-                      <td>{rateInWords(q.rate)}</td>
-                      <td>{q.workers}</td>
+            <>
+              <div class="scroll">
+                <table data-testid="queues">
+                  <caption class="sr-only">Queues of the namespace, by name: running against the limit, queued, held back by a limit, rate limit, live workers</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Queue</th>
+                      <th scope="col">Running / limit</th>
+                      <th scope="col">Queued</th>
+                      <th scope="col">Held</th>
+                      <th scope="col">Rate limit</th>
+                      <th scope="col">Workers</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                  </thead>
+                  <tbody>
+                    {list.map((q) => (
+                      <tr key={q.name} data-testid={`queue-${q.name}`}>
+                        <td>
+                          <code>{q.name}</code>
+                        </td>
+                        <td>
+                          <QueueLoad queue={q} />
+                        </td>
+                        <td>{q.queued}</td>
+                        <td>{q.held > 0 ? <strong title="held back by a limit until a place frees">{q.held}</strong> : 0}</td>
+                        <td>{rateInWords(q.rate)}</td>
+                        <td>{q.workers}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <QueuedByPriority queues={list} />
+            </>
           )
         }
       </Show>
+    </section>
+  );
+}
+
+/** The queued runs of each queue that has some, by priority and by fairness key; nothing when none has (or the API does not count them). */
+function QueuedByPriority({ queues }: { queues: readonly Queue[] }) {
+  const shown = queues.filter(hasQueuedShares);
+  if (shown.length === 0) return null;
+  return (
+    <section aria-labelledby="queued-by-priority" data-testid="queued-by-priority">
+      <h3 id="queued-by-priority">Queued runs by priority and fairness key</h3>
+      <p class="muted">
+        Each queue's runs in state queued, held or not. The next start of a queue goes to its best priority (1 first); within a priority, the fairness keys take starts in proportion
+        to their weights.
+      </p>
+      {shown.map((q) => (
+        <QueuedShares key={q.name} queue={q} />
+      ))}
+      <PriorityLegend />
     </section>
   );
 }

@@ -3,7 +3,8 @@
  * error, payload and result, cancel and retry. A multi-step run also shows its graph of steps (re-read
  * while it runs), and the story of the step selected in it. A durable function shows its checkpoints
  * (re-read while it runs), and an active run takes signals: the one it waits for, or any ahead of time.
- * Its version of the code shows, and an active run may be moved to another.
+ * Its version of the code shows, and an active run may be moved to another. Its priority and fairness
+ * key show, and a run waiting for its key's turn (FAIR_SHARE) says so.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { CheckpointTimeline } from '../components/checkpoint-timeline.js';
@@ -22,6 +23,7 @@ import type { Run, RunEvent, RunWithAttempts } from '../data/wire/index.js';
 import { isActiveRunState, readsAgain } from '../logic/checkpoints.js';
 import { awaitedEvent, awaitInWords } from '../logic/events.js';
 import { holdInWords, holdOf, queueOf, type HoldReason } from '../logic/limits.js';
+import { fairnessKeyInWords, priorityInWords } from '../logic/priority.js';
 import { durationBetween } from '../logic/run-story.js';
 import { targetInWords, type RunStep } from '../logic/step-graph.js';
 import { pathOf } from '../logic/ui-route.js';
@@ -144,6 +146,14 @@ export function RunPage({ id }: { id: string }) {
                 <dt>Version</dt>
                 <dd data-testid="run-version">{r.version === null ? 'any (the next worker to claim it sets it)' : <code>{r.version}</code>}</dd>
               </div>
+              <div>
+                <dt>Priority</dt>
+                <dd data-testid="run-priority">{priorityInWords(r.priority)}</dd>
+              </div>
+              <div>
+                <dt>Fairness key</dt>
+                <dd data-testid="run-fairness-key">{r.fairnessKey === null ? <span class="muted">{fairnessKeyInWords(null)}</span> : <code>{r.fairnessKey}</code>}</dd>
+              </div>
               {r.concurrency !== null && (
                 <div>
                   <dt>Concurrency key</dt>
@@ -183,13 +193,16 @@ export function RunPage({ id }: { id: string }) {
   );
 }
 
-/** Why a held run has not started: the limit holding it back (with its queue's numbers, read once), its concurrency key, and when it starts. */
+/** Why a held run has not started: the limit holding it back, or its fairness key's turn (with its queue's numbers, read once), its concurrency key, and when it starts. */
 function HeldNote({ run, reason }: { run: RunWithAttempts; reason: HoldReason }) {
   const queueLimited = reason !== 'CONCURRENCY_LIMIT';
   const [queue] = useLoad(() => (queueLimited ? kairosApi.queue(queueOf(run.target)).catch(() => null) : Promise.resolve(null)), [run.id, reason]);
   return (
     <p role="note" class="held-note" data-testid="held-note">
-      <strong>Held back · {reason}</strong> {holdInWords(reason, run, queue.state === 'ready' ? queue.value : null)}
+      <strong>
+        {reason === 'FAIR_SHARE' ? 'Waiting for its turn' : 'Held back'} · {reason}
+      </strong>{' '}
+      {holdInWords(reason, run, queue.state === 'ready' ? queue.value : null)}
       {queueLimited && run.concurrency !== null && (
         <>
           {' '}

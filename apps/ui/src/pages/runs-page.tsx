@@ -1,13 +1,15 @@
 /**
  * The namespace's runs, newest first, filtered by schedule, state, queue and reason code, and a
  * bulk action on every run the filter matches: a dry run shows how many and a sample, then
- * "Cancel N runs" or "Retry N runs" acts after a confirmation (POST /v1/runs/bulk).
+ * "Cancel N runs" or "Retry N runs" acts after a confirmation (POST /v1/runs/bulk). A run whose
+ * priority is not the normal one is marked with it.
  */
 import { AnySelect } from '../components/any-select.js';
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
 import { Failure, Show, useLoad } from '../components/load.js';
 import { Pager, usePagedLoad } from '../components/pager.js';
+import { PriorityBadge } from '../components/priority-badge.js';
 import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
 import type { Run, RunBulkFilter, RunBulkResult, RunState } from '../data/wire/index.js';
@@ -121,6 +123,7 @@ export function RunsPage() {
                       <td>{r.scheduleId ? <Link href={pathOf({ page: 'schedule', id: r.scheduleId })}>{names.get(r.scheduleId) ?? r.scheduleId}</Link> : <span class="muted">ad hoc</span>}</td>
                       <td>
                         <StateBadge state={r.state} />
+                        <PriorityBadge priority={r.priority} />
                       </td>
                       <td>{queueOf(r) ?? <span class="muted">steps</span>}</td>
                       <td>{r.reasonCode ? <code>{r.reasonCode}</code> : <span class="muted">-</span>}</td>

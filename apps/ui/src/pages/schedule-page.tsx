@@ -13,6 +13,7 @@ import { expectInWords } from '../logic/deadlines.js';
 import { eventFilterInWords, matchInWords, triggerInWords } from '../logic/events.js';
 import { flowControlLine, flowControlsInWords } from '../logic/flow-control.js';
 import { markOffsetChanges, withExcludedDates } from '../logic/fire-preview.js';
+import { fairnessInWords, priorityInWords } from '../logic/priority.js';
 import { durationBetween } from '../logic/run-story.js';
 import { specInWords } from '../logic/spec-words.js';
 import { dependsOnInWords, targetInWords, whenInWords, type ScheduleStep } from '../logic/step-graph.js';
@@ -154,6 +155,8 @@ function Definition({ schedule: s }: { schedule: Schedule }) {
     ['Retry', `${s.retry.maxAttempts} attempts, ${s.retry.backoff.type} from ${s.retry.backoff.base} to ${s.retry.backoff.max}, jitter ${s.retry.backoff.jitter}`],
     ['Timeout', s.timeout],
     ['Concurrency', s.concurrency === null ? 'none' : `key ${s.concurrency.key}, at most ${s.concurrency.limit} at once`],
+    ['Priority', priorityInWords(s.priority)],
+    ['Fairness', fairnessInWords(s.fairness)],
     clock && ['Deadline', expectInWords(s.expect)],
     clock && ['Calendar', <CalendarRuleInWords rule={s.calendar} />],
     clock && ['Bounds', `${s.startAt ?? 'from creation'} to ${s.endAt ?? 'no end'}${s.maxRuns !== null ? `, at most ${s.maxRuns} runs` : ''}`],
@@ -217,6 +220,18 @@ function Steps({ steps }: { steps: ScheduleStep[] }) {
                 <div>
                   <dt>Timeout</dt>
                   <dd>{step.timeout}</dd>
+                </div>
+              )}
+              {step.priority !== null && (
+                <div>
+                  <dt>Priority</dt>
+                  <dd>{priorityInWords(step.priority)}</dd>
+                </div>
+              )}
+              {step.fairness && (
+                <div>
+                  <dt>Fairness</dt>
+                  <dd>{fairnessInWords(step.fairness)}</dd>
                 </div>
               )}
             </dl>

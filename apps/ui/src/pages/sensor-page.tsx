@@ -13,6 +13,7 @@ import { StateBadge, When } from '../components/when.js';
 import { kairosApi } from '../data/kairos-api.js';
 import type { Sensor, SensorTick } from '../data/wire/index.js';
 import { formatElapsed } from '../logic/run-story.js';
+import { fairnessInWords, priorityInWords } from '../logic/priority.js';
 import { countsInWords, TICK_STATES } from '../logic/sensor-evaluations.js';
 import { durationInWords } from '../logic/spec-words.js';
 import { targetInWords } from '../logic/step-graph.js';
@@ -124,6 +125,8 @@ function Definition({ sensor: s }: { sensor: Sensor }) {
     ['Their retry', `${run.retry.maxAttempts} attempts, ${run.retry.backoff.type} from ${run.retry.backoff.base} to ${run.retry.backoff.max}, jitter ${run.retry.backoff.jitter}`],
     ['Their timeout', run.timeout],
     ['Their concurrency', run.concurrency === null ? 'none' : `key ${run.concurrency.key}, at most ${run.concurrency.limit} at once`],
+    ['Their priority', priorityInWords(run.priority)],
+    ['Their fairness', fairnessInWords(run.fairness)],
     ['Payload', JSON.stringify(s.payload)],
     ['Labels', Object.entries(s.labels).map(([k, v]) => `${k}:${v}`).join(', ') || 'none'],
     ['Source', s.source ?? 'the API'],

@@ -29,6 +29,10 @@ export interface Queue {
   held: number;
   workers: number;
   updatedAt: string | null;
+  /** Its runs in state queued (due or not, held or not) by priority: always five, priority 1 first. The pages read it as possibly absent (an API before priorities). */
+  queuedByPriority: { priority: number; queued: number }[];
+  /** The fairness keys with the most runs in state queued (at most ten), most first; runs without a key left out. The pages read it as possibly absent. */
+  fairnessKeys: { key: string; queued: number }[];
 }
 
 /** A version of the code on a queue: its live workers, the runs of the namespace it claimed that have not ended, and of those the ones waiting for it. */

@@ -27,7 +27,7 @@ export interface Run {
   scheduleId: string | null;
   origin: RunOrigin;
   scheduledFor: string;
-  /** Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT; while no worker of its version runs, VERSION_UNAVAILABLE. */
+  /** Why the run has not started: while a limit holds it back, CONCURRENCY_LIMIT, QUEUE_LIMIT or QUEUE_RATE_LIMIT; while it waits for its fairness key's turn, FAIR_SHARE; while no worker of its version runs, VERSION_UNAVAILABLE. */
   deferReason: string | null;
   state: RunState;
   attempt: number;
@@ -41,6 +41,10 @@ export interface Run {
   /** For a step's own run: its step's name. */
   stepName: string | null;
   concurrency: Concurrency | null;
+  /** 1 starts first, 5 last (3: normal): among the due runs of its queue, the next start goes to the best priority. */
+  priority: number;
+  /** The fairness key whose turns it takes, resolved from its payload; null: the one key runs without a key share. */
+  fairnessKey: string | null;
   sensorId: string | null;
   /** For a run an event started (origin event): the event; its payload carries it under `event`. */
   eventId: string | null;

@@ -1,5 +1,5 @@
 /** Schedules: a schedule as the API sends it, its flow control and calendar rule, its preview, ticks and versions. */
-import type { Concurrency, JsonValue, OverlapPolicy, RetryPolicy, ScheduleStatus, Step, Target, TickOutcome } from './shared.js';
+import type { Concurrency, Fairness, JsonValue, OverlapPolicy, RetryPolicy, ScheduleStatus, Step, Target, TickOutcome } from './shared.js';
 import type { EventTrigger } from './events.js';
 
 export interface Schedule {
@@ -27,6 +27,10 @@ export interface Schedule {
   retry: RetryPolicy;
   timeout: string;
   concurrency: Concurrency | null;
+  /** Each run's priority, 1 (first) to 5. */
+  priority: number;
+  /** Each run's fairness key (a template over the payload) and weight; null: none. */
+  fairness: Fairness | null;
   startAt: string | null;
   endAt: string | null;
   maxRuns: number | null;

@@ -1,5 +1,5 @@
 /** Sensors: a sensor with its defaults filled in, and its evaluations. */
-import type { Concurrency, JsonValue, RetryPolicy, Step, Target } from './shared.js';
+import type { Concurrency, Fairness, JsonValue, RetryPolicy, Step, Target } from './shared.js';
 
 /** evaluating: the evaluation run has not ended; succeeded: what it asked for was committed; failed: nothing was; skipped: it was not started. */
 export type SensorTickState = 'evaluating' | 'succeeded' | 'failed' | 'skipped';
@@ -35,7 +35,7 @@ export interface Sensor {
   /** Of one evaluation. */
   timeout: string;
   /** What each run it asks for executes. */
-  run: { target: Target | null; steps: Step[] | null; retry: RetryPolicy; timeout: string; concurrency: Concurrency | null };
+  run: { target: Target | null; steps: Step[] | null; retry: RetryPolicy; timeout: string; concurrency: Concurrency | null; priority: number; fairness: Fairness | null };
   payload: JsonValue;
   paused: boolean;
   labels: Record<string, string>;

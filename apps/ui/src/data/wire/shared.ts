@@ -95,6 +95,15 @@ export interface Concurrency {
   limit: number;
 }
 
+/**
+ * A fairness key and its weight: within a priority, the keys with runs due on a queue take starts
+ * in proportion to their weights. On a schedule, a sensor or a step the key is the template as declared.
+ */
+export interface Fairness {
+  key: string;
+  weight: number;
+}
+
 /** One step of a multi-step definition, with its defaults filled in. */
 export interface Step {
   name: string;
@@ -106,4 +115,8 @@ export interface Step {
   /** Null: the run's (the schedule's). */
   timeout: string | null;
   concurrency: Concurrency | null;
+  /** 1 (starts first) to 5; null: the run's. */
+  priority: number | null;
+  /** Null: the run's. */
+  fairness: Fairness | null;
 }
