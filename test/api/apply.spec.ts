@@ -256,6 +256,42 @@ describe('POST /v1/apply', () => {
     expect(await sourceCount('cal')).toBe(0);
   });
 
+  it('applies priority and fairness: creates them, re-applies unchanged, plans and records a change of each, and a schedule made before them compares unchanged', async () => {
+    const plain = { name: 'plain-tenant', cron: '0 4 * * *', target };
+    expect((await client.post('/v1/apply', { source: 'tenants', schedules: [plain] })).body.applied).toBe(true);
+    const tenant = { name: 'tenant-sync', cron: '0 4 * * *', target, payload: { tenantId: 't-9' }, priority: 2, fairness: { key: 'tenant-{{payload.tenantId}}', weight: 3 } };
+    const created = await client.post('/v1/apply', { source: 'tenants', schedules: [plain, tenant] });
+    expect(created.body.plan).toEqual([
+      { kind: 'schedule', name: 'plain-tenant', action: 'unchanged', changes: [] },
+      expect.objectContaining({ name: 'tenant-sync', action: 'create', changes: expect.arrayContaining([{ field: 'priority', from: null, to: 2 }]) }),
+    ]);
+    const schedule = (await client.get('/v1/schedules?name=tenant-sync')).body.items[0];
+    expect(schedule).toMatchObject({ priority: 2, fairness: { key: 'tenant-{{payload.tenantId}}', weight: 3 } });
+    expect((await client.post('/v1/apply', { source: 'tenants', schedules: [plain, tenant] })).body.plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged']);
+
+    const changed = { ...tenant, priority: 5, fairness: { key: 'tenant-{{payload.tenantId}}', weight: 1 } };
+    const updated = await client.post('/v1/apply', { source: 'tenants', schedules: [plain, changed] });
+    expect(updated.body.plan[1]).toEqual({
+      kind: 'schedule',
+      name: 'tenant-sync',
+      action: 'update',
+      changes: [
+        { field: 'fairness.weight', from: 3, to: 1 },
+        { field: 'priority', from: 2, to: 5 },
+      ],
+    });
+    expect((await client.get(`/v1/schedules/${schedule.id}`)).body).toMatchObject({ priority: 5, fairness: { weight: 1 } });
+    // Back to the defaults: the fields leave the definition.
+    const back = await client.post('/v1/apply', { source: 'tenants', schedules: [plain, { ...tenant, priority: undefined, fairness: undefined }] });
+    expect(back.body.plan[1].changes).toEqual(
+      expect.arrayContaining([
+        { field: 'priority', from: 5, to: null },
+        { field: 'fairness', from: { key: 'tenant-{{payload.tenantId}}', weight: 1 }, to: null },
+      ]),
+    );
+    expect((await client.get(`/v1/schedules/${schedule.id}`)).body).toMatchObject({ priority: 3, fairness: null });
+  });
+
   it('applies a schedule started by events (on): creates it, re-applies it unchanged, updates its match, and an event starts its run', async () => {
     const welcome = { name: 'welcome-pro', on: { event: 'order.paid', match: { 'data.plan': 'pro' } }, target, payload: { template: 'pro' }, overlap: 'allow' };
     const dry = await client.post('/v1/apply', { source: 'events', schedules: [welcome], dryRun: true });
