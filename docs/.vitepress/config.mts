@@ -18,6 +18,7 @@ const sidebar: DefaultTheme.SidebarItem[] = [
   { text: 'Events and flow control', link: '/events' },
   { text: 'Sensors', link: '/sensors' },
   { text: 'Concurrency', link: '/concurrency' },
+  { text: 'Priority and fair share', link: '/priority' },
   { text: 'Alerts and deadlines', link: '/alerts' },
   { text: 'Schedules as code', link: '/schedules-as-code' },
   { text: 'The SDK', link: '/sdk' },
