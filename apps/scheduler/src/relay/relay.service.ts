@@ -4,7 +4,8 @@
  * mark of what the transport refused (Redis away for a moment); this pass hands those over again.
  * A crash between commit and enqueue is not the relay's: the runs were marked enqueued at insert,
  * so the reconciler finds them overdue without a job and re-creates it. It also hands over the runs
- * a concurrency key or queue limit released, woken by the release's notification.
+ * a concurrency key or queue limit released, woken by the release's notification, and fills the
+ * fair-share windows runs left (woken the same way) with the next turns.
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
@@ -41,8 +42,13 @@ export class RelayService implements OnModuleInit, OnApplicationBootstrap, Befor
     await this.listener?.close();
   }
 
-  /** Dispatches one batch of undispatched runs; returns how many were handed over. */
+  /**
+   * Fills the fair-share windows that runs left (claimed, cancelled) and hands the runs let in
+   * over, then dispatches one batch of undispatched runs; returns how many were handed over.
+   */
   async relayOnce(): Promise<number> {
+    const turns = await this.runs.fillFairShare(this.db);
+    if (turns.length > 0 && !(await this.dispatcher.dispatch(turns))) throw new Error(`the transport refused ${turns.length} runs; they stay queued in Postgres`);
     const pending = await this.runs.listUndispatched(this.db, RELAY_BATCH);
     if (pending.length === 0) return 0;
     await this.runs.markEnqueued(this.db, pending.map((p) => p.id));

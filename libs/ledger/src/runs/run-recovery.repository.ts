@@ -29,6 +29,15 @@ export class RunRecoveryRepository {
     return rows;
   }
 
+  /**
+   * Fills the fair-share window of every queue with runs waiting their turn (FAIR_SHARE), by
+   * weighted turns: the runs let in, marked enqueued, to hand over.
+   */
+  async fillFairShare(db: Queryable): Promise<DispatchItem[]> {
+    const { rows } = await db.query<DispatchItem>({ name: 'kairos.fair.fill-all', text: `SELECT * FROM kairos_fair_fill_all()` });
+    return rows;
+  }
+
   /** Marks runs as handed to the transport, before the relay or the reconciler hands them over. Returns the ids still queued. */
   async markEnqueued(db: Queryable, ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
