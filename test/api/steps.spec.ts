@@ -68,7 +68,7 @@ describe('multi-step definitions over the API', () => {
     expect(created.status).toBe(201);
     expect(created.body.target).toBeNull();
     expect(created.body.steps).toEqual([
-      { name: 'extract', dependsOn: [], when: 'on_success', target: { ...echo, queue: 'default' }, retry: null, timeout: null, concurrency: null },
+      { name: 'extract', dependsOn: [], when: 'on_success', target: { ...echo, queue: 'default' }, retry: null, timeout: null, concurrency: null, priority: null, fairness: null },
       {
         name: 'transform',
         dependsOn: ['extract'],
@@ -77,8 +77,10 @@ describe('multi-step definitions over the API', () => {
         retry: { maxAttempts: 3, backoff: { type: 'exponential', base: '1m', max: '1h', jitter: 0.1 } },
         timeout: '10m',
         concurrency: null,
+        priority: null,
+        fairness: null,
       },
-      { name: 'cleanup', dependsOn: ['transform'], when: 'always', target: { ...noop, queue: 'default' }, retry: null, timeout: null, concurrency: null },
+      { name: 'cleanup', dependsOn: ['transform'], when: 'always', target: { ...noop, queue: 'default' }, retry: null, timeout: null, concurrency: null, priority: null, fairness: null },
     ]);
     const id = created.body.id as string;
     expect((await client.get(`/v1/schedules/${id}`)).body.steps).toEqual(created.body.steps);

@@ -96,7 +96,7 @@ describe('the run repositories', () => {
       });
     const first = await inTransaction(t.db, (tx) => slots.write(tx, [make()]));
     expect({ ticks: first.ticks.length, runs: first.runs.length, alreadyTicked: first.alreadyTicked }).toEqual({ ticks: 1, runs: 1, alreadyTicked: 0 });
-    expect(first.dispatch).toEqual([{ id: first.runs[0]!.id, availableAt: new Date(slotMs), queue: 'default' }]);
+    expect(first.dispatch).toEqual([{ id: first.runs[0]!.id, availableAt: new Date(slotMs), queue: 'default', priority: 3 }]);
 
     const second = await inTransaction(t.db, (tx) => slots.write(tx, [make()]));
     expect(second).toEqual({ ticks: [], runs: [], alreadyTicked: 1, dispatch: [] });

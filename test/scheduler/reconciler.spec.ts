@@ -61,14 +61,19 @@ describe('the reconciler', () => {
     // The lost ones come last in the reconciler's order, behind two full pages of live jobs.
     const lost = runs.slice(-3).map((r) => r.id);
     for (const id of lost) expect(await queue.remove(id)).toBe(1);
-    expect((await queue.getJobCounts('wait')).wait).toBe(BACKLOG - lost.length);
+    // Jobs carry their run's priority: BullMQ keeps them in its prioritized set.
+    const waiting = async () => {
+      const counts = await queue.getJobCounts('wait', 'prioritized');
+      return counts.wait! + counts.prioritized!;
+    };
+    expect(await waiting()).toBe(BACKLOG - lost.length);
 
     await waitFor(
       async () => ((await Promise.all(lost.map((id) => queue.getJob(id)))).every(Boolean) ? true : undefined),
       'the lost jobs to be re-enqueued',
       15_000,
     );
-    expect((await queue.getJobCounts('wait')).wait).toBe(BACKLOG);
+    expect(await waiting()).toBe(BACKLOG);
     const readded = await Promise.all(lost.map(async (id) => (await queue.getJob(id))!.data));
     expect(readded).toEqual(lost.map((runId) => ({ runId })));
   });
@@ -89,7 +94,8 @@ describe('the reconciler', () => {
     } finally {
       await worker.close();
     }
-    await waitFor(async () => ((await queue.getJobState(id)) === 'waiting' ? true : undefined), 'the failed job to be replaced', 15_000);
+    // Added again with its run's priority: waiting in BullMQ's prioritized set.
+    await waitFor(async () => ((await queue.getJobState(id)) === 'prioritized' ? true : undefined), 'the failed job to be replaced', 15_000);
     expect((await queue.getJob(id))!.failedReason).toBeFalsy();
   });
 });

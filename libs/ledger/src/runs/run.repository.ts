@@ -227,9 +227,8 @@ export class RunRepository {
   }
 
   /**
-   * Runs just written that their queue's fair-share window lets into the transport a turn at a
-   * time (kairos_fair_enter): those due join the backlog, and the window is filled from it. Answers
-   * the runs that joined, and the runs let in now (new or older), marked enqueued, to hand over.
+   * Runs just written through their queue's fair-share window (kairos_fair_enter): the runs that
+   * joined its backlog, and those let in now (new or older), marked enqueued, to hand over.
    */
   private async enterFairShare(tx: Queryable, runs: readonly NewRun[]): Promise<{ joined: Set<string>; letIn: DispatchItem[] }> {
     if (runs.length === 0) return { joined: new Set(), letIn: [] };
@@ -278,9 +277,8 @@ export class RunRepository {
   }
 
   /**
-   * Inserts the rows; answers the runs inserted, and of them the ones their queue's fair-share
-   * window lets in (fair): runs with a fairness key, and runs without one on a queue whose keyed
-   * runs are waiting or in the window.
+   * Inserts the rows; answers the runs inserted, and of them those through their queue's fair-share
+   * window (fair): runs with a fairness key, and runs without one while their queue has runs waiting.
    */
   private async insertRows(tx: Queryable, runs: readonly NewRun[]): Promise<{ inserted: Set<string>; fair: Set<string> }> {
     // The span creating the runs (a tick, an API request) is their trace: the worker continues it.

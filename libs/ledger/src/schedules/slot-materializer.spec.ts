@@ -134,6 +134,8 @@ describe('materializeSlots: the rows of one slot', () => {
       retry: ROW.retry,
       timeoutMs: 90_000,
       concurrency: null,
+      priority: 3,
+      fairness: null,
       idempotencyKey: null,
       actor: 'scheduler:s1',
       reasonCode: null,
