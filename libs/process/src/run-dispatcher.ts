@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
 import { DEFAULT_PRIORITY, type DispatchItem } from '@kairos/domain';
 import { RUN_JOB_DEFAULTS, type JobPayloads, type RunsQueues } from '@kairos/queue';
+import { placement, QueueShapes, type QueueShape } from './job-order.js';
 import { inSpan, traceContextOf } from '@kairos/telemetry/trace-context';
 
 /** How long the consumers' clock offsets read from the worker registry are used before being read again. */
@@ -85,6 +86,8 @@ export class JobDelays {
 }
 
 export class RunDispatcher {
+  private readonly shapes = new QueueShapes();
+
   constructor(
     private readonly queues: RunsQueues,
     private readonly ledger: DispatchLedger,
@@ -103,7 +106,13 @@ export class RunDispatcher {
       await Promise.all(
         [...byQueue(items)].map(async ([queue, group]) => {
           try {
-            await this.queues.get(queue).addBulk(group.map((item) => this.job(item, traceparent)));
+            const bullQueue = this.queues.get(queue);
+            // Runs of the default priority only: the queue's shape as last read; another priority pays for reading it now.
+            const special = group.some((item) => (item.priority ?? DEFAULT_PRIORITY) !== DEFAULT_PRIORITY);
+            const shape = special ? await this.shapes.read(queue, bullQueue) : this.shapes.current(queue, bullQueue);
+            // Runs of priority 1 or 2 that go to the prioritized set take the batch's default ones there behind them.
+            const prioritized = shape.prioritized || group.some((item) => (item.priority ?? DEFAULT_PRIORITY) < DEFAULT_PRIORITY && !shape.listed);
+            await bullQueue.addBulk(group.map((item) => this.job(item, traceparent, { ...shape, prioritized })));
           } catch {
             refused.push(...group.map((i) => i.id));
           }
@@ -169,14 +178,14 @@ export class RunDispatcher {
     return refused.length === 0;
   }
 
-  private job(item: DispatchItem, traceparent: string | null = null) {
+  /** A run's job, placed by its priority in its queue (job-order.ts); a repair or a wake places it by the queue's shape as last read. */
+  private job(item: DispatchItem, traceparent: string | null = null, shape: QueueShape = this.shapes.current(item.queue, this.queues.get(item.queue))) {
     const dueAt = item.availableAt.getTime();
     const data: JobPayloads['run'] = { runId: item.id, ...(traceparent !== null && { traceparent }), ...(this.delays.marginMs > 0 && { dueAt }) };
-    // Every job carries its run's priority, so that BullMQ hands a queue's jobs out best priority first, oldest first within one.
     return {
       name: 'run' as const,
       data,
-      opts: { ...RUN_JOB_DEFAULTS, jobId: item.jobId ?? item.id, delay: this.delays.until(item.queue, dueAt), priority: item.priority ?? DEFAULT_PRIORITY },
+      opts: { ...RUN_JOB_DEFAULTS, jobId: item.jobId ?? item.id, delay: this.delays.until(item.queue, dueAt), ...placement(item.priority ?? DEFAULT_PRIORITY, shape) },
     };
   }
 }
