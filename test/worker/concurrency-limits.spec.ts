@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { api, runInState, spawnKairos, startInProcess, useTestEnvironment, waitFor, type KairosChild } from '../support/kairos.js';
+import { allSucceeded, createRuns, percentile } from '../support/run-batches.js';
 import { allowance, watchMachineLag } from '../support/timer-lag.js';
 
 interface Span {
@@ -18,11 +19,6 @@ interface Span {
   finishedAt: Date;
   createdAt: Date;
 }
-
-const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
 
 describe('concurrency keys and queue limits', () => {
   const t = useTestEnvironment();
@@ -51,37 +47,6 @@ describe('concurrency keys and queue limits', () => {
     return rows;
   }
 
-  async function createRuns(client: ReturnType<typeof api>, bodies: unknown[]): Promise<string[]> {
-    const ids: string[] = [];
-    for (let i = 0; i < bodies.length; i += 1_000) {
-      const answer = await client.post('/v1/runs/batch', { items: bodies.slice(i, i + 1_000) });
-      expect(answer.status).toBe(200);
-      for (const item of answer.body.items) {
-        expect(item.id, JSON.stringify(item.error)).toBeTypeOf('string');
-        ids.push(item.id);
-      }
-    }
-    return ids;
-  }
-
-  async function allSucceeded(ids: readonly string[], timeoutMs: number): Promise<void> {
-    await waitFor(
-      async () => {
-        const { rows } = await t.db.query<{ active: number; failed: number }>(
-          `SELECT count(*) FILTER (WHERE state IN ('queued', 'running'))::int AS active,
-                  count(*) FILTER (WHERE state NOT IN ('queued', 'running', 'succeeded'))::int AS failed
-           FROM runs WHERE id = ANY($1::uuid[])`,
-          [ids],
-        );
-        expect(rows[0]!.failed).toBe(0);
-        return rows[0]!.active === 0 ? true : undefined;
-      },
-      `${ids.length} runs to finish`,
-      timeoutMs,
-      50,
-    );
-  }
-
   it('500 runs over 20 customers with limit 1: never two of one customer at once, all finish, a freed place is taken within 100 ms p99 (plus what the machine held back)', async () => {
     const kairos = await start();
     const client = api(kairos.url);
@@ -92,7 +57,7 @@ describe('concurrency keys and queue limits', () => {
       concurrency: { key: 'customer-{{payload.customerId}}', limit: 1 },
     }));
     const ids = await createRuns(client, bodies);
-    await allSucceeded(ids, 120_000);
+    await allSucceeded(t.db, ids, 120_000);
 
     const byCustomer = new Map<string, Span[]>();
     for (const span of await spans(ids)) byCustomer.set(span.key, [...(byCustomer.get(span.key) ?? []), span]);
@@ -138,7 +103,7 @@ describe('concurrency keys and queue limits', () => {
       return run?.deferReason === 'QUEUE_LIMIT' ? run : undefined;
     }, 'a run held back by the queue limit', 15_000, 20);
     expect(held.state).toBe('queued');
-    await allSucceeded(limited, 60_000);
+    await allSucceeded(t.db, limited, 60_000);
     const limitedSpans = await spans(limited);
     // At every start, the runs whose span covers it (started before or at it, not yet finished).
     const overlapAt = (at: Date, all: Span[]): number => all.filter((s) => s.startedAt <= at && s.finishedAt > at).length;
@@ -146,7 +111,7 @@ describe('concurrency keys and queue limits', () => {
 
     expect((await client.put('/v1/queues/default', { maxRunning: null, rate: { max: 20, per: '1s' } })).status).toBe(200);
     const paced = await createRuns(client, Array.from({ length: 70 }, () => ({ target: { type: 'handler', name: 'noop' } })));
-    await allSucceeded(paced, 60_000);
+    await allSucceeded(t.db, paced, 60_000);
     const starts = (await spans(paced)).map((s) => s.startedAt.getTime());
     // In every window of one second (each opened at a start), at most 20 starts.
     const densest = Math.max(...starts.map((from) => starts.filter((at) => at >= from && at < from + 1_000).length));
@@ -171,7 +136,7 @@ describe('concurrency keys and queue limits', () => {
     await victim.exited;
     await start({ KAIROS_RUN_LEASE_TTL: '2s' }, ['worker']);
     // The reaper requeues the first run and frees its place: the second starts; the first runs again after it.
-    await allSucceeded([first!, second!], 30_000);
+    await allSucceeded(t.db, [first!, second!], 30_000);
     const [reaped, b] = await Promise.all([first, second].map(async (id) => (await t.db.query(`SELECT started_at, finished_at, crash_count FROM runs WHERE id = $1`, [id])).rows[0]));
     expect(reaped.crash_count).toBe(1);
     const events = (await t.db.query(`SELECT kind FROM run_events WHERE run_id = $1 ORDER BY id`, [second])).rows.map((e) => e.kind);

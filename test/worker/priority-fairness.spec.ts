@@ -9,12 +9,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StartedKairos } from '@kairos/process';
 import { api, spawnKairos, startInProcess, useTestEnvironment, waitFor, type KairosChild } from '../support/kairos.js';
+import { allSucceeded, createRuns, percentile } from '../support/run-batches.js';
 import { allowance, watchMachineLag } from '../support/timer-lag.js';
-
-const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
 
 interface Started {
   id: string;
@@ -42,43 +38,12 @@ describe('priority and fair share', () => {
     return api(kairos.url);
   }
 
-  async function createRuns(client: ReturnType<typeof api>, bodies: unknown[]): Promise<string[]> {
-    const ids: string[] = [];
-    for (let i = 0; i < bodies.length; i += 1_000) {
-      const answer = await client.post('/v1/runs/batch', { items: bodies.slice(i, i + 1_000) });
-      expect(answer.status).toBe(200);
-      for (const item of answer.body.items) {
-        expect(item.id, JSON.stringify(item.error)).toBeTypeOf('string');
-        ids.push(item.id);
-      }
-    }
-    return ids;
-  }
-
   async function runsOf(ids: readonly string[]): Promise<Started[]> {
     const { rows } = await t.db.query<Started>(
       `SELECT id, fairness_key AS key, priority, created_at AS "createdAt", started_at AS "startedAt" FROM runs WHERE id = ANY($1::uuid[])`,
       [ids],
     );
     return rows;
-  }
-
-  async function allSucceeded(ids: readonly string[], timeoutMs: number): Promise<void> {
-    await waitFor(
-      async () => {
-        const { rows } = await t.db.query<{ active: number; failed: number }>(
-          `SELECT count(*) FILTER (WHERE state IN ('queued', 'running'))::int AS active,
-                  count(*) FILTER (WHERE state NOT IN ('queued', 'running', 'succeeded'))::int AS failed
-           FROM runs WHERE id = ANY($1::uuid[])`,
-          [ids],
-        );
-        expect(rows[0]!.failed).toBe(0);
-        return rows[0]!.active === 0 ? true : undefined;
-      },
-      `${ids.length} runs to finish`,
-      timeoutMs,
-      100,
-    );
   }
 
   const sleepRun = (extra: Record<string, unknown>, payload: Record<string, unknown> = {}) => ({
@@ -94,14 +59,14 @@ describe('priority and fair share', () => {
     // The backlog is under way.
     await waitFor(async () => ((await t.db.query(`SELECT 1 FROM runs WHERE state = 'succeeded' LIMIT 1`)).rowCount ? true : undefined), 'the backlog to start');
     const urgent = await createRuns(client, Array.from({ length: 50 }, () => sleepRun({ priority: 1 })));
-    await allSucceeded(urgent, 60_000);
+    await allSucceeded(t.db, urgent, 60_000);
     const { rows } = await t.db.query<{ left: number }>(`SELECT count(*)::int AS left FROM runs WHERE id = ANY($1::uuid[]) AND started_at IS NULL`, [backlog]);
     const waits = (await runsOf(urgent)).map((r) => r.startedAt!.getTime() - r.createdAt.getTime());
     const machine = await lag.stop();
     console.info(`priority 1 behind priority ${backlogPriority}: p50 ${percentile(waits, 50)} ms, p99 ${percentile(waits, 99)} ms; ${rows[0]!.left} of the backlog not started yet (${machine.describe()})`);
     expect(rows[0]!.left, 'the backlog was still waiting when the urgent runs had all started').toBeGreaterThan(0);
     expect(percentile(waits, 99)).toBeLessThanOrEqual(2_000 + allowance(machine));
-    await allSucceeded(backlog, 120_000);
+    await allSucceeded(t.db, backlog, 120_000);
   });
 
   it("a tenant's 50 runs behind another tenant's 1,500 start within 2 s (p99) while the other keeps running", async () => {
@@ -115,7 +80,7 @@ describe('priority and fair share', () => {
     expect(waiting.body).toMatchObject({ state: 'queued', deferReason: 'FAIR_SHARE', fairnessKey: 'tenant-a', priority: 3 });
     const createdB = Date.now();
     const b = await createRuns(client, Array.from({ length: 50 }, () => sleepRun({ fairness }, { tenant: 'b' })));
-    await allSucceeded(b, 60_000);
+    await allSucceeded(t.db, b, 60_000);
     const bRuns = await runsOf(b);
     const waits = bRuns.map((r) => r.startedAt!.getTime() - r.createdAt.getTime());
     const lastB = Math.max(...bRuns.map((r) => r.startedAt!.getTime()));
@@ -129,7 +94,7 @@ describe('priority and fair share', () => {
     expect(percentile(waits, 99)).toBeLessThanOrEqual(2_000 + allowance(machine));
     expect(rows[0]!.during, 'tenant a kept running').toBeGreaterThan(0);
     expect(rows[0]!.left, "tenant a's backlog was not done before b's runs started").toBeGreaterThan(0);
-    await allSucceeded(a, 120_000);
+    await allSucceeded(t.db, a, 120_000);
   });
 
   it('weights 3 and 1 share starts within 10% of 3 : 1 while both have backlog; every run starts once', async () => {
@@ -138,7 +103,7 @@ describe('priority and fair share', () => {
       i % 2 === 0 ? sleepRun({ fairness: { key: 'heavy', weight: 3 } }) : sleepRun({ fairness: { key: 'light', weight: 1 } }),
     );
     const ids = await createRuns(client, bodies);
-    await allSucceeded(ids, 120_000);
+    await allSucceeded(t.db, ids, 120_000);
     const runs = (await runsOf(ids)).sort((x, y) => x.startedAt!.getTime() - y.startedAt!.getTime() || x.id.localeCompare(y.id));
     // The first window of runs entered before anything waited, in the order they were made; then, while both
     // have backlog, the turns: 600 starts (each key has 536 left, and heavy runs out first, after about 715).
@@ -158,7 +123,7 @@ describe('priority and fair share', () => {
     const flood = await createRuns(client, Array.from({ length: 3_000 }, () => sleepRun({ fairness: { key: 'flood' } })));
     await waitFor(async () => ((await t.db.query(`SELECT 1 FROM runs WHERE state = 'succeeded' LIMIT 1`)).rowCount ? true : undefined), 'the flood to start');
     const [lone] = await createRuns(client, [sleepRun({ fairness: { key: 'lone' } })]);
-    await allSucceeded([lone!], 30_000);
+    await allSucceeded(t.db, [lone!], 30_000);
     const [run] = await runsOf([lone!]);
     const wait = run!.startedAt!.getTime() - run!.createdAt.getTime();
     const machine = await lag.stop();
@@ -191,7 +156,7 @@ describe('priority and fair share', () => {
     const createdB = Date.now();
     const second = spawnKairos('worker', env);
     children.push(second);
-    await allSucceeded([...a, ...b], 120_000);
+    await allSucceeded(t.db, [...a, ...b], 120_000);
     const bRuns = await runsOf(b);
     const lastB = Math.max(...bRuns.map((r) => r.startedAt!.getTime()));
     const { rows } = await t.db.query<{ after: number; attempts: number }>(
