@@ -259,56 +259,6 @@ CREATE TRIGGER runs_fair_left AFTER UPDATE OF state, held_at ON runs FOR EACH RO
         AND NEW.defer_reason IS DISTINCT FROM 'FAIR_SHARE')
   EXECUTE FUNCTION kairos_fair_left();
 
--- Releases of held runs in batches: a run that took a place and leaves `running` notes its key (or
--- limited queue), and once the statement is done each one noted releases as many held runs as places
--- are free, in one statement, once (a verdict of many runs of one key no longer releases, and locks
--- and counts the key, once per run).
-CREATE OR REPLACE FUNCTION kairos_place_freed() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
-DECLARE
-  -- A JSON array of entries: k or q, the namespace id (36 characters), then the key or the queue.
-  noted jsonb := coalesce(nullif(current_setting('kairos.places_freed', true), ''), '[]')::jsonb;
-  entry text;
-BEGIN
-  IF NEW.concurrency_key IS NOT NULL THEN
-    entry := 'k' || NEW.namespace_id || NEW.concurrency_key;
-    IF NOT noted ? entry THEN
-      noted := noted || to_jsonb(entry);
-    END IF;
-  END IF;
-  IF EXISTS (SELECT 1 FROM queue_limits l WHERE l.namespace_id = NEW.namespace_id AND l.queue = coalesce(NEW.target->>'queue', 'default')) THEN
-    entry := 'q' || NEW.namespace_id || coalesce(NEW.target->>'queue', 'default');
-    IF NOT noted ? entry THEN
-      noted := noted || to_jsonb(entry);
-    END IF;
-  END IF;
-  PERFORM set_config('kairos.places_freed', noted::text, true);
-  RETURN NULL;
-END $$;
-
-CREATE FUNCTION kairos_places_freed() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
-DECLARE
-  noted text := current_setting('kairos.places_freed', true);
-  entry text;
-BEGIN
-  IF noted IS NULL OR noted = '' THEN
-    RETURN NULL;
-  END IF;
-  PERFORM set_config('kairos.places_freed', '', true);
-  FOR entry IN SELECT jsonb_array_elements_text(noted::jsonb) LOOP
-    IF left(entry, 1) = 'k' THEN
-      PERFORM kairos_release_held(substr(entry, 2, 36)::uuid, substr(entry, 38), NULL, 'limits');
-    ELSE
-      PERFORM kairos_release_held(substr(entry, 2, 36)::uuid, NULL, substr(entry, 38), 'limits');
-    END IF;
-  END LOOP;
-  RETURN NULL;
-END $$;
-
-CREATE TRIGGER runs_places_freed AFTER UPDATE ON runs FOR EACH STATEMENT EXECUTE FUNCTION kairos_places_freed();
-REVOKE ALL ON FUNCTION kairos_places_freed() FROM PUBLIC;
-
 -- The ready steps of graphs, with their priority for the transport.
 DROP FUNCTION kairos_worker.take_ready_steps(uuid[]);
 CREATE FUNCTION kairos_worker.take_ready_steps(_graph_run_ids uuid[])
