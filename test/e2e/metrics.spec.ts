@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { RUN_STATES } from '@kairos/domain';
 import { DatabaseClock, type Db } from '@kairos/ledger';
-import type { RunsQueue } from '@kairos/queue';
+import type { RunsQueues } from '@kairos/queue';
 import { KairosMetrics, type StartedKairos } from '@kairos/process';
 import { api, startInProcess, useKairos, waitFor } from '../support/kairos.js';
 
@@ -154,8 +154,8 @@ describe('a scrape whose sources do not answer', () => {
   it('leaves out the runs and queue gauges and still reports everything else', async () => {
     const registry = new Registry();
     const hungDb = { query: () => new Promise(() => undefined) } as unknown as Db;
-    const deadQueue = { getJobCounts: () => Promise.reject(new Error('Connection is closed.')) } as unknown as RunsQueue;
-    const metrics = new KairosMetrics(registry, hungDb, deadQueue, new DatabaseClock(hungDb));
+    const deadQueues = { jobCounts: () => Promise.reject(new Error('Connection is closed.')) } as unknown as RunsQueues;
+    const metrics = new KairosMetrics(registry, hungDb, deadQueues, new DatabaseClock(hungDb));
     metrics.leaseLost();
 
     const startedAt = Date.now();

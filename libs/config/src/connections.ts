@@ -3,12 +3,15 @@
  * pooler, or the embedded Postgres when unset) and the transport (Redis, a Redis Cluster, Sentinels,
  * or the ledger's own database), with how they are described in logs without secrets.
  */
-import { ConfigError, Derived, anyText, integer, optionalText, optionalUrl, text } from './variables.js';
+import { ConfigError, Derived, anyText, integer, optionalInteger, optionalText, optionalUrl, text } from './variables.js';
 /**
  * Where the queues live: Redis when REDIS_URL is set, else BullMQ's PostgreSQL backend in a schema
  * of the ledger's database.
  */
-export type TransportConfig = { kind: 'redis'; url: string; topology?: RedisTopology } | { kind: 'postgres'; url: string; schema: string };
+export type TransportConfig = { kind: 'redis'; url: string; topology?: RedisTopology; shards?: number } | { kind: 'postgres'; url: string; schema: string };
+
+/** The most BullMQ queues one runs queue is sharded into (KAIROS_QUEUE_SHARDS). */
+export const MAX_QUEUE_SHARDS = 64;
 
 /** A Redis server's address. */
 export interface RedisNode {
@@ -132,21 +135,34 @@ export const redisSentinelName = text({
   pattern: /^[A-Za-z0-9_.-]{1,64}$/,
   meaning: 'the master the Sentinels watch, as their `sentinel monitor` names it',
 });
-export const transport = new Derived<TransportConfig>([redisUrl, redisClusterNodes, redisSentinels, redisSentinelName], (context) => {
+export const queueShards = optionalInteger({
+  name: 'KAIROS_QUEUE_SHARDS',
+  default: null,
+  min: 1,
+  max: MAX_QUEUE_SHARDS,
+  shown: 'unset: `1` on one Redis or behind Sentinels, twice the masters on a Cluster',
+  meaning:
+    'BullMQ queues each runs queue is spread over, each under a hash tag of its own (`{<prefix>:<queue>:<n>}`), so a Redis Cluster places them on different slots and masters; a run goes to the shard its id picks. Read at start; every process of a deployment should agree (a job left on a shard no longer used is moved by the reconciler)',
+});
+export const transport = new Derived<TransportConfig>([redisUrl, redisClusterNodes, redisSentinels, redisSentinelName, queueShards], (context) => {
   const url = redisUrl.read(context);
+  const shards = queueShards.read(context);
   const cluster = redisClusterNodes.read(context);
   const sentinels = redisSentinels.read(context);
   const given = [url && 'REDIS_URL', cluster && 'REDIS_CLUSTER_NODES', sentinels && 'REDIS_SENTINELS'].filter(Boolean);
   if (given.length > 1) throw new ConfigError(`${given.join(' and ')} are both set: set only the one that describes your Redis`);
   if (cluster !== null) {
     const nodes = redisNodes('REDIS_CLUSTER_NODES', cluster);
-    return { kind: 'redis', url: nodes.url, topology: { kind: 'cluster', nodes: nodes.nodes } };
+    return { kind: 'redis', url: nodes.url, topology: { kind: 'cluster', nodes: nodes.nodes }, ...shardsSet(shards) };
   }
   if (sentinels !== null) {
     const nodes = redisNodes('REDIS_SENTINELS', sentinels);
-    return { kind: 'redis', url: nodes.url, topology: { kind: 'sentinel', sentinels: nodes.nodes, name: redisSentinelName.read(context) } };
+    return { kind: 'redis', url: nodes.url, topology: { kind: 'sentinel', sentinels: nodes.nodes, name: redisSentinelName.read(context) }, ...shardsSet(shards) };
   }
-  if (url !== null) return { kind: 'redis', url, topology: { kind: 'single' } };
+  if (url !== null) return { kind: 'redis', url, topology: { kind: 'single' }, ...shardsSet(shards) };
+  if (shards !== null && shards !== 1) {
+    throw new ConfigError(`KAIROS_QUEUE_SHARDS=${shards} shards Redis queues, and the queues live in Postgres (REDIS_URL is unset): unset KAIROS_QUEUE_SHARDS, or set REDIS_URL or REDIS_CLUSTER_NODES`);
+  }
   const direct = databaseDirectUrl.read(context);
   if (direct === null) {
     throw new ConfigError(
@@ -155,6 +171,9 @@ export const transport = new Derived<TransportConfig>([redisUrl, redisClusterNod
   }
   return { kind: 'postgres', url: direct, schema: TRANSPORT_SCHEMA };
 });
+
+/** The shards set by KAIROS_QUEUE_SHARDS; unset, the transport picks them for its topology. */
+const shardsSet = (shards: number | null): { shards?: number } => (shards === null ? {} : { shards });
 
 /**
  * A list of Redis addresses, each `host:port` or a URL (`redis://user:password@host:port`,

@@ -150,6 +150,12 @@ export function integer(spec: Spec<number> & { min: number; max: number }): Vari
   });
 }
 
+/** An integer from `min` to `max`, or null when unset. */
+export function optionalInteger(spec: Spec<null> & { shown: string; min: number; max: number }): Variable<number | null> {
+  const checked = integer({ ...spec, default: spec.min });
+  return new Variable(spec.name, spec.shown, spec.meaning, (context) => (raw(context.env, spec.name) === undefined ? null : checked.read(context)));
+}
+
 /** Leases shorter than a second would expire between renewals on a busy machine. */
 export const SECOND = 1_000;
 /** Loops polling faster than this would only burn the database. */

@@ -12,7 +12,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, describeDatabase, loadConfig, type KairosConfig, type Role } from '@kairos/config';
 import { DEFAULT_NAMESPACE, DatabaseClock, NamespaceRepository, openLedger, startEmbeddedPostgres, type EmbeddedPostgres } from '@kairos/ledger';
-import { describeTransport, openTransport } from '@kairos/queue';
+import { describeShards, describeTransport, openTransport, type Transport } from '@kairos/queue';
 import { JsonLogger, accessLog, createLogger, logsJson, requestSpans, startTracing, stopTracing } from '@kairos/telemetry';
 import { CoreModule } from './core.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -31,6 +31,8 @@ export interface StartedKairos {
   app: NestExpressApplication;
   config: KairosConfig;
   url: string;
+  /** The process's transport, with the number of shards it chose. */
+  transport: Transport;
 }
 
 /** Starts the process and returns once it serves requests. `env` is process.env unless a test passes its own. */
@@ -104,8 +106,8 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   const address = app.getHttpServer().address() as AddressInfo;
   const host = config.api.host === '0.0.0.0' || config.api.host === '::' ? 'localhost' : config.api.host;
   const url = `http://${host}:${address.port}`;
-  logger.log(`roles ${config.roles.join(', ')} running on ${describeDatabase(config)} with the ${transport.description} transport`);
-  return { app, config, url };
+  logger.log(`roles ${config.roles.join(', ')} running on ${describeDatabase(config)} with the ${transport.description} transport, ${describeShards(transport)}`);
+  return { app, config, url, transport };
 }
 
 /** How far a host's clock may be from the database's before an operator hears of it. */
@@ -146,12 +148,12 @@ async function startEmbedded(options: NonNullable<KairosConfig['embeddedPostgres
  * The start-up banner: where to find the process. Under JSON logging it is one log line like any
  * other, its URLs as fields; on a terminal it is a small table.
  */
-function announce(name: string, config: KairosConfig, url: string): void {
+function announce(name: string, config: KairosConfig, url: string, transport: Transport): void {
   const urls: Record<string, string> = {};
   if (config.roles.includes('api')) {
     Object.assign(urls, { dashboard: `${url}/ui`, rest: `${url}/v1/schedules`, graphql: `${url}/graphql`, openapi: `${url}/docs`, bullBoard: `${url}/admin/queues` });
   }
-  Object.assign(urls, { health: `${url}/health/ready`, metrics: `${url}/metrics`, database: describeDatabase(config), transport: describeTransport(config.transport) });
+  Object.assign(urls, { health: `${url}/health/ready`, metrics: `${url}/metrics`, database: describeDatabase(config), transport: describeTransport(config.transport), shards: describeShards(transport) });
   if (logsJson(config)) {
     // Printed at every LOG_LEVEL, like the table: supervisors and tests wait for it.
     new JsonLogger('log', config.roles.join(',')).log({ msg: `Kairos ${name} is up`, ...urls }, 'Kairos');
@@ -159,7 +161,7 @@ function announce(name: string, config: KairosConfig, url: string): void {
   }
   const labels: Record<string, string> = {
     dashboard: 'Dashboard', rest: 'REST', graphql: 'GraphQL', openapi: 'OpenAPI', bullBoard: 'Bull Board', health: 'Health', metrics: 'Metrics',
-    database: 'Database', transport: 'Transport',
+    database: 'Database', transport: 'Transport', shards: 'Shards',
   };
   const lines = [`Kairos ${name} is up.`, ...Object.entries(urls).map(([key, value]) => `  ${labels[key]!.padEnd(11)} ${value}`)];
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -168,7 +170,7 @@ function announce(name: string, config: KairosConfig, url: string): void {
 /** The entry point of a process: start, print where to find it, exit 1 with a clear line on failure. */
 export async function runKairos(spec: KairosProcess): Promise<void> {
   try {
-    const { app, config, url } = await startKairos(spec);
+    const { app, config, url, transport } = await startKairos(spec);
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) {
@@ -194,7 +196,7 @@ export async function runKairos(spec: KairosProcess): Promise<void> {
     // Before the banner: whoever waits for it may stop the process as soon as it is printed.
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
-    announce(spec.name, config, url);
+    announce(spec.name, config, url, transport);
   } catch (error) {
     process.stderr.write(`kairos: ${(error as Error).message}\n`);
     if (process.env.LOG_LEVEL === 'debug') process.stderr.write(`${(error as Error).stack ?? ''}\n`);

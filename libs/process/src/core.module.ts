@@ -21,10 +21,9 @@ import {
   type Db,
   type EmbeddedPostgres,
 } from '@kairos/ledger';
-import { DEFAULT_QUEUE } from '@kairos/domain';
-import { RunsQueues, type RunsQueue, type Transport } from '@kairos/queue';
+import { RunsQueues, type Transport } from '@kairos/queue';
 import { JobDelays, RunDispatcher } from './run-dispatcher.js';
-import { DATABASE, DATABASE_CLOCK, DEFAULT_NAMESPACE_ID, DEFAULT_RUNS_QUEUE, KAIROS_CONFIG, TRANSPORT } from './tokens.js';
+import { DATABASE, DATABASE_CLOCK, DEFAULT_NAMESPACE_ID, KAIROS_CONFIG, TRANSPORT } from './tokens.js';
 
 export interface CoreResources {
   config: KairosConfig;
@@ -75,7 +74,6 @@ export class CoreModule implements OnApplicationShutdown {
       },
       { provide: WorkerRepository, useValue: new WorkerRepository() },
       { provide: RunsQueues, useValue: new RunsQueues(resources.transport) },
-      { provide: DEFAULT_RUNS_QUEUE, inject: [RunsQueues], useFactory: (queues: RunsQueues): RunsQueue => queues.get(DEFAULT_QUEUE) },
       {
         provide: RunDispatcher,
         inject: [RunsQueues, RunRecoveryRepository, WorkerRepository],

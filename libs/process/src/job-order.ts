@@ -39,27 +39,27 @@ const SHAPE_TTL_MS = 250;
  * priority reads it first, and so pays for what it uses.
  */
 export class QueueShapes {
-  private readonly kept = new Map<string, { prioritized: boolean; readAt: number; reading: boolean }>();
+  private readonly kept = new WeakMap<RunsQueue, { prioritized: boolean; readAt: number; reading: boolean }>();
 
-  /** The shape kept for `name`, refreshed in the background when stale. */
-  current(name: string, queue: RunsQueue): QueueShape {
-    const entry = this.kept.get(name) ?? { prioritized: false, readAt: -Infinity, reading: false };
-    this.kept.set(name, entry);
+  /** The shape kept for `queue` (a BullMQ queue: one shard of a runs queue), refreshed in the background when stale. */
+  current(queue: RunsQueue): QueueShape {
+    const entry = this.kept.get(queue) ?? { prioritized: false, readAt: -Infinity, reading: false };
+    this.kept.set(queue, entry);
     if (!entry.reading && performance.now() - entry.readAt > SHAPE_TTL_MS) {
       entry.reading = true;
-      void this.read(name, queue)
+      void this.read(queue)
         .catch(() => undefined)
         .finally(() => (entry.reading = false));
     }
     return { listed: null, prioritized: entry.prioritized };
   }
 
-  /** Reads `name`'s shape now (and keeps it). */
-  async read(name: string, queue: RunsQueue): Promise<QueueShape> {
+  /** Reads `queue`'s shape now (and keeps it). */
+  async read(queue: RunsQueue): Promise<QueueShape> {
     const counts = await queue.getJobCounts('wait', 'prioritized');
     const shape = { listed: counts.wait ?? 0, prioritized: (counts.prioritized ?? 0) > 0 };
-    const entry = this.kept.get(name) ?? { prioritized: false, readAt: -Infinity, reading: false };
-    this.kept.set(name, { ...entry, prioritized: shape.prioritized, readAt: performance.now() });
+    const entry = this.kept.get(queue) ?? { prioritized: false, readAt: -Infinity, reading: false };
+    this.kept.set(queue, { ...entry, prioritized: shape.prioritized, readAt: performance.now() });
     return shape;
   }
 }

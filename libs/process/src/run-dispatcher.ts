@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
 import { DEFAULT_PRIORITY, type DispatchItem } from '@kairos/domain';
-import { RUN_JOB_DEFAULTS, type JobPayloads, type RunsQueues } from '@kairos/queue';
+import { RUN_JOB_DEFAULTS, type JobPayloads, type RunsQueue, type RunsQueues } from '@kairos/queue';
 import { placement, QueueShapes, type QueueShape } from './job-order.js';
 import { inSpan, traceContextOf } from '@kairos/telemetry/trace-context';
 
@@ -104,12 +104,11 @@ export class RunDispatcher {
       const traceparent = span.isRecording() ? traceContextOf().traceParent : null;
       const refused: string[] = [];
       await Promise.all(
-        [...byQueue(items)].map(async ([queue, group]) => {
+        [...byShard(items, this.queues)].map(async ([bullQueue, group]) => {
           try {
-            const bullQueue = this.queues.get(queue);
             // Runs of the default priority only: the queue's shape as last read; another priority pays for reading it now.
             const special = group.some((item) => (item.priority ?? DEFAULT_PRIORITY) !== DEFAULT_PRIORITY);
-            const shape = special ? await this.shapes.read(queue, bullQueue) : this.shapes.current(queue, bullQueue);
+            const shape = special ? await this.shapes.read(bullQueue) : this.shapes.current(bullQueue);
             // Runs of priority 1 or 2 that go to the prioritized set take the batch's default ones there behind them.
             const prioritized = shape.prioritized || group.some((item) => (item.priority ?? DEFAULT_PRIORITY) < DEFAULT_PRIORITY && !shape.listed);
             await bullQueue.addBulk(group.map((item) => this.job(item, traceparent, { ...shape, prioritized })));
@@ -135,13 +134,13 @@ export class RunDispatcher {
    * it, and removed its job, since the list was read.
    */
   async redeliver(items: readonly DispatchItem[], markEnqueued: (runIds: readonly string[]) => Promise<string[]>): Promise<string[]> {
-    const jobs = await Promise.all(items.map((item) => this.queues.get(item.queue).getJob(item.jobId ?? item.id)));
+    const jobs = await Promise.all(items.map((item) => this.queueOf(item).getJob(item.jobId ?? item.id)));
     const suspects = items.flatMap((item, i) => (jobs[i] && !jobs[i].finishedOn ? [] : [{ item, finishedJob: jobs[i] !== undefined }]));
     const stillQueued = new Set(await markEnqueued(suspects.map((s) => s.item.id)));
     const repaired: string[] = [];
     for (const { item, finishedJob } of suspects) {
       if (!stillQueued.has(item.id)) continue;
-      const queue = this.queues.get(item.queue);
+      const queue = this.queueOf(item);
       if (finishedJob) await queue.remove(item.jobId ?? item.id);
       await queue.add('run', { runId: item.id }, this.job(item).opts);
       repaired.push(item.id);
@@ -159,7 +158,7 @@ export class RunDispatcher {
     const refused: string[] = [];
     for (const item of items) {
       try {
-        const queue = this.queues.get(item.queue);
+        const queue = this.queueOf(item);
         const job = await queue.getJob(item.id);
         if (job && (await job.isDelayed())) {
           // Due now, not at the instant it was handed over for.
@@ -179,7 +178,36 @@ export class RunDispatcher {
   }
 
   /** A run's job, placed by its priority in its queue (job-order.ts); a repair or a wake places it by the queue's shape as last read. */
-  private job(item: DispatchItem, traceparent: string | null = null, shape: QueueShape = this.shapes.current(item.queue, this.queues.get(item.queue))) {
+  /**
+   * Moves the jobs left on the shards of Kairos queue `queue` that the current number of shards no
+   * longer uses (KAIROS_QUEUE_SHARDS changed) to the shards their runs now pick, each with what is
+   * left of its delay and its place by priority, at most `limit` per pass. Returns how many moved.
+   * A job a worker of the old shards holds is left to finish there.
+   */
+  async rehome(queue: string, limit: number): Promise<number> {
+    let moved = 0;
+    for (const { queue: old } of this.queues.leftBehind(queue)) {
+      if (moved >= limit) break;
+      const counts = await old.getJobCounts('wait', 'prioritized', 'delayed');
+      if ((counts.wait ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0) === 0) continue;
+      for (const job of await old.getJobs(['wait', 'prioritized', 'delayed'], 0, limit - moved - 1)) {
+        if (job.id === undefined) continue;
+        const left = Math.max(0, job.timestamp + (job.opts.delay ?? 0) - Date.now());
+        const target = this.queues.of(queue, job.data.runId);
+        await target.add('run', job.data, { ...RUN_JOB_DEFAULTS, jobId: job.id, delay: left, ...(job.opts.priority ? { priority: job.opts.priority } : {}) });
+        await job.remove().catch(() => undefined);
+        moved += 1;
+      }
+    }
+    return moved;
+  }
+
+  /** The shard of its runs queue that carries a run's jobs: picked by the run's id, so every job a run is ever given lands on one. */
+  private queueOf(item: DispatchItem) {
+    return this.queues.of(item.queue, item.id);
+  }
+
+  private job(item: DispatchItem, traceparent: string | null = null, shape: QueueShape = this.shapes.current(this.queueOf(item))) {
     const dueAt = item.availableAt.getTime();
     const data: JobPayloads['run'] = { runId: item.id, ...(traceparent !== null && { traceparent }), ...(this.delays.marginMs > 0 && { dueAt }) };
     return {
@@ -195,12 +223,14 @@ function withoutDueAt({ dueAt: _dueAt, ...data }: JobPayloads['run']): JobPayloa
   return data;
 }
 
-function byQueue(items: readonly DispatchItem[]): Map<string, DispatchItem[]> {
-  const groups = new Map<string, DispatchItem[]>();
+/** The items grouped by the BullMQ queue (a shard of their runs queue) their jobs go to. */
+function byShard(items: readonly DispatchItem[], queues: RunsQueues): Map<RunsQueue, DispatchItem[]> {
+  const groups = new Map<RunsQueue, DispatchItem[]>();
   for (const item of items) {
-    const group = groups.get(item.queue);
+    const queue = queues.of(item.queue, item.id);
+    const group = groups.get(queue);
     if (group) group.push(item);
-    else groups.set(item.queue, [item]);
+    else groups.set(queue, [item]);
   }
   return groups;
 }

@@ -1,6 +1,3 @@
-import { getQueueToken } from '@nestjs/bullmq';
-import { DEFAULT_RUNS_QUEUE_NAME } from '@kairos/queue';
-
 /** Injection tokens for the resources every Kairos process shares. */
 export const KAIROS_CONFIG = Symbol('KAIROS_CONFIG');
 export const DATABASE = Symbol('DATABASE');
@@ -10,5 +7,3 @@ export const DATABASE_CLOCK = Symbol('DATABASE_CLOCK');
 export const TRANSPORT = Symbol('TRANSPORT');
 /** The id of the namespace requests use when no API key names another. */
 export const DEFAULT_NAMESPACE_ID = Symbol('DEFAULT_NAMESPACE_ID');
-/** The default runs queue, under the token @nestjs/bullmq and Bull Board look it up by. */
-export const DEFAULT_RUNS_QUEUE = getQueueToken(DEFAULT_RUNS_QUEUE_NAME);

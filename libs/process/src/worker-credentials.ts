@@ -27,7 +27,7 @@ export async function grantWorkerCredential(
   const { password, ...credential } = await credentials.grant(db, { ...grant, transportSchema: transport.kind === 'postgres' ? transport.schema : null });
   let redis: IssuedWorkerCredentialView['redis'] = null;
   if (transport.kind === 'redis') {
-    const rules = workerAclRules(password, bullPrefix(transport, config.queuePrefix), credential.queues);
+    const rules = workerAclRules(password, bullPrefix(transport, config.queuePrefix), config.queuePrefix, credential.queues);
     redis = {
       user: credential.role,
       url: workerRedisUrl(transport.url, credential.role, password),

@@ -1,20 +1,28 @@
 /**
  * A Redis user for one worker credential: it may touch only the keys of its queues' BullMQ queues
- * (`<prefix>:<runs queue>:*`), no pub/sub channel, and no administrative or dangerous command
+ * (`<prefix>:<runs queue>:*` unsharded, `{<prefix>:<runs queue>:<n>}:<runs queue>:*` for each shard,
+ * whatever their number), no pub/sub channel, and no administrative or dangerous command
  * beyond the two BullMQ asks for when it connects (INFO, for the server's version, and CLIENT
  * SETNAME/GETNAME, to name its connections).
  */
 import type { Redis } from 'ioredis';
 import { runsQueueName } from './jobs.js';
+import { shardPrefix } from './shards.js';
 import { adminConnection, dataNodes, type RedisTransportConfig } from './redis.js';
 
-/** The rules of `ACL SETUSER <user> ...` for a worker of `queues`; `prefix` is BullMQ's (see bullPrefix). */
-export function workerAclRules(password: string, prefix: string, queues: readonly string[]): string[] {
+/**
+ * The rules of `ACL SETUSER <user> ...` for a worker of `queues`; `unsharded` is BullMQ's prefix of
+ * one shard (see bullPrefix), `queuePrefix` the deployment's (KAIROS_QUEUE_PREFIX).
+ */
+export function workerAclRules(password: string, unsharded: string, queuePrefix: string, queues: readonly string[]): string[] {
   return [
     'reset',
     'on',
     `>${password}`,
-    ...queues.map((queue) => `~${prefix}:${runsQueueName(queue)}:*`),
+    ...queues.flatMap((queue) => {
+      const name = runsQueueName(queue);
+      return [`~${unsharded}:${name}:*`, `~${shardPrefix(unsharded, queuePrefix, name, '[0-9]*')}:${name}:*`];
+    }),
     'resetchannels',
     '+@all',
     '-@admin',

@@ -92,6 +92,22 @@ async function sentinelReplicas(topology: Extract<RedisTopology, { kind: 'sentin
   return [];
 }
 
+/** Settles once `redis` is ready, or fails once `ms` have passed without it (errors meanwhile are retried by the connection). */
+export function whenReady(redis: RedisClient, ms: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      reject(new Error(`Redis was not ready within ${ms} ms`));
+    }, ms);
+    const onReady = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', onReady);
+  });
+}
+
 /** Reconnects 200 ms after a failure, backing off to 2 s. */
 const reconnectDelay = (times: number): number => Math.min(times * 200, 2_000);
 

@@ -1,8 +1,11 @@
 /**
  * The producer side of every runs queue, opened on first use: a process dispatches to whichever
- * queue a run names without knowing the set in advance, and closes them all at shutdown.
+ * queue a run names without knowing the set in advance, and closes them all at shutdown. Each runs
+ * queue is the transport's number of shards (shards.ts); a run's job lives on the shard its id picks.
  */
+import type { JobType } from 'bullmq';
 import { runsQueueName } from './jobs.js';
+import { EVERY_SHARD, liveShards, shardOf, type Shard } from './shards.js';
 import type { RunsQueue, Transport } from './transport.js';
 
 export class RunsQueues {
@@ -10,23 +13,54 @@ export class RunsQueues {
 
   constructor(private readonly transport: Transport) {}
 
+  /** How many shards each runs queue has. */
+  get shardCount(): number {
+    return this.transport.shards;
+  }
+
+  /** The BullMQ queue (the shard) that carries the jobs of run `runId` of Kairos queue `queue`. */
+  of(queue: string, runId: string): RunsQueue {
+    return this.shard(queue, shardOf(runId, this.transport.shards));
+  }
+
+  /** The BullMQ queue of every shard of Kairos queue `queue`. */
+  all(queue: string): RunsQueue[] {
+    return liveShards(this.transport.shards).map((shard) => this.shard(queue, shard));
+  }
+
+  /** The shards of Kairos queue `queue` that another number of shards would use and this one does not: where jobs may be left behind. */
+  leftBehind(queue: string): { shard: Shard; queue: RunsQueue }[] {
+    if (this.transport.redis === null) return [];
+    const live = new Set(liveShards(this.transport.shards));
+    return EVERY_SHARD.filter((shard) => !live.has(shard)).map((shard) => ({ shard, queue: this.shard(queue, shard) }));
+  }
+
+  /** The jobs of Kairos queue `queue` in each of `states`, summed over its shards. */
+  async jobCounts(queue: string, ...states: JobType[]): Promise<Record<string, number>> {
+    const counts = await Promise.all(this.all(queue).map((q) => q.getJobCounts(...states)));
+    const total: Record<string, number> = {};
+    for (const count of counts) for (const [state, n] of Object.entries(count)) total[state] = (total[state] ?? 0) + n;
+    return total;
+  }
+
   /**
-   * The BullMQ queue of Kairos queue `queue`. A queue that failed to become ready (the transport was
-   * away when it was opened) keeps failing in BullMQ, so it is dropped and the next call opens a
-   * fresh one: producers recover with their transport, without a restart.
+   * The BullMQ queue of `shard` of Kairos queue `queue`. A queue that failed to become ready (the
+   * transport was away when it was opened) keeps failing in BullMQ, so it is dropped and the next
+   * call opens a fresh one: producers recover with their transport, without a restart.
    */
-  get(queue: string): RunsQueue {
-    let opened = this.opened.get(queue);
+  shard(queue: string, shard: Shard): RunsQueue {
+    const key = shard === null ? queue : `${queue}\u0000${shard}`;
+    let opened = this.opened.get(key);
     if (!opened) {
-      const fresh = this.transport.queue(runsQueueName(queue));
+      const fresh = this.transport.queue(runsQueueName(queue), shard);
       // Without a listener BullMQ prints each connection error to stderr; the operations that fail
       // and the health check already say it, once.
       fresh.on('error', () => undefined);
       fresh.waitUntilReady().catch(() => {
-        if (this.opened.get(queue) === fresh) this.opened.delete(queue);
+        if (this.opened.get(key) === fresh) this.opened.delete(key);
         void fresh.close().catch(() => undefined);
       });
-      this.opened.set(queue, fresh);
+      this.opened.set(key, fresh);
       opened = fresh;
     }
     return opened;

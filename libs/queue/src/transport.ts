@@ -6,17 +6,22 @@
  */
 import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
 import pg from 'pg';
-import type { TransportConfig } from '@kairos/config';
+import { MAX_QUEUE_SHARDS, type TransportConfig } from '@kairos/config/connections';
+import type { Cluster } from 'ioredis';
 import type { JobPayloads } from './jobs.js';
-import { bullPrefix, consumerConnection, producerConnection, type RedisClient } from './redis.js';
+import { bullPrefix, consumerConnection, producerConnection, whenReady, type RedisClient } from './redis.js';
+import { liveShards, shardPrefix, splitConcurrency, type Shard } from './shards.js';
 import { SupervisedWorker, type ConsumerLogger } from './supervised-worker.js';
 import { TransportUnavailableError, explainTransportError } from './transport-errors.js';
 
 export type RunsQueue = Queue<JobPayloads['run'], unknown, 'run'>;
 export type RunsWorker = Worker<JobPayloads['run'], unknown, 'run'>;
 export type RunsProcessor = Processor<JobPayloads['run'], unknown, 'run'>;
-/** A consumer of runs that pauses, backs off and recovers by itself while its transport fails. */
-export type RunsConsumer = SupervisedWorker;
+/** A consumer of runs (of every shard of its queue) that pauses, backs off and recovers by itself while its transport fails. */
+export interface RunsConsumer {
+  /** Stops fetching, lets running jobs finish, and ends any recovery under way. */
+  close(): Promise<void>;
+}
 
 export interface RunsWorkerOptions {
   concurrency: number;
@@ -38,11 +43,18 @@ export interface Transport {
   readonly description: string;
   /** The producer connection, for what only Redis offers (the event stream, shared rate counts); null on Postgres. */
   readonly redis: RedisClient | null;
-  /** A producer handle on BullMQ queue `name`; the caller closes it. */
-  queue(name: string): RunsQueue;
-  /** A bare BullMQ worker on queue `name`, as this transport makes them; the caller closes it. */
-  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions): RunsWorker;
-  /** A consumer of BullMQ queue `name`, supervised through the transport's failures; the caller closes it. */
+  /** How many BullMQ queues each runs queue is spread over (KAIROS_QUEUE_SHARDS, see shards.ts); 1 on Postgres. */
+  readonly shards: number;
+  /** Why `shards` is what it is, for banners and health: `set`, or the default of the topology. */
+  readonly shardsReason: string;
+  /** A producer handle on `shard` of BullMQ queue `name` (the unsharded queue by default); the caller closes it. */
+  queue(name: string, shard?: Shard): RunsQueue;
+  /** A bare BullMQ worker on `shard` of queue `name`, as this transport makes them; the caller closes it. */
+  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions, shard?: Shard): RunsWorker;
+  /**
+   * A consumer of every shard of BullMQ queue `name`, supervised through the transport's failures;
+   * `options.concurrency` is split over the shards. The caller closes it.
+   */
   consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer;
   /**
    * Fails when the transport cannot be reached right now (health, and the consumers' recovery),
@@ -50,6 +62,11 @@ export interface Transport {
    */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** How the queues are sharded, in words: `6 shards per queue (twice the cluster's 3 masters)`. */
+export function describeShards(transport: Pick<Transport, 'shards' | 'shardsReason'>): string {
+  return `${transport.shards} ${transport.shards === 1 ? 'shard' : 'shards'} per queue (${transport.shardsReason === 'set' ? 'KAIROS_QUEUE_SHARDS' : transport.shardsReason})`;
 }
 
 /**
@@ -72,22 +89,31 @@ export function describeTransport(config: TransportConfig): string {
  * start once it does. `queuePrefix` namespaces Redis keys; on PostgreSQL the schema does that.
  */
 export async function openTransport(config: TransportConfig, queuePrefix: string): Promise<Transport> {
-  if (config.kind === 'redis') return new RedisTransport(config, queuePrefix);
+  if (config.kind === 'redis') {
+    const transport = new RedisTransport(config, queuePrefix);
+    await transport.countShards();
+    return transport;
+  }
   await migratePostgresTransport(config.url, config.schema);
   return new PostgresTransport(config);
 }
 
+/** How long a process waits at start for a Cluster to name its masters, when it picks the number of shards from them. */
+const CLUSTER_MASTERS_WAIT_MS = 5_000;
+
 class RedisTransport implements Transport {
   readonly description: string;
   readonly redis: RedisClient;
-  /** BullMQ's key prefix: `queuePrefix`, hash-tagged on a Cluster. */
+  shards = 1;
+  shardsReason = 'one Redis';
+  /** BullMQ's key prefix of the unsharded layout: `queuePrefix`, hash-tagged on a Cluster. */
   private readonly prefix: string;
   /** Why the producer connection last failed: a command on a connection that is down says only that it is down. */
   private lastError: Error | null = null;
 
   constructor(
     readonly config: Extract<TransportConfig, { kind: 'redis' }>,
-    queuePrefix: string,
+    private readonly queuePrefix: string,
   ) {
     this.description = describeTransport(config);
     this.prefix = bullPrefix(config, queuePrefix);
@@ -96,19 +122,55 @@ class RedisTransport implements Transport {
     this.redis.on('ready', () => (this.lastError = null));
   }
 
-  queue(name: string): RunsQueue {
-    return new Queue(name, { connection: this.redis, prefix: this.prefix }) as RunsQueue;
+  /**
+   * The number of shards: as set, else 1 on one Redis or behind Sentinels, and twice the masters on
+   * a Cluster, counted once it answers. A Cluster that does not answer within a few seconds is
+   * taken to have as many masters as seed nodes were given, and the banner says so.
+   */
+  async countShards(): Promise<void> {
+    const topology = this.config.topology?.kind ?? 'single';
+    if (this.config.shards !== undefined) [this.shards, this.shardsReason] = [this.config.shards, 'set'];
+    else if (topology === 'cluster') {
+      const masters = await whenReady(this.redis, CLUSTER_MASTERS_WAIT_MS).then(
+        () => (this.redis as Cluster).nodes('master').length,
+        () => null,
+      );
+      const counted = masters ?? (this.config.topology as { nodes: unknown[] }).nodes.length;
+      this.shards = Math.min(MAX_QUEUE_SHARDS, Math.max(1, 2 * counted));
+      this.shardsReason = masters === null ? `twice the ${counted} seed nodes: the cluster did not answer at start` : `twice the cluster's ${masters} masters`;
+    } else this.shardsReason = topology === 'sentinel' ? 'a master behind sentinels' : 'one Redis';
   }
 
-  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions): RunsWorker {
-    const { connection, close } = consumerConnection(this.config);
-    const worker = new Worker(name, processor, { connection, prefix: this.prefix, ...options }) as RunsWorker;
+  queue(name: string, shard: Shard = null): RunsQueue {
+    return new Queue(name, { connection: this.redis, prefix: shardPrefix(this.prefix, this.queuePrefix, name, shard) }) as RunsQueue;
+  }
+
+  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions, shard: Shard = null, shared?: RedisClient): RunsWorker {
+    const { connection, close } = shared ? { connection: shared, close: () => undefined } : consumerConnection(this.config);
+    const worker = new Worker(name, processor, { connection, prefix: shardPrefix(this.prefix, this.queuePrefix, name, shard), ...options }) as RunsWorker;
     worker.once('closed', close);
     return worker;
   }
 
+  /**
+   * One supervised worker per shard. On a Cluster they share one connection for their commands (a
+   * socket per master); each still blocks on a connection of its own while it waits for jobs,
+   * because a blocking wait names one shard's keys, which live on one slot.
+   */
   consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
-    return supervise(this, name, processor, options);
+    const { connection, close } = this.config.topology?.kind === 'cluster' ? consumerConnection(this.config) : { connection: undefined, close: () => undefined };
+    const shared = connection as RedisClient | undefined;
+    const shards = liveShards(this.shards);
+    const concurrency = splitConcurrency(options.concurrency, shards.length);
+    const consumers = shards.map((shard, i) =>
+      supervise(this, shard === null ? name : `${name} shard ${shard}`, (build) => this.worker(name, processor, build(concurrency[i]!), shard, shared), options),
+    );
+    return {
+      async close() {
+        await Promise.all(consumers.map((c) => c.close()));
+        close();
+      },
+    };
   }
 
   async ping(): Promise<void> {
@@ -145,12 +207,20 @@ class RedisTransport implements Transport {
   }
 }
 
-/** A worker of `transport` under a supervisor that probes the transport with its health check. */
-function supervise(transport: Transport, name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
+/**
+ * A worker of `transport` under a supervisor that probes the transport with its health check; `make`
+ * builds it from its options, given the concurrency it gets.
+ */
+function supervise(
+  transport: Transport,
+  name: string,
+  make: (options: (concurrency: number) => RunsWorkerOptions) => RunsWorker,
+  options: RunsConsumerOptions,
+): RunsConsumer {
   const { logger, onFailed, ...workerOptions } = options;
   return new SupervisedWorker({
     name: `queue ${name}`,
-    build: () => transport.worker(name, processor, workerOptions),
+    build: () => make((concurrency) => ({ ...workerOptions, concurrency })),
     probe: () => transport.ping(),
     explain: (error) => explainTransportError(transport.config, error),
     logger,
@@ -180,6 +250,8 @@ const consumerPool = (concurrency: number): number => Math.min(16, Math.max(4, M
 class PostgresTransport implements Transport {
   readonly description: string;
   readonly redis = null;
+  readonly shards = 1;
+  readonly shardsReason = 'the Postgres transport is not sharded';
   /** A single connection for the health check, so it does not wait behind queue traffic. */
   private readonly probe: pg.Pool;
 
@@ -198,16 +270,18 @@ class PostgresTransport implements Transport {
     this.probe.on('error', () => undefined);
   }
 
-  queue(name: string): RunsQueue {
+  queue(name: string, shard: Shard = null): RunsQueue {
+    unsharded(shard);
     return new Queue(name, { connection: this.connection(PRODUCER_POOL) }, createPostgresBackend) as unknown as RunsQueue;
   }
 
-  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions): RunsWorker {
+  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions, shard: Shard = null): RunsWorker {
+    unsharded(shard);
     return new Worker(name, processor, { connection: this.connection(consumerPool(options.concurrency)), ...options }, createPostgresBackend) as unknown as RunsWorker;
   }
 
   consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
-    return supervise(this, name, processor, options);
+    return supervise(this, name, (build) => this.worker(name, processor, build(options.concurrency)), options);
   }
 
   async ping(): Promise<void> {
@@ -226,6 +300,11 @@ class PostgresTransport implements Transport {
   private connection(max: number) {
     return { connectionString: this.config.url, schema: this.config.schema, max, application_name: 'kairos-transport' };
   }
+}
+
+/** The Postgres transport has one shard per queue: asking it for another is a bug. */
+function unsharded(shard: Shard): void {
+  if (shard !== null) throw new Error(`the Postgres transport has no shard ${shard}`);
 }
 
 /**

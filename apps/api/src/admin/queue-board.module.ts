@@ -1,7 +1,8 @@
 /**
- * Bull Board at /admin/queues (admin scope). The default runs queue is registered beside it; the
+ * Bull Board at /admin/queues (admin scope). The default runs queue is shown from the start; the
  * queues workers register later are added as the registry names them, so the board shows every
- * queue without a restart of the API. Its router is mounted ahead of the API's own middleware, so
+ * queue without a restart of the API. A queue split into shards (KAIROS_QUEUE_SHARDS) shows each
+ * shard, `kairos-runs:shard-0` onwards, grouped under the queue's name. Its router is mounted ahead of the API's own middleware, so
  * it gets the same security headers and rate limit in its own chain.
  */
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
@@ -10,7 +11,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { BULL_BOARD_ADAPTER, BullBoardModule, InjectBullBoard, type BullBoardInstance } from '@bull-board/nestjs';
 import { DEFAULT_QUEUE } from '@kairos/domain';
 import { WorkerRepository, type Db } from '@kairos/ledger';
-import { DEFAULT_RUNS_QUEUE_NAME, RunsQueues } from '@kairos/queue';
+import { RunsQueues, type RunsQueue } from '@kairos/queue';
 import { DATABASE, Loop } from '@kairos/process';
 import { RateLimitMiddleware } from '../requests/rate-limit.middleware.js';
 import { SecurityHeadersMiddleware } from '../requests/security-headers.middleware.js';
@@ -21,7 +22,7 @@ const REFRESH_MS = 5_000;
 
 @Injectable()
 export class BoardQueues implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly shown = new Set<string>([DEFAULT_QUEUE]);
+  private readonly shown = new Set<string>();
   private readonly loop = new Loop({ name: 'queue board refresh', logger: new Logger('QueueBoard'), pass: () => this.refresh() });
 
   constructor(
@@ -32,6 +33,7 @@ export class BoardQueues implements OnApplicationBootstrap, OnApplicationShutdow
   ) {}
 
   onApplicationBootstrap(): void {
+    this.show(DEFAULT_QUEUE);
     this.loop.start();
   }
 
@@ -41,19 +43,35 @@ export class BoardQueues implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Adds the queues workers registered since the last pass. */
   async refresh(): Promise<number> {
-    for (const queue of await this.workers.queues(this.db)) {
-      if (this.shown.has(queue)) continue;
-      this.board.addQueue(new BullMQAdapter(this.queues.get(queue)));
-      this.shown.add(queue);
-    }
+    for (const queue of await this.workers.queues(this.db)) this.show(queue);
     return REFRESH_MS;
+  }
+
+  private show(queue: string): void {
+    if (this.shown.has(queue)) return;
+    const shards = this.queues.all(queue);
+    for (const [n, shard] of shards.entries()) this.board.addQueue(shards.length === 1 ? new BullMQAdapter(shard) : new ShardAdapter(shard, n));
+    this.shown.add(queue);
+  }
+}
+
+/** A shard on the board: named after its queue and number, so the board groups a queue's shards under its name. */
+class ShardAdapter extends BullMQAdapter {
+  constructor(
+    queue: RunsQueue,
+    private readonly shard: number,
+  ) {
+    super(queue, { delimiter: ':' });
+  }
+
+  override getName(): string {
+    return `${super.getName()}:shard-${this.shard}`;
   }
 }
 
 @Module({
   imports: [
     BullBoardModule.forRoot({ route: '/admin/queues', adapter: ExpressAdapter, middleware: [SecurityHeadersMiddleware, RateLimitMiddleware, AdminAuthMiddleware] }),
-    BullBoardModule.forFeature({ name: DEFAULT_RUNS_QUEUE_NAME, adapter: BullMQAdapter }),
   ],
   controllers: [BoardRequestsController],
   providers: [BoardQueues],

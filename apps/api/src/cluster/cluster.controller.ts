@@ -7,11 +7,11 @@
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import { formatInstant, type ReasonCode, type TickOutcome } from '@kairos/domain';
+import { DEFAULT_QUEUE, formatInstant, type ReasonCode, type TickOutcome } from '@kairos/domain';
 import { LatestTicksQuery, readQuery, type ClusterState, type LatestTickList, type WhoAmI } from '@kairos/domain/wire';
 import { LeaseRepository, type Db } from '@kairos/ledger';
-import type { RunsQueue } from '@kairos/queue';
-import { DATABASE, KAIROS_CONFIG, QUEUE_JOB_STATES, DEFAULT_RUNS_QUEUE } from '@kairos/process';
+import { RunsQueues } from '@kairos/queue';
+import { DATABASE, KAIROS_CONFIG, QUEUE_JOB_STATES } from '@kairos/process';
 import type { z } from 'zod';
 import { Caller, type CallerContext } from '../auth/request-context.js';
 
@@ -25,7 +25,7 @@ export class ClusterController {
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
-    @Inject(DEFAULT_RUNS_QUEUE) private readonly queue: RunsQueue,
+    private readonly queues: RunsQueues,
     @Inject(KAIROS_CONFIG) private readonly config: KairosConfig,
   ) {}
 
@@ -58,7 +58,7 @@ export class ClusterController {
          FROM outages ORDER BY started_at DESC LIMIT ${RECENT_OUTAGES}`,
       ),
       this.db.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM runs WHERE namespace_id = $1 GROUP BY state ORDER BY state', [caller.namespaceId]),
-      this.queue.getJobCounts(...QUEUE_JOB_STATES),
+      this.queues.jobCounts(DEFAULT_QUEUE, ...QUEUE_JOB_STATES),
     ]);
     return {
       leader: leader && { holder: leader.holder, epoch: Number(leader.epoch), expiresAt: formatInstant(leader.expiresAt), live: leader.alive },

@@ -4,7 +4,7 @@
  * outages, and what the ledger holds.
  */
 import { describeDatabase, type KairosConfig } from '@kairos/config';
-import { describeTransport } from '@kairos/queue';
+import { describeShards, describeTransport, openTransport } from '@kairos/queue';
 import { LeaseRepository, ledgerSize, type Db } from '@kairos/ledger';
 import { formatDuration } from '@kairos/domain';
 import { iso, table, type Output } from '../output.js';
@@ -26,6 +26,23 @@ export function clockOffset(offsetMs: number | null): string {
   const hostAheadMs = -offsetMs;
   const text = `${hostAheadMs >= 0 ? '+' : '-'}${(Math.abs(hostAheadMs) / 1_000).toFixed(Math.abs(hostAheadMs) < 1_000 ? 3 : 1)} s`;
   return Math.abs(offsetMs) > 1_000 ? `${text} (fix NTP)` : text;
+}
+
+/**
+ * How many shards each runs queue has, as a process started now would pick them (a Cluster's
+ * masters are counted): `null` when Redis does not answer.
+ */
+async function queueShards(config: KairosConfig): Promise<{ count: number; text: string } | null> {
+  if (config.transport.kind !== 'redis') return { count: 1, text: '1 shard per queue (the Postgres transport is not sharded)' };
+  const transport = await openTransport(config.transport, config.queuePrefix);
+  try {
+    await transport.ping();
+    return { count: transport.shards, text: describeShards(transport) };
+  } catch {
+    return null;
+  } finally {
+    await transport.close();
+  }
 }
 
 export async function status(db: Db, config: KairosConfig, out: Output, json: boolean): Promise<number> {
@@ -56,12 +73,14 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   const ledger = await ledgerSize(db);
   const database = describeDatabase(config);
   const transport = describeTransport(config.transport);
+  const shards = await queueShards(config);
   if (json) {
-    out.line(JSON.stringify({ database, transport, leader, schedulers, workers, unownedPartitions: unowned, sessions, outages, schedules, runs, ledger }, null, 2));
+    out.line(JSON.stringify({ database, transport, shards, leader, schedulers, workers, unownedPartitions: unowned, sessions, outages, schedules, runs, ledger }, null, 2));
     return 0;
   }
   out.line(`database   ${database}`);
   out.line(`transport  ${transport}`);
+  out.line(`shards     ${shards === null ? 'unknown: Redis did not answer' : shards.text}`);
   out.line(
     leader?.alive
       ? `leader     ${leader.holder} (epoch ${leader.epoch}, lease until ${iso(leader.expiresAt)})`

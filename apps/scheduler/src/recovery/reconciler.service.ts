@@ -3,22 +3,27 @@
  * queued run that Postgres says the transport holds, and that is overdue, is checked against the
  * transport and re-enqueued when it lost the job (a Redis FLUSHALL or failover without persistence,
  * an emptied Postgres transport schema). It also releases
- * runs parked behind a schedule's active run when that release was missed.
+ * runs parked behind a schedule's active run when that release was missed, and moves the jobs left
+ * on shards that the number of shards (KAIROS_QUEUE_SHARDS) no longer uses to the shards in use.
  */
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
-import type { DispatchItem } from '@kairos/domain';
-import { RunRecoveryRepository, type Db } from '@kairos/ledger';
+import { DEFAULT_QUEUE, type DispatchItem } from '@kairos/domain';
+import { RunRecoveryRepository, WorkerRepository, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, RunDispatcher, leaderActor } from '@kairos/process';
 import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 const RECONCILE_BATCH = 500;
+/** How often the shards no longer in use are looked into for jobs left behind: each look costs a command per shard. */
+const REHOME_INTERVAL_MS = 10_000;
 
 @Injectable()
 export class ReconcilerService implements OnModuleInit {
   private readonly logger = new Logger('Reconciler');
   /** Where the walk through the overdue runs stands: the last run of the previous full page. */
   private cursor: DispatchItem | null = null;
+  private rehomedAt = -Infinity;
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -26,6 +31,7 @@ export class ReconcilerService implements OnModuleInit {
     private readonly leadership: LeadershipService,
     private readonly runs: RunRecoveryRepository,
     private readonly dispatcher: RunDispatcher,
+    private readonly workers: WorkerRepository,
   ) {}
 
   onModuleInit(): void {
@@ -46,6 +52,20 @@ export class ReconcilerService implements OnModuleInit {
     for (const scheduleId of await this.runs.listStrandedParkedSchedules(this.db, RECONCILE_BATCH)) {
       await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, scheduleId, leaderActor('reconciler', term.holder)));
     }
-    return this.cursor !== null && repaired.length > 0 ? 0 : this.config.scheduler.reconcileIntervalMs;
+    const rehomed = await this.rehome();
+    return (this.cursor !== null && repaired.length > 0) || rehomed >= RECONCILE_BATCH ? 0 : this.config.scheduler.reconcileIntervalMs;
+  }
+
+  /** Moves up to a batch of jobs off the shards no longer in use, every REHOME_INTERVAL_MS or at once while there are more. */
+  private async rehome(): Promise<number> {
+    if (performance.now() - this.rehomedAt < REHOME_INTERVAL_MS) return 0;
+    let moved = 0;
+    for (const queue of new Set([DEFAULT_QUEUE, ...(await this.workers.queues(this.db))])) {
+      moved += await this.dispatcher.rehome(queue, RECONCILE_BATCH - moved);
+      if (moved >= RECONCILE_BATCH) break;
+    }
+    if (moved > 0) this.logger.warn(`moved ${moved} jobs off shards no longer in use to the shards their runs pick now`);
+    if (moved < RECONCILE_BATCH) this.rehomedAt = performance.now();
+    return moved;
   }
 }

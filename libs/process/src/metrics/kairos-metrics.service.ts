@@ -5,10 +5,10 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { RUN_STATES, TICK_OUTCOMES, type TickOutcome } from '@kairos/domain';
+import { DEFAULT_QUEUE, RUN_STATES, TICK_OUTCOMES, type TickOutcome } from '@kairos/domain';
 import { ledgerSize, type DatabaseClock, type Db, type LedgerSize } from '@kairos/ledger';
-import { withTimeout, type RunsQueue } from '@kairos/queue';
-import { DATABASE, DATABASE_CLOCK, DEFAULT_RUNS_QUEUE } from '../tokens.js';
+import { RunsQueues, withTimeout } from '@kairos/queue';
+import { DATABASE, DATABASE_CLOCK } from '../tokens.js';
 
 /** The BullMQ job states reported as `kairos_queue_jobs{state}`. */
 export const QUEUE_JOB_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
@@ -33,7 +33,7 @@ export class KairosMetrics {
   constructor(
     private readonly registry: Registry,
     @Inject(DATABASE) private readonly db: Db,
-    @Inject(DEFAULT_RUNS_QUEUE) private readonly queue: RunsQueue,
+    private readonly queues: RunsQueues,
     @Inject(DATABASE_CLOCK) clock: DatabaseClock,
   ) {
     const registers = [registry];
@@ -201,7 +201,7 @@ export class KairosMetrics {
 
   private async collectQueue(gauge: Gauge<'state'>): Promise<void> {
     gauge.reset();
-    const counts = await scrapeSource(this.queue.getJobCounts(...QUEUE_JOB_STATES)).catch(() => null);
+    const counts = await scrapeSource(this.queues.jobCounts(DEFAULT_QUEUE, ...QUEUE_JOB_STATES)).catch(() => null);
     if (!counts) return;
     for (const state of QUEUE_JOB_STATES) gauge.set({ state }, counts[state] ?? 0);
   }

@@ -8,9 +8,9 @@ import type { DatabaseClock } from '@kairos/ledger/clock';
 import type { RunsQueue } from '@kairos/queue';
 import type { ExecutionLedger } from './execution-ledger.js';
 
-/** Re-times the delayed jobs of `queue` whose runs are still queued, due `marginMs` before their instant; returns how many. */
-export async function retimeDelayedJobs(queue: RunsQueue, ledger: ExecutionLedger, clock: DatabaseClock, marginMs: number): Promise<number> {
-  const jobs = (await queue.getDelayed(0, -1)).filter((job) => job.id !== undefined);
+/** Re-times the delayed jobs of `shards` (a runs queue's) whose runs are still queued, due `marginMs` before their instant; returns how many. */
+export async function retimeDelayedJobs(shards: readonly RunsQueue[], ledger: ExecutionLedger, clock: DatabaseClock, marginMs: number): Promise<number> {
+  const jobs = (await Promise.all(shards.map((queue) => queue.getDelayed(0, -1)))).flat().filter((job) => job.id !== undefined);
   if (jobs.length === 0) return 0;
   const due = await ledger.availableAt(jobs.map((job) => job.id!));
   let retimed = 0;

@@ -229,7 +229,7 @@ export class KairosWorker {
     const log = this.settings.logger;
     log.warn(`this host's clock was stepped by ${(-offsetChangeMs / 1_000).toFixed(1)} s; re-timing the delayed runs of queue ${this.queue}`);
     const retime = (): void =>
-      void retimeDelayedJobs(r.queues.get(this.queue), r.ledger, r.clock, this.settings.startMarginMs)
+      void retimeDelayedJobs(r.queues.all(this.queue), r.ledger, r.clock, this.settings.startMarginMs)
         .then((count) => count > 0 && log.log(`re-timed ${count} delayed runs after the clock step`))
         .catch((error: Error) => log.warn(`could not re-time delayed runs after the clock step: ${error.message}`));
     void r.ledger.touch().catch(() => undefined).finally(retime);
