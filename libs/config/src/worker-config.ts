@@ -30,7 +30,7 @@ export const workerArea = {
     min: 1,
     max: 1000,
     meaning:
-      'runs one worker executes at once; their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements (a herd of 20,000 started 1.1 to 1.7 times as fast at 256 as at 64, and cost Postgres half the CPU per run with two workers)',
+      'runs one worker executes at once, split evenly over the shards of its queue (`KAIROS_QUEUE_SHARDS`, at least one each); their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements (a herd of 20,000 started 1.1 to 1.7 times as fast at 256 as at 64, and cost Postgres half the CPU per run with two workers)',
   }),
   runLeaseTtlMs: duration({
     name: 'KAIROS_RUN_LEASE_TTL',
