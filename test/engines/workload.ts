@@ -26,6 +26,8 @@ export interface Workload {
   scheduleId: string;
   graphScheduleId: string;
   runIds: string[];
+  /** The HTTP target of the ad-hoc runs: the receiver that counts calls. */
+  target: { type: 'http'; url: string; method: 'POST' };
   /** Calls the receiver got, by run id. */
   calls: Map<string, number>;
   /** Submits `count` ad-hoc runs (in batches of the most one request may carry). */
@@ -43,7 +45,7 @@ export async function startWorkload(baseUrl: string): Promise<Workload> {
     req.on('end', () => res.writeHead(204).end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const target = { type: 'http', url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, method: 'POST' };
+  const target: Workload['target'] = { type: 'http', url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, method: 'POST' };
   const client = api(baseUrl);
   const schedule = await client.post('/v1/schedules', {
     name: 'every-second',
@@ -78,7 +80,7 @@ export async function startWorkload(baseUrl: string): Promise<Workload> {
       }
     }
   };
-  return { scheduleId: schedule.body.id, graphScheduleId: graph.body.id, runIds, calls, submit, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { scheduleId: schedule.body.id, graphScheduleId: graph.body.id, runIds, target, calls, submit, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /**

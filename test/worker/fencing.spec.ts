@@ -69,6 +69,14 @@ describe('lease fencing', () => {
     expect(Object.fromEntries(states.map((r) => [r.id, r.state]))).toEqual({ [fresh]: 'succeeded', [stale]: 'running' });
   });
 
+  it('claims a run named twice in one batch once: two jobs of one run (on two shards) never both execute it', async () => {
+    const id = await ledgerRun();
+    const other = await ledgerRun();
+    const claimed = await leases.claimMany(t.db, [id, other, id], 'worker-a', 60_000);
+    expect(claimed.map((c) => c.kind)).toEqual(['claimed', 'claimed', 'unclaimable']);
+    expect(claimedRun(claimed[0]).leaseEpoch).toBe(1);
+  });
+
   it('drops a job that names no run, without failing the runs claimed in the same batch', async () => {
     const ids = [await ledgerRun(), await ledgerRun()];
     const queue = await runsQueue(t);

@@ -10,6 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
+import type { Job } from 'bullmq';
 import { DEFAULT_PRIORITY, type DispatchItem } from '@kairos/domain';
 import { RUN_JOB_DEFAULTS, type JobPayloads, type RunsQueue, type RunsQueues } from '@kairos/queue';
 import { placement, QueueShapes, type QueueShape } from './job-order.js';
@@ -182,24 +183,37 @@ export class RunDispatcher {
    * Moves the jobs left on the shards of Kairos queue `queue` that the current number of shards no
    * longer uses (KAIROS_QUEUE_SHARDS changed) to the shards their runs now pick, each with what is
    * left of its delay and its place by priority, at most `limit` per pass. Returns how many moved.
-   * A job a worker of the old shards holds is left to finish there.
+   * A job a worker of the old shards holds is left to finish there; one still active whose lock has
+   * expired was held by a process that stopped without finishing it (killed), and no worker of its
+   * shard is left to find it stalled: it is moved too, due now.
    */
   async rehome(queue: string, limit: number): Promise<number> {
     let moved = 0;
     for (const { queue: old } of this.queues.leftBehind(queue)) {
       if (moved >= limit) break;
-      const counts = await old.getJobCounts('wait', 'prioritized', 'delayed');
-      if ((counts.wait ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0) === 0) continue;
+      const counts = await old.getJobCounts('wait', 'prioritized', 'delayed', 'active');
+      if (Object.values(counts).every((n) => n === 0)) continue;
       for (const job of await old.getJobs(['wait', 'prioritized', 'delayed'], 0, limit - moved - 1)) {
         if (job.id === undefined) continue;
-        const left = Math.max(0, job.timestamp + (job.opts.delay ?? 0) - Date.now());
-        const target = this.queues.of(queue, job.data.runId);
-        await target.add('run', job.data, { ...RUN_JOB_DEFAULTS, jobId: job.id, delay: left, ...(job.opts.priority ? { priority: job.opts.priority } : {}) });
+        await this.moveJob(queue, job, Math.max(0, job.timestamp + (job.opts.delay ?? 0) - Date.now()));
         await job.remove().catch(() => undefined);
+        moved += 1;
+      }
+      if ((counts.active ?? 0) === 0 || moved >= limit) continue;
+      for (const job of await old.getJobs(['active'], 0, limit - moved - 1)) {
+        // BullMQ removes an active job only once its lock has expired.
+        if (job.id === undefined || !(await job.remove().then(() => true, () => false))) continue;
+        await this.moveJob(queue, job, 0);
         moved += 1;
       }
     }
     return moved;
+  }
+
+  /** Adds `job` (of a shard no longer used) again on the shard of Kairos queue `queue` its run picks now, with its id, data and priority, due in `delay` ms. */
+  private async moveJob(queue: string, job: Job<JobPayloads['run']>, delay: number): Promise<void> {
+    const target = this.queues.of(queue, job.data.runId);
+    await target.add('run', job.data, { ...RUN_JOB_DEFAULTS, jobId: job.id, delay, ...(job.opts.priority ? { priority: job.opts.priority } : {}) });
   }
 
   /** The shard of its runs queue that carries a run's jobs: picked by the run's id, so every job a run is ever given lands on one. */

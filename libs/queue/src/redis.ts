@@ -146,16 +146,21 @@ function credentials(config: RedisTransportConfig): RedisOptions {
   };
 }
 
-/** Deletes every key under `prefix:`: what a deployment (or a test run) with that prefix left in Redis. */
+/**
+ * Deletes every key under `prefix:`, and every key of a shard of a runs queue (`{prefix:<queue>:<n>}`,
+ * see shards.ts): what a deployment (or a test run) with that prefix left in Redis.
+ */
 export async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    for (const pattern of [`${prefix}:*`, `{${prefix}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length > 0) await redis.del(...keys);
+      } while (cursor !== '0');
+    }
   } finally {
     redis.disconnect();
   }

@@ -228,12 +228,18 @@ export class WorkerProtocol {
    * Claims each due, queued run among `runIds` for `owner`, leased for `ttlMs`. The answer has one
    * result per id, in order. A run that would become a second exclusive running run of its
    * schedule is `blocked`; one that is not queued, not due, or has a cancellation waiting is
-   * `unclaimable` (its snapshot says which).
+   * `unclaimable` (its snapshot says which). A run named twice (two jobs of one run, as on two
+   * shards of its queue, in one batch) is claimed once: the first of them gets it, the other is
+   * `unclaimable`.
    */
   async claimMany(db: Queryable, runIds: readonly string[], owner: string, ttlMs: number): Promise<ClaimResult[]> {
     try {
       const claimed = new Map((await this.claim(db, runIds, owner, ttlMs)).map((r) => [r.id, r]));
-      return runIds.map((id) => claimResult(claimed.get(id)));
+      return runIds.map((id) => {
+        const run = claimed.get(id);
+        claimed.delete(id);
+        return claimResult(run);
+      });
     } catch (error) {
       if (!isExclusiveRunConflict(error)) throw error;
     }
