@@ -50,7 +50,8 @@ const ENGINES: Engine[] = [
       return { REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.nodesVariable, DATABASE_URL: pooler.url(new URL(t.databaseUrl).pathname.slice(1)), DATABASE_DIRECT_URL: t.databaseUrl };
     },
     breakDown: async (t, more) => {
-      const key = `{${t.redisPrefix}}`;
+      // The master of the default queue's first shard (a Cluster splits each queue in twice its masters' count).
+      const key = `{${t.redisPrefix}:kairos-runs:0}`;
       const master = await cluster!.masterOf(key);
       await cluster!.kill(master);
       await more();

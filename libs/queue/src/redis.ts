@@ -61,7 +61,7 @@ export function adminConnection(config: RedisTransportConfig): RedisClient {
  * connection of its own, `extra`, for the caller to close); else the one server.
  */
 export async function dataNodes(config: RedisTransportConfig, redis: RedisClient): Promise<{ nodes: Redis[]; extra: Redis[] }> {
-  if (redis instanceof Cluster) return { nodes: redis.nodes('all'), extra: [] };
+  if (redis instanceof Cluster) return clusterNodes(config, redis);
   const topology = topologyOf(config);
   if (topology.kind !== 'sentinel') return { nodes: [redis], extra: [] };
   const extra = (await sentinelReplicas(topology)).map(
@@ -69,6 +69,29 @@ export async function dataNodes(config: RedisTransportConfig, redis: RedisClient
   );
   for (const replica of extra) replica.on('error', () => undefined);
   return { nodes: [redis, ...extra], extra };
+}
+
+/**
+ * Every node of a Cluster: those its slot map names and, from CLUSTER NODES, the replicas it leaves
+ * out (Redis omits a replica from CLUSTER SLOTS until it has synced, and a replica may become a
+ * master), each of the latter on a connection of its own.
+ */
+async function clusterNodes(config: RedisTransportConfig, cluster: Cluster): Promise<{ nodes: Redis[]; extra: Redis[] }> {
+  const known = cluster.nodes('all');
+  const address = (host: string | undefined, port: number | undefined): string => `${host}:${port}`;
+  const seen = new Set(known.map((node) => address(node.options.host, node.options.port)));
+  const listed = String(await cluster.nodes('master')[0]!.call('CLUSTER', 'NODES'));
+  const extra: Redis[] = [];
+  for (const line of listed.split('\n')) {
+    const [, endpoint, flags] = line.split(' ');
+    const match = /^(.+):(\d+)@/.exec(endpoint ?? '');
+    if (!match || /fail|handshake|noaddr/.test(flags ?? '') || seen.has(address(match[1], Number(match[2])))) continue;
+    seen.add(address(match[1], Number(match[2])));
+    const node = new Redis({ ...credentials(config), host: match[1], port: Number(match[2]), lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, retryStrategy: () => null });
+    node.on('error', () => undefined);
+    extra.push(node);
+  }
+  return { nodes: [...known, ...extra], extra };
 }
 
 /** The replicas the first Sentinel that answers knows of and does not hold down. */
