@@ -16,7 +16,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from 'ioredis';
-import { shardOf } from '@kairos/queue';
+import { shardOf, shardsPerMaster } from '@kairos/queue';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { command, startRedisCluster, type RedisClusterUnderTest } from '../support/engines.js';
 import { api, sleep, SPAWNING_TIMEOUT_MS, spawnKairos, waitFor, useTestEnvironment, type KairosChild } from '../support/kairos.js';
@@ -177,6 +177,22 @@ describe('Redis Cluster, runs queues in shards', () => {
     const lines: string[] = [];
     expect(await runCli(['status'], { line: (l) => lines.push(l) }, unset)).toBe(0);
     expect(lines).toContain("shards     6 shards per queue (twice the cluster's 3 masters)");
+  }, SPAWNING_TIMEOUT_MS);
+
+  it('warns at start when the masters hold the default queue’s shards unevenly, naming a count that spreads them better', async () => {
+    // A prefix whose six shards land 4-1-1 or 3-2-1 on the thirds of the slots `redis-cli --cluster create` gives three masters.
+    const third = (slot: number): string => (slot <= 5_460 ? 'a' : slot <= 10_922 ? 'b' : 'c');
+    const spread = (prefix: string): number[] => [...shardsPerMaster(prefix, 'kairos-runs', 6, third).values()].sort((a, b) => b - a);
+    const prefix = Array.from({ length: 100 }, (_, i) => `kairos-uneven-${i}`).find((p) => spread(p)[0]! >= 3)!;
+    const uneven = spawnKairos('api', env({ KAIROS_QUEUE_SHARDS: '', KAIROS_QUEUE_PREFIX: prefix }));
+    try {
+      await uneven.ready;
+      const shown = spread(prefix).concat([0, 0]).slice(0, 3).join('-');
+      expect(uneven.output()).toContain(`the default queue's 6 shards land ${shown} on the cluster's 3 masters`);
+      expect(uneven.output()).toMatch(/KAIROS_QUEUE_SHARDS=\d+ spreads them \d+-\d+-\d+ \(\d+% on the busiest\)/);
+    } finally {
+      uneven.process.kill('SIGKILL');
+    }
   }, SPAWNING_TIMEOUT_MS);
 
   it(`runs 3,000 runs once each on ${SHARDS} shards, every master serving at least ${LEAST_SHARE * 100}% of their Redis commands`, async () => {

@@ -76,6 +76,7 @@ export async function startKairos(spec: KairosProcess, env: Record<string, strin
   // A transport that does not answer yet does not stop the start: the process serves, reports it on
   // /health/ready, and its consumers start once it answers.
   await transport.ping().catch((error: Error) => logger.warn(`${error.message}; serving without it until it answers (see /health/ready)`));
+  if (transport.shardsWarning) logger.warn(transport.shardsWarning);
   const namespace = await new NamespaceRepository().getByName(db, DEFAULT_NAMESPACE);
 
   @Module({})

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVERY_SHARD, liveShards, shardOf, shardPrefix, splitConcurrency } from './shards.js';
+import { EVERY_SHARD, evenestShardCount, keySlot, liveShards, shardOf, shardPrefix, shardsPerMaster, splitConcurrency } from './shards.js';
 
 /** Time-ordered ids as the ledger makes them (UUIDv7 shape): a run id's shard must not follow its time. */
 const ids = Array.from({ length: 20_000 }, (_, i) => {
@@ -93,5 +93,41 @@ describe('splitConcurrency', () => {
     [2, 4, [1, 1, 1, 1]],
   ])('splits %i over %i shards as %j', (total, shards, split) => {
     expect(splitConcurrency(total, shards)).toEqual(split);
+  });
+});
+
+describe('keySlot', () => {
+  // Slots as Redis's CLUSTER KEYSLOT gives them.
+  it.each([
+    ['foo', 12_182],
+    ['bar', 5_061],
+    ['{user1000}.following', 3_443],
+    ['{user1000}.followers', 3_443],
+    ['foo{}{bar}', 8_363],
+    ['{}foo', 9_500],
+    ['{kairos:kairos-runs:0}:kairos-runs:wait', 12_347],
+    ['123456789', 12_739],
+  ])('puts %s on slot %i', (key, slot) => {
+    expect(keySlot(key)).toBe(slot);
+  });
+});
+
+describe('shards over masters', () => {
+  // Three masters owning the standard thirds of the slots.
+  const masterOf = (slot: number): string => (slot <= 5_460 ? 'a' : slot <= 10_922 ? 'b' : 'c');
+
+  it('counts the shards each master holds, by the slots of their hash tags', () => {
+    const held = shardsPerMaster('kairos', 'kairos-runs', 6, masterOf);
+    expect([...held.values()].reduce((a, b) => a + b)).toBe(6);
+    for (let n = 0; n < 6; n++) expect(held.get(masterOf(keySlot(`{kairos:kairos-runs:${n}}:kairos-runs:wait`)))).toBeGreaterThan(0);
+  });
+
+  it.each([['kairos-runs'], ['kairos-runs.media']])('finds the count that spreads %s the most evenly: no count from it on does better', (name) => {
+    const masters = ['a', 'b', 'c'];
+    const share = (count: number): number => Math.max(...masters.map((m) => shardsPerMaster('kairos', name, count, masterOf).get(m) ?? 0)) / count;
+    const best = evenestShardCount('kairos', name, 6, masters, masterOf);
+    expect(best.busiest).toBeCloseTo(share(best.count), 9);
+    for (let count = 6; count <= 64; count++) expect(share(count)).toBeGreaterThanOrEqual(best.busiest - 1e-9);
+    expect(best.busiest).toBeLessThan(0.45);
   });
 });

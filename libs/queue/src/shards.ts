@@ -76,3 +76,44 @@ function fnv1a(text: string): number {
 export function splitConcurrency(total: number, shards: number): number[] {
   return Array.from({ length: shards }, (_, n) => Math.max(1, Math.floor(total / shards) + (n < total % shards ? 1 : 0)));
 }
+
+/** The Redis Cluster slot of `key`: CRC16 (XMODEM) of its hash tag, or of the whole key without one, modulo 16,384. */
+export function keySlot(key: string): number {
+  const open = key.indexOf('{');
+  const close = open === -1 ? -1 : key.indexOf('}', open + 1);
+  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
+  let crc = 0;
+  for (const byte of Buffer.from(hashed, 'utf8')) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % 16_384;
+}
+
+/**
+ * How many of `count` shards of BullMQ queue `name` each master holds, given `masterOf` (a slot's
+ * master): a Cluster places hash tags by their slots, so six shards on three masters land 2-2-2 or,
+ * as it happens, 4-1-1.
+ */
+export function shardsPerMaster(queuePrefix: string, name: string, count: number, masterOf: (slot: number) => string | undefined): Map<string, number> {
+  const held = new Map<string, number>();
+  for (let n = 0; n < count; n++) {
+    const master = masterOf(keySlot(shardPrefix('', queuePrefix, name, n))) ?? 'unknown';
+    held.set(master, (held.get(master) ?? 0) + 1);
+  }
+  return held;
+}
+
+/**
+ * The number of shards from `from` up to MAX_QUEUE_SHARDS whose busiest master holds the smallest
+ * share of BullMQ queue `name`'s shards (the smaller count among equals), and that share.
+ */
+export function evenestShardCount(queuePrefix: string, name: string, from: number, masters: readonly string[], masterOf: (slot: number) => string | undefined): { count: number; busiest: number } {
+  let best = { count: from, busiest: Infinity };
+  for (let count = from; count <= MAX_QUEUE_SHARDS; count++) {
+    const held = shardsPerMaster(queuePrefix, name, count, masterOf);
+    const busiest = Math.max(...masters.map((m) => held.get(m) ?? 0)) / count;
+    if (busiest < best.busiest - 1e-9) best = { count, busiest };
+  }
+  return best;
+}

@@ -8,9 +8,9 @@ import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } f
 import pg from 'pg';
 import { MAX_QUEUE_SHARDS, type TransportConfig } from '@kairos/config/connections';
 import type { Cluster } from 'ioredis';
-import type { JobPayloads } from './jobs.js';
 import { bullPrefix, consumerConnection, producerConnection, whenReady, type RedisClient } from './redis.js';
-import { liveShards, shardPrefix, splitConcurrency, type Shard } from './shards.js';
+import { DEFAULT_RUNS_QUEUE_NAME, type JobPayloads } from './jobs.js';
+import { evenestShardCount, liveShards, shardPrefix, shardsPerMaster, splitConcurrency, type Shard } from './shards.js';
 import { SupervisedWorker, type ConsumerLogger } from './supervised-worker.js';
 import { TransportUnavailableError, explainTransportError } from './transport-errors.js';
 
@@ -47,6 +47,11 @@ export interface Transport {
   readonly shards: number;
   /** Why `shards` is what it is, for banners and health: `set`, or the default of the topology. */
   readonly shardsReason: string;
+  /**
+   * On a Cluster whose masters hold the default queue's shards unevenly (six on three masters may
+   * land 4-1-1: hash tags go where their slots are), what to do about it; else null.
+   */
+  readonly shardsWarning: string | null;
   /** A producer handle on `shard` of BullMQ queue `name` (the unsharded queue by default); the caller closes it. */
   queue(name: string, shard?: Shard): RunsQueue;
   /** A bare BullMQ worker on `shard` of queue `name`, as this transport makes them; the caller closes it. */
@@ -98,6 +103,28 @@ export async function openTransport(config: TransportConfig, queuePrefix: string
   return new PostgresTransport(config);
 }
 
+/**
+ * What to do when the default queue's shards land unevenly on the Cluster's masters, or null when
+ * no master holds more than one more shard than another.
+ */
+function unevenShards(cluster: Cluster, queuePrefix: string, shards: number): string | null {
+  const masters = cluster.nodes('master').map((node) => `${node.options.host}:${node.options.port}`);
+  const masterOf = (slot: number): string | undefined => cluster.slots[slot]?.[0];
+  const spread = (count: number): number[] => {
+    const held = shardsPerMaster(queuePrefix, DEFAULT_RUNS_QUEUE_NAME, count, masterOf);
+    return masters.map((m) => held.get(m) ?? 0).sort((a, b) => b - a);
+  };
+  const now = spread(shards);
+  if (masters.length < 2 || now[0]! - now.at(-1)! <= 1) return null;
+  const best = evenestShardCount(queuePrefix, DEFAULT_RUNS_QUEUE_NAME, shards, masters, masterOf);
+  const percent = (share: number): string => `${Math.round(share * 100)}%`;
+  const advice =
+    best.count === shards
+      ? 'no other count up to 64 does better; moving a shard\'s slot to another master (CLUSTER SETSLOT) does'
+      : `KAIROS_QUEUE_SHARDS=${best.count} spreads them ${spread(best.count).join('-')} (${percent(best.busiest)} on the busiest), set it on every process`;
+  return `the default queue's ${shards} shards land ${now.join('-')} on the cluster's ${masters.length} masters, so one carries ${percent(now[0]! / shards)} of its runs: ${advice}`;
+}
+
 /** How long a process waits at start for a Cluster to name its masters, when it picks the number of shards from them. */
 const CLUSTER_MASTERS_WAIT_MS = 5_000;
 
@@ -106,6 +133,7 @@ class RedisTransport implements Transport {
   readonly redis: RedisClient;
   shards = 1;
   shardsReason = 'one Redis';
+  shardsWarning: string | null = null;
   /** BullMQ's key prefix of the unsharded layout: `queuePrefix`, hash-tagged on a Cluster. */
   private readonly prefix: string;
   /** Why the producer connection last failed: a command on a connection that is down says only that it is down. */
@@ -139,6 +167,7 @@ class RedisTransport implements Transport {
       this.shards = Math.min(MAX_QUEUE_SHARDS, Math.max(1, 2 * counted));
       this.shardsReason = masters === null ? `twice the ${counted} seed nodes: the cluster did not answer at start` : `twice the cluster's ${masters} masters`;
     } else this.shardsReason = topology === 'sentinel' ? 'a master behind sentinels' : 'one Redis';
+    if (topology === 'cluster' && this.shards > 1 && this.redis.status === 'ready') this.shardsWarning = unevenShards(this.redis as Cluster, this.queuePrefix, this.shards);
   }
 
   queue(name: string, shard: Shard = null): RunsQueue {
@@ -252,6 +281,7 @@ class PostgresTransport implements Transport {
   readonly redis = null;
   readonly shards = 1;
   readonly shardsReason = 'the Postgres transport is not sharded';
+  readonly shardsWarning = null;
   /** A single connection for the health check, so it does not wait behind queue traffic. */
   private readonly probe: pg.Pool;
 

@@ -32,12 +32,12 @@ export function clockOffset(offsetMs: number | null): string {
  * How many shards each runs queue has, as a process started now would pick them (a Cluster's
  * masters are counted): `null` when Redis does not answer.
  */
-async function queueShards(config: KairosConfig): Promise<{ count: number; text: string } | null> {
+async function queueShards(config: KairosConfig): Promise<{ count: number; text: string; warning?: string } | null> {
   if (config.transport.kind !== 'redis') return { count: 1, text: '1 shard per queue (the Postgres transport is not sharded)' };
   const transport = await openTransport(config.transport, config.queuePrefix);
   try {
     await transport.ping();
-    return { count: transport.shards, text: describeShards(transport) };
+    return { count: transport.shards, text: describeShards(transport), ...(transport.shardsWarning && { warning: transport.shardsWarning }) };
   } catch {
     return null;
   } finally {
@@ -81,6 +81,7 @@ export async function status(db: Db, config: KairosConfig, out: Output, json: bo
   out.line(`database   ${database}`);
   out.line(`transport  ${transport}`);
   out.line(`shards     ${shards === null ? 'unknown: Redis did not answer' : shards.text}`);
+  if (shards?.warning) out.line(`           ${shards.warning}`);
   out.line(
     leader?.alive
       ? `leader     ${leader.holder} (epoch ${leader.epoch}, lease until ${iso(leader.expiresAt)})`
