@@ -21,15 +21,15 @@ import { ScheduleRepository, defaultMigrationsDir, inTransaction, migrate, readM
 import { insertSchedules } from './herd-seed.js';
 import { REDIS_URL, ROOT, startBuilt as start, cpuPerRun, cpuSpent, inShape, machineShapes, fmt, median, medianCpu, percentile, printTable, sandbox, sleep, until, type CpuSpent, type Sandbox } from './sandbox.js';
 
-const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
-const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
+export const N = Number(process.env.KAIROS_BENCH_HERD_N ?? 1_000_000);
+export const B = Number(process.env.KAIROS_BENCH_HERD_B ?? 20_000);
 const RAW_CONCURRENCY = 16;
 /** Raw BullMQ and each Kairos shape run in turn this many times; medians are reported. */
 const ROUNDS = Number(process.env.KAIROS_BENCH_ROUNDS ?? 3);
 /** The due-scan is measured as a scheduler owning every partition runs it. */
 const ALL_PARTITIONS = Array.from({ length: TICK_PARTITIONS }, (_, p) => p);
 
-interface Herd {
+export interface Herd {
   allStartedMs: number;
   p50: number;
   p99: number;
@@ -45,7 +45,7 @@ interface Herd {
 }
 
 /** Fills `template` (migrated) with the N - B spread schedules; returns the seconds it took. */
-async function seedTemplate(template: Sandbox): Promise<number> {
+export async function seedTemplate(template: Sandbox): Promise<number> {
   const started = performance.now();
   const client = await template.db.connect();
   try {
@@ -95,7 +95,7 @@ function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 const OF_HERD = `schedule_id IN (SELECT id FROM schedules WHERE name LIKE 'herd-%')`;
 
 /** Kairos's shapes: which processes each starts, and how the table names it. */
-const SHAPES = {
+export const SHAPES = {
   one: { label: 'Kairos, npm start (all roles, one process)', apps: { 'kairos (all roles)': 'kairos' } },
   // The same with runs handed over at their instant rather than KAIROS_START_MARGIN before it: the
   // herd as it ran before precise starts.
@@ -106,17 +106,18 @@ const SHAPES = {
     apps: { 'scheduler 1': 'scheduler', 'scheduler 2': 'scheduler', 'worker 1': 'worker', 'worker 2': 'worker' },
   },
 } as const satisfies Record<string, { label: string; apps: Record<string, 'kairos' | 'scheduler' | 'worker'>; env?: Record<string, string> }>;
-type Shape = keyof typeof SHAPES;
+export type Shape = keyof typeof SHAPES;
 /** The Kairos shapes KAIROS_BENCH_HERD_SHAPES names (`one,atInstant,apart,two`, all by default), in that order. */
 const SHAPE_ORDER = (Object.keys(SHAPES) as Shape[]).filter((shape) => (process.env.KAIROS_BENCH_HERD_SHAPES ?? shape).split(',').map((s) => s.trim()).includes(shape));
 for (const asked of (process.env.KAIROS_BENCH_HERD_SHAPES ?? '').split(',').filter(Boolean)) {
   if (!(asked.trim() in SHAPES)) throw new Error(`KAIROS_BENCH_HERD_SHAPES: "${asked}" is not one of ${Object.keys(SHAPES).join(', ')}`);
 }
 
-async function kairosHerd(template: string, shape: Shape): Promise<Herd> {
+/** The herd on a copy of `template` with Kairos in `shape`; `env` is added to every process's environment (another Redis, say). */
+export async function kairosHerd(template: string, shape: Shape, env: Record<string, string> = {}): Promise<Herd> {
   const box = await sandbox(`herd_${shape}`, template);
   const spec: { apps: Record<string, 'kairos' | 'scheduler' | 'worker'>; env?: Record<string, string> } = SHAPES[shape];
-  const children = Object.entries(spec.apps).map(([name, app]) => start(name, app, box, spec.env));
+  const children = Object.entries(spec.apps).map(([name, app]) => start(name, app, box, { ...spec.env, ...env }));
   try {
     await Promise.all(children.map((c) => c.ready));
     const readyMb = children.map((c) => memoryMb(c.process.pid!, 'VmRSS'));

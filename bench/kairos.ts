@@ -56,11 +56,27 @@ export interface Throughput {
   cpu: CpuSpent;
 }
 
+/** What a scenario reads around a throughput phase besides its rate and CPU (an engine's counters, say). */
+export interface ThroughputProbe {
+  /** Once Kairos is up, before the first run is made (the phase is timed from after it). */
+  before(box: Sandbox): Promise<void>;
+  /** Once every run has its verdict, while Kairos still runs. */
+  after(box: Sandbox): Promise<void>;
+  /** Once Kairos has stopped, before its database is dropped. */
+  stopped(box: Sandbox): Promise<void>;
+}
+
 /**
  * Durable runs per second through the built-in worker, or (`userWorker`) through the SDK's
- * KairosWorker serving a queue of its own next to a scheduler-only process.
+ * KairosWorker serving a queue of its own next to a scheduler-only process. `engine` adds to
+ * Kairos's environment; `probe` is called around the phase.
  */
-export async function kairosThroughput(kind: TransportKind, userWorker = false, engine: (box: Sandbox) => Record<string, string> = () => ({})): Promise<Throughput> {
+export async function kairosThroughput(
+  kind: TransportKind,
+  userWorker = false,
+  engine: (box: Sandbox) => Record<string, string> = () => ({}),
+  probe?: ThroughputProbe,
+): Promise<Throughput> {
   const box = await sandbox(`${userWorker ? 'sdk_tp' : 'kairos_tp'}_${kind}`, undefined, kind);
   const app = await kairos(kind, box, userWorker ? ['scheduler'] : ['scheduler', 'worker'], engine(box));
   let sdkSucceeded = 0;
@@ -81,6 +97,7 @@ export async function kairosThroughput(kind: TransportKind, userWorker = false, 
   const dispatcher = app.app.get(RunDispatcher);
   const runs = new RunRepository();
   const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
+  await probe?.before(box);
   const cpu = cpuSpent();
   const started = performance.now();
   for (let i = 0; i < RUNS; i += 500) {
@@ -109,10 +126,12 @@ export async function kairosThroughput(kind: TransportKind, userWorker = false, 
   await until(async () => (await succeeded()) >= RUNS, 300_000, 'Kairos runs');
   const elapsed = performance.now() - started;
   const cpuPerDurableRun = cpuPerRun(cpu, RUNS);
+  await probe?.after(box);
   const durable = (await box.db.query(`SELECT count(*)::int AS n FROM runs WHERE state = 'succeeded'`)).rows[0].n as number;
   if (durable !== RUNS) throw new Error(`bench: ${RUNS} verdicts counted but ${durable} runs succeeded in the ledger`);
   await worker?.stop();
   await app.app.close();
+  await probe?.stopped(box);
   await box.drop();
   return { perSecond: (RUNS / elapsed) * 1000, cpu: cpuPerDurableRun };
 }

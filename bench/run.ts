@@ -17,6 +17,9 @@
  *               concurrency 8; the lateness of each wake (its resuming claim minus its wake instant)
  *   engines     durable throughput on a Redis Cluster and through PgBouncer, beside one Redis and
  *               Postgres itself (KAIROS_BENCH_ENGINES, see enginesScenario)
+ *   shards      the herd and durable throughput on one Redis and on a 3-master Redis Cluster with
+ *               KAIROS_QUEUE_SHARDS=1 and =6, and what a run costs on each master and in Postgres
+ *               (commands, bytes, transactions, CPU), with the rates they project (see shards.ts)
  *   failover    the leader killed with -9 ten times under load with the roles apart, on one Redis and on a
  *               Redis Cluster behind PgBouncer: time to a new leader, missed slots, runs left (see failover.ts)
  *   fairness    noop runs of mixed priorities, and over 1,000 fairness keys, beside plain noop runs (see run-path.ts)
@@ -40,11 +43,12 @@ import { flowScenario } from './flow.js';
 import { herdScenario } from './herd.js';
 import { protocolScenario } from './protocol.js';
 import { alertsScenario, fairnessScenario, limitsScenario } from './run-path.js';
+import { shardsScenario } from './shards.js';
 import { steadyScenarios } from './steady.js';
 import { stepsScenario } from './steps.js';
 import { wakeScenario } from './wake.js';
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'fairness', 'alerts', 'engines', 'failover', 'events', 'flow'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'fairness', 'alerts', 'engines', 'shards', 'failover', 'events', 'flow'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -62,6 +66,7 @@ if (which.has('limits')) await limitsScenario();
 if (which.has('fairness')) await fairnessScenario();
 if (which.has('alerts')) await alertsScenario();
 if (which.has('engines')) await enginesScenario();
+if (which.has('shards')) await shardsScenario();
 if (which.has('failover')) await failoverScenario();
 if (which.has('events')) await eventsScenario();
 if (which.has('flow')) await flowScenario();

@@ -2,7 +2,8 @@
  * The production engines a test runs Kairos on, each made by the test on loopback ports from
  * Debian's binaries and torn down after it: a Redis Cluster (three masters, a replica each), a Redis
  * master with a replica and three Sentinels, and PgBouncer in transaction mode in front of the test
- * Postgres. Each exposes what a test needs to break it (kill a master, restart the pooler).
+ * Postgres; and a lone Redis set up as the cluster's nodes are, for a comparison beside them. Each
+ * exposes what a test needs to break it (kill a master, restart the pooler).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -105,6 +106,31 @@ async function stopAll(processes: RedisProcess[]): Promise<void> {
         }),
     ),
   );
+}
+
+export interface RedisUnderTest {
+  /** REDIS_URL for Kairos. */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** One Redis server of its own, with the settings of the cluster's nodes (no persistence), and no replica. */
+export async function startRedis(): Promise<RedisUnderTest> {
+  const dir = mkdtempSync(join(tmpdir(), 'kairos-redis-'));
+  const port = await freePort();
+  const server = startRedisServer(dir, port, []);
+  const stop = async (): Promise<void> => {
+    await stopAll([server]);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitUntil(() => answers(port), 'Redis to answer');
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `redis://127.0.0.1:${port}`, port, stop };
 }
 
 export interface RedisClusterUnderTest {
