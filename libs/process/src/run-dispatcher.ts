@@ -132,11 +132,14 @@ export class RunDispatcher {
    * ids repaired. Each check reads the job's own hash, so its cost does not grow with the backlog
    * waiting in the queue, as a check of the job's state in the wait list would. A run is asked
    * again whether it is still queued after its job was found missing: a worker may have finished
-   * it, and removed its job, since the list was read.
+   * it, and removed its job, since the list was read. A job missing from the shard its run picks is
+   * looked for on the queue's other shards too: after the number of shards grew, it may wait on the
+   * shard the run picked before, which is still consumed.
    */
   async redeliver(items: readonly DispatchItem[], markEnqueued: (runIds: readonly string[]) => Promise<string[]>): Promise<string[]> {
     const jobs = await Promise.all(items.map((item) => this.queueOf(item).getJob(item.jobId ?? item.id)));
-    const suspects = items.flatMap((item, i) => (jobs[i] && !jobs[i].finishedOn ? [] : [{ item, finishedJob: jobs[i] !== undefined }]));
+    const elsewhere = await Promise.all(items.map((item, i) => (jobs[i] ? false : this.liveElsewhere(item))));
+    const suspects = items.flatMap((item, i) => ((jobs[i] && !jobs[i].finishedOn) || elsewhere[i] ? [] : [{ item, finishedJob: jobs[i] !== undefined }]));
     const stillQueued = new Set(await markEnqueued(suspects.map((s) => s.item.id)));
     const repaired: string[] = [];
     for (const { item, finishedJob } of suspects) {
@@ -214,6 +217,14 @@ export class RunDispatcher {
   private async moveJob(queue: string, job: Job<JobPayloads['run']>, delay: number): Promise<void> {
     const target = this.queues.of(queue, job.data.runId);
     await target.add('run', job.data, { ...RUN_JOB_DEFAULTS, jobId: job.id, delay, ...(job.opts.priority ? { priority: job.opts.priority } : {}) });
+  }
+
+  /** Whether a live job of the run waits on a shard of its queue other than the one it picks. */
+  private async liveElsewhere(item: DispatchItem): Promise<boolean> {
+    const own = this.queueOf(item);
+    const others = this.queues.all(item.queue).filter((queue) => queue !== own);
+    const found = await Promise.all(others.map((queue) => queue.getJob(item.jobId ?? item.id)));
+    return found.some((job) => job !== undefined && !job.finishedOn);
   }
 
   /** The shard of its runs queue that carries a run's jobs: picked by the run's id, so every job a run is ever given lands on one. */
