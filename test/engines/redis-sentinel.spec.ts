@@ -33,7 +33,10 @@ describe('Redis Sentinel', () => {
     expect(granted.body.redis).toMatchObject({ user: granted.body.role, applied: true });
     for (const port of sentinels.dataPorts) {
       const user = (await command(port, 'ACL', 'GETUSER', granted.body.role)) as unknown[];
-      expect(String(user[user.indexOf('keys') + 1]), `node ${port}`).toBe(`~${t.redisPrefix}:kairos-runs.media:*`);
+      // Its queue's keys, unsharded and of every shard (KAIROS_QUEUE_SHARDS), and nothing else.
+      expect(String(user[user.indexOf('keys') + 1]), `node ${port}`).toBe(
+        `~${t.redisPrefix}:kairos-runs.media:* ~{${t.redisPrefix}:kairos-runs.media:[0-9]*}:kairos-runs.media:*`,
+      );
     }
   });
 

@@ -55,7 +55,7 @@ export class TransportHealth {
     const transport = this.transport.description;
     try {
       await this.transport.ping();
-      return check.up({ transport, shards: this.transport.shards });
+      return check.up({ transport, ...(this.transport.config.kind === 'redis' && { shards: this.transport.shards }) });
     } catch (error) {
       return check.down({ transport, message: (error as Error).message });
     }
