@@ -6,24 +6,25 @@
  * runs parked behind a schedule's active run when that release was missed, and moves the jobs left
  * on shards that the number of shards (KAIROS_QUEUE_SHARDS) no longer uses to the shards in use.
  */
-import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { KairosConfig } from '@kairos/config';
 import { DEFAULT_QUEUE, type DispatchItem } from '@kairos/domain';
 import { RunRecoveryRepository, WorkerRepository, type Db } from '@kairos/ledger';
 import { DATABASE, KAIROS_CONFIG, RunDispatcher, leaderActor } from '@kairos/process';
+import { withTimeout } from '@kairos/queue';
 import { LeadershipService, type LeadershipTerm } from '../leadership/leadership.service.js';
 
 const RECONCILE_BATCH = 500;
 /** How often the shards no longer in use are looked into for jobs left behind: each look costs a command per shard. */
 const REHOME_INTERVAL_MS = 10_000;
+/** A look into the shards that takes longer than this is given up, and tried again at the next pass. */
+const REHOME_TIMEOUT_MS = 30_000;
 
 @Injectable()
 export class ReconcilerService implements OnModuleInit {
   private readonly logger = new Logger('Reconciler');
   /** Where the walk through the overdue runs stands: the last run of the previous full page. */
   private cursor: DispatchItem | null = null;
-  private rehomedAt = -Infinity;
 
   constructor(
     @Inject(DATABASE) private readonly db: Db,
@@ -36,6 +37,8 @@ export class ReconcilerService implements OnModuleInit {
 
   onModuleInit(): void {
     this.leadership.whileLeading('Reconciler', this.config.scheduler.reconcileIntervalMs, (term) => this.reconcile(term));
+    // A loop of its own: a slow or stuck look into the shards never holds up the repairs above.
+    this.leadership.whileLeading('Shard re-homing', REHOME_INTERVAL_MS, () => withTimeout(this.rehome(), REHOME_TIMEOUT_MS, `no answer within ${REHOME_TIMEOUT_MS} ms`));
   }
 
   /**
@@ -52,20 +55,17 @@ export class ReconcilerService implements OnModuleInit {
     for (const scheduleId of await this.runs.listStrandedParkedSchedules(this.db, RECONCILE_BATCH)) {
       await this.dispatcher.dispatch(await this.runs.releaseParked(this.db, scheduleId, leaderActor('reconciler', term.holder)));
     }
-    const rehomed = await this.rehome();
-    return (this.cursor !== null && repaired.length > 0) || rehomed >= RECONCILE_BATCH ? 0 : this.config.scheduler.reconcileIntervalMs;
+    return this.cursor !== null && repaired.length > 0 ? 0 : this.config.scheduler.reconcileIntervalMs;
   }
 
-  /** Moves up to a batch of jobs off the shards no longer in use, every REHOME_INTERVAL_MS or at once while there are more. */
+  /** Moves up to a batch of jobs off the shards no longer in use; the next pass at once while there are more, else after REHOME_INTERVAL_MS. */
   private async rehome(): Promise<number> {
-    if (performance.now() - this.rehomedAt < REHOME_INTERVAL_MS) return 0;
     let moved = 0;
     for (const queue of new Set([DEFAULT_QUEUE, ...(await this.workers.queues(this.db))])) {
       moved += await this.dispatcher.rehome(queue, RECONCILE_BATCH - moved);
       if (moved >= RECONCILE_BATCH) break;
     }
     if (moved > 0) this.logger.warn(`moved ${moved} jobs off shards no longer in use to the shards their runs pick now`);
-    if (moved < RECONCILE_BATCH) this.rehomedAt = performance.now();
-    return moved;
+    return moved >= RECONCILE_BATCH ? 0 : REHOME_INTERVAL_MS;
   }
 }
