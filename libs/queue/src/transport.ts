@@ -174,32 +174,25 @@ class RedisTransport implements Transport {
     return new Queue(name, { connection: this.redis, prefix: shardPrefix(this.prefix, this.queuePrefix, name, shard) }) as RunsQueue;
   }
 
-  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions, shard: Shard = null, shared?: RedisClient): RunsWorker {
-    const { connection, close } = shared ? { connection: shared, close: () => undefined } : consumerConnection(this.config);
+  worker(name: string, processor: RunsProcessor, options: RunsWorkerOptions, shard: Shard = null): RunsWorker {
+    const { connection, close } = consumerConnection(this.config);
     const worker = new Worker(name, processor, { connection, prefix: shardPrefix(this.prefix, this.queuePrefix, name, shard), ...options }) as RunsWorker;
     worker.once('closed', close);
     return worker;
   }
 
   /**
-   * One supervised worker per shard. On a Cluster they share one connection for their commands (a
-   * socket per master); each still blocks on a connection of its own while it waits for jobs,
-   * because a blocking wait names one shard's keys, which live on one slot.
+   * One supervised worker per shard, each with connections of its own (one for its commands, one
+   * that blocks while it waits for jobs, since a blocking wait names one shard's keys, which live on
+   * one slot): a worker the supervisor rebuilds after a failover gets fresh ones.
    */
   consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
-    const { connection, close } = this.config.topology?.kind === 'cluster' ? consumerConnection(this.config) : { connection: undefined, close: () => undefined };
-    const shared = connection as RedisClient | undefined;
     const shards = liveShards(this.shards);
     const concurrency = splitConcurrency(options.concurrency, shards.length);
     const consumers = shards.map((shard, i) =>
-      supervise(this, shard === null ? name : `${name} shard ${shard}`, (build) => this.worker(name, processor, build(concurrency[i]!), shard, shared), options),
+      supervise(this, shard === null ? name : `${name} shard ${shard}`, (build) => this.worker(name, processor, build(concurrency[i]!), shard), options),
     );
-    return {
-      async close() {
-        await Promise.all(consumers.map((c) => c.close()));
-        close();
-      },
-    };
+    return { close: async () => void (await Promise.all(consumers.map((c) => c.close()))) };
   }
 
   async ping(): Promise<void> {
