@@ -192,7 +192,7 @@ export class RunDispatcher {
    */
   async rehome(queue: string, limit: number): Promise<number> {
     let moved = 0;
-    for (const { queue: old } of this.queues.leftBehind(queue)) {
+    for (const old of this.queues.leftBehind(queue)) {
       if (moved >= limit) break;
       const counts = await old.getJobCounts('wait', 'prioritized', 'delayed', 'active');
       if (Object.values(counts).every((n) => n === 0)) continue;

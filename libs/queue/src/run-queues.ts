@@ -13,11 +13,6 @@ export class RunsQueues {
 
   constructor(private readonly transport: Transport) {}
 
-  /** How many shards each runs queue has. */
-  get shardCount(): number {
-    return this.transport.shards;
-  }
-
   /** The BullMQ queue (the shard) that carries the jobs of run `runId` of Kairos queue `queue`. */
   of(queue: string, runId: string): RunsQueue {
     return this.shard(queue, shardOf(runId, this.transport.shards));
@@ -29,10 +24,10 @@ export class RunsQueues {
   }
 
   /** The shards of Kairos queue `queue` that another number of shards would use and this one does not: where jobs may be left behind. */
-  leftBehind(queue: string): { shard: Shard; queue: RunsQueue }[] {
+  leftBehind(queue: string): RunsQueue[] {
     if (this.transport.redis === null) return [];
     const live = new Set(liveShards(this.transport.shards));
-    return EVERY_SHARD.filter((shard) => !live.has(shard)).map((shard) => ({ shard, queue: this.shard(queue, shard) }));
+    return EVERY_SHARD.filter((shard) => !live.has(shard)).map((shard) => this.shard(queue, shard));
   }
 
   /** The jobs of Kairos queue `queue` in each of `states`, summed over its shards. */

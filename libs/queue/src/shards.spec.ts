@@ -53,7 +53,6 @@ describe('shardOf', () => {
 
   it('picks the same shard for the same id, every time and in every process', () => {
     // Fixed values: a change of the hash would move every run of every deployment.
-    expect(shardOf('0192f1c2-7a00-7000-8000-000000000000', 6)).toBe(shardOf('0192f1c2-7a00-7000-8000-000000000000', 6));
     expect(['a', 'b', 'c', 'run-1', 'run-2'].map((id) => shardOf(id, 6))).toEqual([2, 3, 0, 0, 4]);
   });
 });
