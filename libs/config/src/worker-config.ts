@@ -32,6 +32,14 @@ export const workerArea = {
     meaning:
       'runs one worker executes at once, split evenly over the shards of its queue (`KAIROS_QUEUE_SHARDS`, at least one each); their claims and verdicts go to Postgres in shared batches, so a higher value also means fewer, larger statements (a herd of 20,000 started 1.1 to 1.7 times as fast at 256 as at 64, and cost Postgres half the CPU per run with two workers)',
   }),
+  dispatchBatch: integer({
+    name: 'KAIROS_DISPATCH_BATCH',
+    default: 64,
+    min: 1,
+    max: 1000,
+    meaning:
+      'at most this many runs due together (a herd, a backlog, a bulk creation) travel in one transport job, which the worker claims in one statement; a lone run always travels alone (`1`: every run alone). Redis only: on the Postgres transport every run travels alone',
+  }),
   runLeaseTtlMs: duration({
     name: 'KAIROS_RUN_LEASE_TTL',
     default: '30s',

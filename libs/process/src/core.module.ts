@@ -82,7 +82,7 @@ export class CoreModule implements OnApplicationShutdown {
             consumerClockOffsets: () => workers.consumerClockOffsets(resources.db),
             markUndispatched: (ids: readonly string[]) => runs.markUndispatched(resources.db, ids),
           };
-          return new RunDispatcher(queues, ledger, new JobDelays(resources.clock, ledger, resources.config.worker.startMarginMs));
+          return new RunDispatcher(queues, ledger, new JobDelays(resources.clock, ledger, resources.config.worker.startMarginMs), resources.config.worker.dispatchBatch);
         },
       },
     ];

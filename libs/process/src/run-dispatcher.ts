@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
 import type { Job } from 'bullmq';
 import { DEFAULT_PRIORITY, type DispatchItem } from '@kairos/domain';
-import { RUN_JOB_DEFAULTS, type JobPayloads, type RunsQueue, type RunsQueues } from '@kairos/queue';
+import { RUN_JOB_DEFAULTS, type JobPayloads, type RunsJobData, type RunsQueue, type RunsQueues } from '@kairos/queue';
+import { batchJobId, groupForJobs, type JobGroup } from './dispatch-batches.js';
 import { placement, QueueShapes, type QueueShape } from './job-order.js';
 import { inSpan, traceContextOf } from '@kairos/telemetry/trace-context';
 
@@ -62,6 +63,11 @@ export class JobDelays {
     this.readConsumersSoon();
   }
 
+  /** The database's clock, now. */
+  now(): number {
+    return this.clock.now();
+  }
+
   /**
    * The BullMQ delay, in ms, that makes a job of Kairos queue `queue` due `marginMs` before database
    * instant `dueAtMs`.
@@ -88,12 +94,17 @@ export class JobDelays {
 
 export class RunDispatcher {
   private readonly shapes = new QueueShapes();
+  /** At most this many runs per job (KAIROS_DISPATCH_BATCH); 1 where the transport carries no batches. */
+  private readonly batchMax: number;
 
   constructor(
     private readonly queues: RunsQueues,
     private readonly ledger: DispatchLedger,
     private readonly delays: JobDelays,
-  ) {}
+    batchMax = 1,
+  ) {
+    this.batchMax = queues.carriesBatches ? batchMax : 1;
+  }
 
   /**
    * Adds the runs' jobs, each to its queue's BullMQ queue. Returns false when the transport refused some:
@@ -112,7 +123,10 @@ export class RunDispatcher {
             const shape = special ? await this.shapes.read(bullQueue) : this.shapes.current(bullQueue);
             // Runs of priority 1 or 2 that go to the prioritized set take the batch's default ones there behind them.
             const prioritized = shape.prioritized || group.some((item) => (item.priority ?? DEFAULT_PRIORITY) < DEFAULT_PRIORITY && !shape.listed);
-            await bullQueue.addBulk(group.map((item) => this.job(item, traceparent, { ...shape, prioritized })));
+            const jobs = groupForJobs(group, this.batchMax, this.delays.now());
+            const batches = jobs.flatMap((job) => (job.items.length > 1 ? [{ id: batchJobId(job.items.map((i) => i.id)), runs: job.items.map((i) => i.id) }] : []));
+            await this.queues.enterBatches(bullQueue, batches);
+            await bullQueue.addBulk(jobs.map((job) => this.jobOf(job, traceparent, { ...shape, prioritized })));
           } catch {
             refused.push(...group.map((i) => i.id));
           }
@@ -138,8 +152,11 @@ export class RunDispatcher {
    */
   async redeliver(items: readonly DispatchItem[], markEnqueued: (runIds: readonly string[]) => Promise<string[]>): Promise<string[]> {
     const jobs = await Promise.all(items.map((item) => this.queueOf(item).getJob(item.jobId ?? item.id)));
-    const elsewhere = await Promise.all(items.map((item, i) => (jobs[i] ? false : this.liveElsewhere(item))));
-    const suspects = items.flatMap((item, i) => ((jobs[i] && !jobs[i].finishedOn) || elsewhere[i] ? [] : [{ item, finishedJob: jobs[i] !== undefined }]));
+    const inBatch = await this.inLiveBatch(items.filter((_, i) => !jobs[i] || jobs[i].finishedOn));
+    const elsewhere = await Promise.all(items.map((item, i) => (jobs[i] || inBatch.has(item.id) ? false : this.liveElsewhere(item))));
+    const suspects = items.flatMap((item, i) =>
+      (jobs[i] && !jobs[i].finishedOn) || inBatch.has(item.id) || elsewhere[i] ? [] : [{ item, finishedJob: jobs[i] !== undefined }],
+    );
     const stillQueued = new Set(await markEnqueued(suspects.map((s) => s.item.id)));
     const repaired: string[] = [];
     for (const { item, finishedJob } of suspects) {
@@ -164,9 +181,10 @@ export class RunDispatcher {
       try {
         const queue = this.queueOf(item);
         const job = await queue.getJob(item.id);
-        if (job && (await job.isDelayed())) {
+        // A job of the run's own id (a batch's id is never a run's).
+        if (job && 'runId' in job.data && (await job.isDelayed())) {
           // Due now, not at the instant it was handed over for.
-          await job.updateData(withoutDueAt(job.data));
+          await (job as Job<JobPayloads['run']>).updateData(withoutDueAt(job.data));
           await job.promote();
         }
         else if (!job || job.finishedOn) {
@@ -179,6 +197,42 @@ export class RunDispatcher {
     }
     if (refused.length > 0) await this.ledger.markUndispatched(refused);
     return refused.length === 0;
+  }
+
+  /**
+   * The runs of `items` a live batch job carries, on the shard each picks: a run of a batch has no
+   * job of its own id. An entry whose batch job is gone, or no longer lists the run, is cleared.
+   */
+  private async inLiveBatch(items: readonly DispatchItem[]): Promise<Set<string>> {
+    const live = new Set<string>();
+    if (!this.queues.carriesBatches) return live;
+    for (const [queue, group] of byShard(items, this.queues)) {
+      const ids = group.map((item) => item.id);
+      const batchIds = await this.queues.batchesOf(queue, ids);
+      const stale: string[] = [];
+      for (const [i, batchId] of batchIds.entries()) {
+        if (batchId === null) continue;
+        const batch = await queue.getJob(batchId);
+        if (batch && !batch.finishedOn && batch.name === 'batch' && 'runs' in batch.data && batch.data.runs.includes(ids[i]!)) live.add(ids[i]!);
+        else stale.push(ids[i]!);
+      }
+      await this.queues.leaveBatch(queue, stale);
+    }
+    return live;
+  }
+
+  /**
+   * Hands a run of a batch job on as a job of its own, due at `timestamp` on this host's clock: the
+   * worker's way to keep one run of a batch for later (a retry, a run blocked, parked with a wake
+   * instant, handed back, or not taken because the worker stops) while the batch completes.
+   */
+  async later(queue: string, runId: string, timestamp: number): Promise<void> {
+    await this.queues.of(queue, runId).add('run', { runId }, { ...RUN_JOB_DEFAULTS, jobId: runId, delay: Math.max(0, timestamp - Date.now()) });
+  }
+
+  /** Clears the record of the batch job that carried `runIds` once it completed (see RunsQueues.enterBatches). */
+  async batchDone(queue: string, runIds: readonly string[]): Promise<void> {
+    if (runIds.length > 0) await this.queues.leaveBatch(this.queues.of(queue, runIds[0]!), runIds);
   }
 
   /** A run's job, placed by its priority in its queue (job-order.ts); a repair or a wake places it by the queue's shape as last read. */
@@ -213,10 +267,19 @@ export class RunDispatcher {
     return moved;
   }
 
-  /** Adds `job` (of a shard no longer used) again on the shard of Kairos queue `queue` its run picks now, with its id, data and priority, due in `delay` ms. */
-  private async moveJob(queue: string, job: Job<JobPayloads['run']>, delay: number): Promise<void> {
-    const target = this.queues.of(queue, job.data.runId);
-    await target.add('run', job.data, { ...RUN_JOB_DEFAULTS, jobId: job.id, delay, ...(job.opts.priority ? { priority: job.opts.priority } : {}) });
+  /**
+   * Adds `job` (of a shard no longer used) again on the shard of Kairos queue `queue` its run picks
+   * now, with its id, data and priority, due in `delay` ms. A batch job's runs may pick different
+   * shards now: each goes on as a job of its own.
+   */
+  private async moveJob(queue: string, job: Job<RunsJobData>, delay: number): Promise<void> {
+    const opts = { ...RUN_JOB_DEFAULTS, delay, ...(job.opts.priority ? { priority: job.opts.priority } : {}) };
+    if ('runs' in job.data) {
+      const { traceparent, dueAt } = job.data;
+      for (const runId of job.data.runs) await this.queues.of(queue, runId).add('run', { runId, ...(traceparent && { traceparent }), ...(dueAt && { dueAt }) }, { ...opts, jobId: runId });
+      return;
+    }
+    await this.queues.of(queue, job.data.runId).add('run', job.data, { ...opts, jobId: job.id });
   }
 
   /** Whether a live job of the run waits on a shard of its queue other than the one it picks. */
@@ -239,6 +302,25 @@ export class RunDispatcher {
       name: 'run' as const,
       data,
       opts: { ...RUN_JOB_DEFAULTS, jobId: item.jobId ?? item.id, delay: this.delays.until(item.queue, dueAt), ...placement(item.priority ?? DEFAULT_PRIORITY, shape) },
+    };
+  }
+
+  /** The job of a group of runs (dispatch-batches.ts): a run's own job, or a batch job carrying them all. */
+  private jobOf(group: JobGroup, traceparent: string | null, shape: QueueShape) {
+    const [first] = group.items;
+    if (group.items.length === 1) return this.job(first!, traceparent, shape);
+    const runs = group.items.map((item) => item.id);
+    const dueAt = group.dueAt ?? Math.max(...group.items.map((item) => item.availableAt.getTime()));
+    const data: JobPayloads['batch'] = {
+      queue: first!.queue,
+      runs,
+      ...(traceparent !== null && { traceparent }),
+      ...(this.delays.marginMs > 0 && group.dueAt !== null && { dueAt: group.dueAt }),
+    };
+    return {
+      name: 'batch' as const,
+      data,
+      opts: { ...RUN_JOB_DEFAULTS, jobId: batchJobId(runs), delay: this.delays.until(first!.queue, dueAt), ...placement(first!.priority ?? DEFAULT_PRIORITY, shape) },
     };
   }
 }

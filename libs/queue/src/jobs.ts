@@ -23,7 +23,17 @@ export interface JobPayloads {
    * KAIROS_START_MARGIN): the worker that takes it early starts it at that instant on its own timer.
    */
   run: { runId: string; traceparent?: string; dueAt?: number };
+  /**
+   * Runs due together on one shard of Kairos queue `queue` (dispatch-batches.ts): `runs` in the
+   * order they were handed over, `dueAt` their common instant when it was still ahead. The worker
+   * claims them together, and each run that must run again later travels on as a job of its own.
+   */
+  batch: { queue: string; runs: string[]; traceparent?: string; dueAt?: number };
 }
+
+/** The data of any job of a runs queue, and its name. */
+export type RunsJobData = JobPayloads['run'] | JobPayloads['batch'];
+export type RunsJobName = keyof JobPayloads;
 
 /**
  * Redis holds live work only: a finished job is removed at once (the ledger keeps the history), so

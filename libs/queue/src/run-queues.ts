@@ -8,6 +8,9 @@ import { runsQueueName } from './jobs.js';
 import { EVERY_SHARD, liveShards, shardOf, type Shard } from './shards.js';
 import type { RunsQueue, Transport } from './transport.js';
 
+/** The hash, one per shard, of the batch job that carries each run (see enterBatches). */
+const BATCHES_KEY = 'batches';
+
 export class RunsQueues {
   private readonly opened = new Map<string, RunsQueue>();
 
@@ -36,6 +39,34 @@ export class RunsQueues {
     const total: Record<string, number> = {};
     for (const count of counts) for (const [state, n] of Object.entries(count)) total[state] = (total[state] ?? 0) + n;
     return total;
+  }
+
+  /**
+   * Records which batch job carries each of its runs, in a hash beside the shard's jobs: a run's
+   * job is found by the run's id, a batch's by this. Written before the jobs are added, so a live
+   * batch job is always found; an entry whose job is gone says nothing and is cleared by whoever
+   * finds it. Only Redis carries batches (see RunDispatcher).
+   */
+  async enterBatches(shard: RunsQueue, batches: readonly { id: string; runs: readonly string[] }[]): Promise<void> {
+    if (this.transport.redis === null || batches.length === 0) return;
+    await this.transport.redis.hset(shard.toKey(BATCHES_KEY), Object.fromEntries(batches.flatMap(({ id, runs }) => runs.map((run) => [run, id]))));
+  }
+
+  /** Clears the entries of runs a batch job no longer carries (it completed, or they travel on alone). */
+  async leaveBatch(shard: RunsQueue, runIds: readonly string[]): Promise<void> {
+    if (this.transport.redis === null || runIds.length === 0) return;
+    await this.transport.redis.hdel(shard.toKey(BATCHES_KEY), ...runIds);
+  }
+
+  /** The batch job recorded for each run (null: none), as enterBatches wrote it. */
+  async batchesOf(shard: RunsQueue, runIds: readonly string[]): Promise<(string | null)[]> {
+    if (this.transport.redis === null || runIds.length === 0) return runIds.map(() => null);
+    return this.transport.redis.hmget(shard.toKey(BATCHES_KEY), ...runIds);
+  }
+
+  /** Whether this transport carries batch jobs: Redis only, where a run's batch can be found (see enterBatches). */
+  get carriesBatches(): boolean {
+    return this.transport.redis !== null;
   }
 
   /**

@@ -58,6 +58,9 @@ export class SupervisedWorker {
   /** When the worker last resumed, and the wait that preceded it: an error soon after continues that streak. */
   private resumed: { at: number; waitMs: number | null } = { at: -Infinity, waitMs: null };
   private readonly backoff: { initialMs: number; maxMs: number };
+  /** Whether fetching is held to one job at a time (see throttle), and the concurrency the worker was built with. */
+  private held = false;
+  private concurrency = 1;
 
   constructor(private readonly options: SupervisedWorkerOptions) {
     this.backoff = options.backoff ?? TRANSPORT_BACKOFF;
@@ -72,9 +75,21 @@ export class SupervisedWorker {
     await this.worker?.close();
   }
 
+  /**
+   * While `held`, the worker fetches a job only when it has none: BullMQ fetches while its jobs in
+   * hand are fewer than its concurrency, so lowering that to 1 stops the fetching without touching
+   * the jobs in hand, and raising it back lets a job's completion fetch the next at once.
+   */
+  throttle(held: boolean): void {
+    this.held = held;
+    if (this.worker) this.worker.concurrency = held ? 1 : this.concurrency;
+  }
+
   private spawn(): void {
     const worker = this.options.build();
     this.worker = worker;
+    this.concurrency = worker.concurrency;
+    if (this.held) worker.concurrency = 1;
     this.ready = false;
     worker.on('error', (error: Error) => this.onError(worker, error));
     if (this.options.onFailed) {

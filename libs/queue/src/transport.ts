@@ -9,18 +9,20 @@ import pg from 'pg';
 import { MAX_QUEUE_SHARDS, type TransportConfig } from '@kairos/config/connections';
 import type { Cluster } from 'ioredis';
 import { bullPrefix, consumerConnection, producerConnection, whenReady, type RedisClient } from './redis.js';
-import { DEFAULT_RUNS_QUEUE_NAME, type JobPayloads } from './jobs.js';
+import { DEFAULT_RUNS_QUEUE_NAME, type RunsJobData, type RunsJobName } from './jobs.js';
 import { evenestShardCount, liveShards, shardPrefix, shardsPerMaster, splitConcurrency, type Shard } from './shards.js';
 import { SupervisedWorker, type ConsumerLogger } from './supervised-worker.js';
 import { TransportUnavailableError, explainTransportError } from './transport-errors.js';
 
-export type RunsQueue = Queue<JobPayloads['run'], unknown, 'run'>;
-export type RunsWorker = Worker<JobPayloads['run'], unknown, 'run'>;
-export type RunsProcessor = Processor<JobPayloads['run'], unknown, 'run'>;
+export type RunsQueue = Queue<RunsJobData, unknown, RunsJobName>;
+export type RunsWorker = Worker<RunsJobData, unknown, RunsJobName>;
+export type RunsProcessor = Processor<RunsJobData, unknown, RunsJobName>;
 /** A consumer of runs (of every shard of its queue) that pauses, backs off and recovers by itself while its transport fails. */
 export interface RunsConsumer {
   /** Stops fetching, lets running jobs finish, and ends any recovery under way. */
   close(): Promise<void>;
+  /** While `held`, each shard's worker fetches a job only when it has none (the runs it holds fill its places); false lifts it. */
+  throttle(held: boolean): void;
 }
 
 export interface RunsWorkerOptions {
@@ -192,7 +194,10 @@ class RedisTransport implements Transport {
     const consumers = shards.map((shard, i) =>
       supervise(this, shard === null ? name : `${name} shard ${shard}`, (build) => this.worker(name, processor, build(concurrency[i]!), shard), options),
     );
-    return { close: async () => void (await Promise.all(consumers.map((c) => c.close()))) };
+    return {
+      close: async () => void (await Promise.all(consumers.map((c) => c.close()))),
+      throttle: (held) => consumers.forEach((c) => c.throttle(held)),
+    };
   }
 
   async ping(): Promise<void> {

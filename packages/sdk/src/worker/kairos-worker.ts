@@ -121,6 +121,8 @@ export class KairosWorker {
   private readonly settings: Required<Omit<KairosWorkerOptions, 'pool' | 'httpTarget' | 'observer' | 'handlers' | 'redisUrl'>>;
   private readonly handlers: Map<string, KairosHandlerFunction>;
   private state: 'new' | 'started' | 'stopped' = 'new';
+  /** How many runs due together its retries and released runs travel in (KAIROS_DISPATCH_BATCH). */
+  private readonly dispatchBatch: number;
   private resources: {
     pool: Db;
     ownPool: boolean;
@@ -130,11 +132,13 @@ export class KairosWorker {
     transport: Transport;
     queues: RunsQueues;
     worker: RunsConsumer;
+    executor: RunExecutor;
   } | null = null;
 
   constructor(private readonly options: KairosWorkerOptions) {
     // The server's configuration supplies every default, read from the same variables (those a worker reads).
     const config = loadWorkerConfig(process.env);
+    this.dispatchBatch = config.worker.dispatchBatch;
     this.queue = options.queue ?? DEFAULT_QUEUE;
     if (!QUEUE_NAME_PATTERN.test(this.queue)) throw new KairosWorkerError(`queue "${this.queue}" must be 1 to 64 letters, digits, "_", "." or "-"`);
     this.handlers = new Map(Object.entries(options.handlers ?? {}));
@@ -189,7 +193,7 @@ export class KairosWorker {
     }
     const leases = new LeaseKeeper(ledger, s.leaseTtlMs, s.logger);
     const queues = new RunsQueues(transport);
-    const dispatcher = new RunDispatcher(queues, ledger.dispatchLedger, new JobDelays(clock, ledger.dispatchLedger, s.startMarginMs));
+    const dispatcher = new RunDispatcher(queues, ledger.dispatchLedger, new JobDelays(clock, ledger.dispatchLedger, s.startMarginMs), this.dispatchBatch);
     ledger.handOverReleasedWith((items) => dispatcher.dispatch(items));
     clock.onReading((reading, previous) => {
       if (previous && Math.abs(reading.offsetMs - previous.offsetMs) > CLOCK_STEP_MS) this.afterClockStep(reading.offsetMs - previous.offsetMs);
@@ -203,6 +207,7 @@ export class KairosWorker {
       s.logger,
       s.reaperSkewMs,
       { marginMs: s.startMarginMs, maxWaiting: Math.max(1, Math.floor(s.concurrency / 2)) },
+      s.concurrency,
     );
     leases.start();
     const worker = transport.consumer(runsQueueName(this.queue), (job, token) => executor.process(job, token!), {
@@ -215,7 +220,8 @@ export class KairosWorker {
       logger: s.logger,
       onFailed: (jobId, error) => s.logger.error(`job ${jobId} failed: ${error.message}`),
     });
-    this.resources = { pool, ownPool, clock, ledger, leases, transport, queues, worker };
+    executor.whenFull((full) => worker.throttle(full));
+    this.resources = { pool, ownPool, clock, ledger, leases, transport, queues, worker, executor };
   }
 
   /**
@@ -246,7 +252,8 @@ export class KairosWorker {
     if (this.state !== 'started' || !r) return;
     this.state = 'stopped';
     this.resources = null;
-    const closing = r.worker.close();
+    r.executor.stop();
+    const closing = r.worker.close().then(() => r.executor.executed());
     const grace = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.settings.shutdownGraceMs).unref());
     if ((await Promise.race([closing, grace])) === 'timeout' && r.leases.heldCount > 0) {
       this.settings.logger.warn(`handing back ${r.leases.heldCount} runs still executing after the ${this.settings.shutdownGraceMs} ms grace period`);

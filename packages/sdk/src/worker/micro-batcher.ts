@@ -21,6 +21,13 @@ export class MicroBatcher<I, O> {
     });
   }
 
+  /** Submits many at once: they go out in as few batches as `maxBatch` allows, rather than the first alone. */
+  submitAll(items: readonly I[]): Promise<O>[] {
+    const answers = items.map((item) => new Promise<O>((resolve, reject) => this.pending.push({ item, resolve, reject })));
+    this.flush();
+    return answers;
+  }
+
   private flush(): void {
     while (this.pending.length > 0 && this.inFlight < this.options.maxInFlight) {
       const batch = this.pending.splice(0, this.options.maxBatch);

@@ -1,22 +1,24 @@
 /**
- * Executing one run for one BullMQ job: claim it in Postgres (queued → running, epoch + 1), run the
- * target under the run's timeout while the lease keeper renews the lease, and write the verdict
- * fenced by the epoch. A verdict refused for a stale epoch changes nothing and is recorded as a
- * lease loss. A run whose target this worker has no code for is handed back for a worker that
- * has. The BullMQ job is kept (delayed) whenever the run must run again, so a retry never depends
- * on re-adding a job id Redis may still hold.
+ * Executing the run of a BullMQ job, or each run of a batch job: claim it in Postgres (queued →
+ * running, epoch + 1), run the target under the run's timeout while the lease keeper renews the
+ * lease, and write the verdict fenced by the epoch. A verdict refused for a stale epoch changes
+ * nothing and is recorded as a lease loss. A run whose target this worker has no code for is
+ * handed back for a worker that has. A run's own job is kept (delayed) whenever the run must run
+ * again, so a retry never depends on re-adding a job id Redis may still hold; a run of a batch
+ * goes on as a job of its own instead, while the batch completes.
  */
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@opentelemetry/api';
 import { DelayedError, type Job } from 'bullmq';
 import { decideVerdict, isUuid, parseTraceparent, type AttemptOutcome, type ReasonCode } from '@kairos/domain';
 import type { ClaimedRun, ClaimResult } from './worker-protocol.js';
-import type { JobPayloads } from '@kairos/queue';
+import type { JobPayloads, RunsJobData, RunsJobName } from '@kairos/queue';
 import type { RunDispatcher } from '@kairos/process/run-dispatcher';
 import { withLogContext } from '@kairos/telemetry/log-context';
 import { contextFromTrace, spanFailed, tracer } from '@kairos/telemetry/trace-context';
 import type { ExecutionLedger } from './execution-ledger.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { MicroBatcher } from './micro-batcher.js';
+import { Permits } from './permits.js';
 import { RunParked } from './durable-functions.js';
 import { RunAborted } from './run-abort.js';
 import type { TargetRunner } from './target-runner.js';
@@ -41,7 +43,19 @@ const BLOCKED_RETRY_MS = 1_000;
 /** How long a run handed back for want of its handler waits before a worker tries it again: 2 s, doubling with each hand-back, at most a minute. */
 const HAND_BACK_BACKOFF = { delayMs: 2_000, maxDelayMs: 60_000 };
 
-export type RunJob = Job<JobPayloads['run'], unknown, 'run'>;
+export type RunJob = Job<RunsJobData, unknown, RunsJobName>;
+
+/** How often, at most, a batch job reports its progress (runs done of runs) for Bull Board. */
+const BATCH_PROGRESS_EVERY_MS = 1_000;
+
+/** The run a job hands over: its own job's, or one of a batch job's. */
+interface Carried {
+  runId: string;
+  /** The job that carries it, for what is logged. */
+  jobId: string | undefined;
+  traceparent?: string | undefined;
+  dueAt?: number | undefined;
+}
 
 /** What a worker reports as it executes runs; the built-in worker feeds its Prometheus metrics from these. */
 export interface WorkerObserver {
@@ -61,6 +75,12 @@ export interface WorkerLogger {
 export class RunExecutor {
   /** Runs taken ahead of their instant, waiting for it. */
   private waiting = 0;
+  /** Set once the worker stops: a batch takes no more of its runs. */
+  private stopping = false;
+  /** Runs of batch jobs executing behind their jobs. */
+  private readonly executing = new Set<Promise<void>>();
+  /** Places for runs executing at once (the worker's concurrency), shared by plain jobs and the runs of batch jobs. */
+  private readonly permits: Permits;
 
   /**
    * Hands over the steps that verdicts made ready, one call and one dispatch for the verdicts of
@@ -84,26 +104,120 @@ export class RunExecutor {
     /** How long past its lease expiry the reaper waits before taking a run back. */
     private readonly reaperSkewMs: number,
     private readonly starts: PreciseStarts,
-  ) {}
+    concurrency: number,
+  ) {
+    this.permits = new Permits(concurrency);
+  }
 
+  /**
+   * Executes the run a job carries; a batch job's runs are claimed here and executed behind it
+   * (see processBatch).
+   */
   async process(job: RunJob, token: string): Promise<void> {
-    const { runId } = job.data;
+    if ('runs' in job.data) return this.processBatch(job, job.data);
+    const { runId, dueAt, traceparent } = job.data;
     if (typeof runId !== 'string' || !isUuid(runId)) {
       this.logger.warn(`job ${job.id} names run ${JSON.stringify(runId)}, which is not a run id; dropping the job`);
       return;
     }
-    if (job.data.dueAt !== undefined) await this.untilDue(job, token, job.data.dueAt);
-    const claimStartedAt = Date.now();
-    // The attempt's start on the database's clock, read before the claim so it is not after the
-    // claim's own instant: a wait for an event looks back to it.
-    const attemptStartedAt = new Date(this.ledger.clock.now());
-    const claim = await this.ledger.claim(runId);
-    const claimed = claimSpan(job, claim, claimStartedAt);
-    if (claim.kind === 'blocked') return this.delay(job, token, Date.now() + BLOCKED_RETRY_MS);
-    if (claim.kind === 'unclaimable') return this.notClaimed(job, token, runId);
+    const carried: Carried = { runId, jobId: job.id, traceparent, dueAt };
+    let later = dueAt === undefined ? null : await this.untilDue(dueAt);
+    if (later === null) {
+      await this.permits.take(1);
+      try {
+        const claimStartedAt = Date.now();
+        // The attempt's start on the database's clock, read before the claim so it is not after the
+        // claim's own instant: a wait for an event looks back to it.
+        const attemptStartedAt = new Date(this.ledger.clock.now());
+        later = await this.afterClaim(carried, await this.ledger.claim(runId), claimStartedAt, attemptStartedAt);
+      } finally {
+        this.permits.release(1);
+      }
+    }
+    if (later !== null) await this.delay(job, token, later);
+  }
+
+  /**
+   * A batch job (dispatch-batches.ts): waits for the runs' common instant, then claims as many of
+   * them at once as the worker has places free, in one statement, until every run is claimed. The
+   * job completes then, and its runs execute behind it, each as if it came alone, its lease
+   * guarding it as a final verdict written behind is guarded: a worker that dies leaves its runs
+   * to the reaper. A job held until the last of its runs ended would keep the worker from fetching
+   * (see Permits) while one slow run finished. A run that must run again later (a retry, blocked,
+   * parked with a wake instant, handed back, early) goes on as a job of its own; so do those whose
+   * claim failed, and those not yet claimed when the worker stops. A run another worker or the
+   * reaper took is refused by its claim, never run twice.
+   */
+  private async processBatch(job: RunJob, batch: JobPayloads['batch']): Promise<void> {
+    const runs = batch.runs.filter((runId) => typeof runId === 'string' && isUuid(runId));
+    if (runs.length < batch.runs.length) this.logger.warn(`batch job ${job.id} names ${batch.runs.length - runs.length} runs that are not run ids; skipping them`);
+    if (batch.dueAt !== undefined) await this.waitFor(batch.dueAt);
+    const progress = batchProgress(job, runs.length);
+    const handedOn: Promise<void>[] = [];
+    let next = 0;
+    while (next < runs.length && !this.stopping) {
+      const taken = await this.permits.take(runs.length - next);
+      const chunk = runs.slice(next, next + taken);
+      next += taken;
+      const claimStartedAt = Date.now();
+      const attemptStartedAt = new Date(this.ledger.clock.now());
+      const claims = await Promise.allSettled(this.ledger.claimAll(chunk));
+      for (const [i, runId] of chunk.entries()) {
+        const claim = claims[i]!;
+        if (claim.status === 'rejected') {
+          this.permits.release(1);
+          handedOn.push(this.dispatcher.later(batch.queue, runId, Date.now() + BLOCKED_RETRY_MS));
+          continue;
+        }
+        const carried: Carried = { runId, jobId: job.id, traceparent: batch.traceparent };
+        this.behind(
+          this.afterClaim(carried, claim.value, claimStartedAt, attemptStartedAt)
+            .then((later) => (later === null ? undefined : this.dispatcher.later(batch.queue, runId, later)))
+            .catch((error: Error) => this.logger.error(`run ${runId} of batch job ${job.id} failed: ${error.message}; its lease will expire and the run will be retried`))
+            .finally(() => this.permits.release(1)),
+        );
+      }
+      progress(chunk.length);
+    }
+    // Not taken before the worker began to stop: due now, for another worker.
+    handedOn.push(...runs.slice(next).map((runId) => this.dispatcher.later(batch.queue, runId, Date.now())));
+    // Should a hand-over fail, the job fails and BullMQ tries it again: the runs claimed meanwhile are refused by their claims.
+    await Promise.all(handedOn);
+    await this.dispatcher.batchDone(batch.queue, batch.runs).catch(() => undefined);
+  }
+
+  /** Keeps the execution of a batch's run until it ends, so stopping can wait for it. */
+  private behind(execution: Promise<void>): void {
+    this.executing.add(execution);
+    void execution.finally(() => this.executing.delete(execution));
+  }
+
+  /** Stops taking the runs of batch jobs: those not yet claimed go on as jobs of their own (see processBatch). */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  /** Resolves once the runs of batch jobs executing behind their jobs have ended. */
+  async executed(): Promise<void> {
+    while (this.executing.size > 0) await Promise.allSettled([...this.executing]);
+  }
+
+  /** Tells `listener` when every place for runs is taken (the worker should fetch no more) and when one frees. */
+  whenFull(listener: (full: boolean) => void): void {
+    this.permits.onFull(listener);
+  }
+
+  /**
+   * What follows a run's claim: executes it; returns when the job should hand it over again (on
+   * this host's clock), or null when it is done with it.
+   */
+  private async afterClaim(carried: Carried, claim: ClaimResult, claimStartedAt: number, attemptStartedAt: Date): Promise<number | null> {
+    const claimed = claimSpan(carried, claim, claimStartedAt);
+    if (claim.kind === 'blocked') return Date.now() + BLOCKED_RETRY_MS;
+    if (claim.kind === 'unclaimable') return this.notClaimed(carried);
     const { run } = claim;
     const fields = { runId: run.id, scheduleId: run.scheduleId, namespace: run.namespaceId, epoch: run.leaseEpoch };
-    return withLogContext(fields, () => this.execute(job, token, run, claimed, attemptStartedAt));
+    return withLogContext(fields, () => this.execute(run, claimed, attemptStartedAt));
   }
 
   /**
@@ -111,8 +225,8 @@ export class RunExecutor {
    * run. The target runs in a `kairos.execute` span, active while it runs: an HTTP delivery carries
    * it as its `traceparent`, a handler's own spans nest under it.
    */
-  private async execute(job: RunJob, token: string, run: ClaimedRun, claimed: Context, startedAt: Date): Promise<void> {
-    if (!this.targets.serves(run.target)) return this.handBack(job, token, run);
+  private async execute(run: ClaimedRun, claimed: Context, startedAt: Date): Promise<number | null> {
+    if (!this.targets.serves(run.target)) return this.handBack(run);
     // Fire lateness is a slot's first claim; later attempts wait out a backoff on purpose, later steps their upstream steps.
     if (run.scheduleId !== null && run.attempt === 1 && run.stepName === null) this.observer.lateness?.((this.ledger.clock.now() - run.scheduledFor.getTime()) / 1000);
 
@@ -147,8 +261,7 @@ export class RunExecutor {
         // hands over a new one).
         this.leases.untrack(run.id);
         span.setAttribute('kairos.run.parked', error.state);
-        if (error.wakeAt) return this.delay(job, token, error.wakeAt.getTime());
-        return;
+        return error.wakeAt ? error.wakeAt.getTime() : null;
       }
       if (!(error instanceof RunAborted)) {
         this.leases.untrack(run.id);
@@ -161,10 +274,9 @@ export class RunExecutor {
         if (error.kind === 'lease_lost') {
           this.observer.leaseLost?.();
           await this.ledger.recordLeaseLost(run.id, run.leaseEpoch, { stage: 'execution', message: error.message });
-          return;
+          return null;
         }
-        if (await this.ledger.drain(run.id, run.leaseEpoch)) return this.delay(job, token, Date.now());
-        return;
+        return (await this.ledger.drain(run.id, run.leaseEpoch)) ? Date.now() : null;
       }
       outcome =
         error.kind === 'timeout'
@@ -174,7 +286,7 @@ export class RunExecutor {
       clearTimeout(timer);
       span.end();
     }
-    await this.record(job, token, run, outcome, execution);
+    return this.record(run, outcome, execution);
   }
 
   /**
@@ -184,7 +296,7 @@ export class RunExecutor {
    * renewed until the verdict is in; if the process dies first, the lease expires and the reaper
    * gives the run to another worker, as for any crash mid-run.
    */
-  private async record(job: RunJob, token: string, run: ClaimedRun, outcome: AttemptOutcome, execution: Context): Promise<void> {
+  private async record(run: ClaimedRun, outcome: AttemptOutcome, execution: Context): Promise<number | null> {
     const verdict = decideVerdict(outcome, run.attempt, run.retry, Math.random());
     this.leases.settle(run.id);
     const state = verdict.kind === 'retry' ? 'retry' : verdict.state;
@@ -195,9 +307,12 @@ export class RunExecutor {
         this.ledger.requeue(run.id, run.leaseEpoch, verdict).finally(() => this.leases.untrack(run.id)),
         (due) => due !== null,
       );
-      if (availableAt === null) return this.leaseLost(run, verdict.reasonCode);
+      if (availableAt === null) {
+        await this.leaseLost(run, verdict.reasonCode);
+        return null;
+      }
       this.observer.verdict?.('retry', verdict.reasonCode);
-      return this.delay(job, token, availableAt.getTime());
+      return availableAt.getTime();
     }
     this.ledger.track(
       verdictWritten(
@@ -216,16 +331,16 @@ export class RunExecutor {
         })
         .catch((error: Error) => this.logger.error(`could not record the verdict of run ${run.id}: ${error.message}; its lease will expire and the run will be retried`)),
     );
+    return null;
   }
 
   /** No code here for the run's target (a deploy skew): give it back, due again a little later, for a worker that has. */
-  private async handBack(job: RunJob, token: string, run: ClaimedRun): Promise<void> {
+  private async handBack(run: ClaimedRun): Promise<number | null> {
     const what = run.target.type === 'http' ? 'HTTP targets' : `handler "${run.target.name}"`;
     const reason = `worker ${this.ledger.owner} has no code for ${what}; handed back for a worker that has`;
     this.logger.warn(`run ${run.id}: ${reason}`);
     const availableAt = await this.ledger.handBack(run.id, run.leaseEpoch, HAND_BACK_BACKOFF, 'HANDLER_NOT_REGISTERED', reason);
-    if (availableAt === null) return;
-    return this.delay(job, token, availableAt.getTime());
+    return availableAt === null ? null : availableAt.getTime();
   }
 
   private async leaseLost(run: ClaimedRun, attempted: string): Promise<void> {
@@ -235,32 +350,33 @@ export class RunExecutor {
   }
 
   /** The claim took nothing: decide from the run's state what becomes of the job. */
-  private async notClaimed(job: RunJob, token: string, runId: string): Promise<void> {
+  private async notClaimed(carried: Carried): Promise<number | null> {
+    const { runId } = carried;
     const snapshot = await this.ledger.snapshot(runId);
     if (!snapshot) {
-      this.logger.warn(`job ${job.id} names run ${runId}, which does not exist; dropping the job`);
-      return;
+      this.logger.warn(`job ${carried.jobId} names run ${runId}, which does not exist; dropping it`);
+      return null;
     }
     switch (snapshot.state) {
       case 'running': {
         // Another worker holds it. Come back when its lease could have been reaped, in case it died.
         const wait = (snapshot.leaseExpiresInMs ?? 0) + this.reaperSkewMs + BLOCKED_RETRY_MS;
-        return this.delay(job, token, Date.now() + Math.max(wait, BLOCKED_RETRY_MS));
+        return Date.now() + Math.max(wait, BLOCKED_RETRY_MS);
       }
       case 'queued':
       case 'sleeping':
       case 'waiting':
         if (snapshot.cancelRequested) {
           await this.ledger.cancelQueued(runId);
-          return;
+          return null;
         }
         // Parked behind another run, or waiting for a signal or an event: it gets a fresh job when it is released, signalled or sent its event.
-        if (snapshot.dueInMs === null) return;
+        if (snapshot.dueInMs === null) return null;
         // Early (a host whose clock is ahead promotes delayed jobs early): back the margin before
         // the instant, by this host's clock, which promotes it, to be started at the instant.
-        return this.delay(job, token, Date.now() + Math.max(snapshot.dueInMs - this.earlyBy(job), 50));
+        return Date.now() + Math.max(snapshot.dueInMs - this.earlyBy(carried), 50);
       default:
-        return;
+        return null;
     }
   }
 
@@ -270,24 +386,33 @@ export class RunExecutor {
    * handler after it, start at the instant whatever the transport's timer precision. The run stays
    * queued meanwhile: a cancellation, a pause or a deletion before the instant makes the claim
    * refuse it. Past `maxWaiting` runs waiting at once (a herd), the job waits in the transport
-   * instead. A job further ahead than the margin is claimed at once (see EARLY_SLACK_MS).
+   * instead: returns when to hand it over again. A job further ahead than the margin is claimed at
+   * once (see EARLY_SLACK_MS).
    */
-  private async untilDue(job: RunJob, token: string, dueAt: number): Promise<void> {
-    const clock = this.ledger.clock;
-    const leftMs = dueAt - clock.now();
-    if (leftMs <= 0 || leftMs > this.starts.marginMs + EARLY_SLACK_MS) return;
-    if (this.waiting >= this.starts.maxWaiting) return this.delay(job, token, Date.now() + leftMs);
+  private async untilDue(dueAt: number): Promise<number | null> {
+    const leftMs = dueAt - this.ledger.clock.now();
+    if (leftMs <= 0 || leftMs > this.starts.marginMs + EARLY_SLACK_MS) return null;
+    if (this.waiting >= this.starts.maxWaiting) return Date.now() + leftMs;
     this.waiting += 1;
     try {
-      for (let left = leftMs; left > 0; left = dueAt - clock.now()) await new Promise((resolve) => setTimeout(resolve, left));
+      await this.waitFor(dueAt);
     } finally {
       this.waiting -= 1;
     }
+    return null;
+  }
+
+  /** Sleeps until database instant `dueAt` when it is at most the margin ahead (see untilDue). */
+  private async waitFor(dueAt: number): Promise<void> {
+    const clock = this.ledger.clock;
+    const leftMs = dueAt - clock.now();
+    if (leftMs <= 0 || leftMs > this.starts.marginMs + EARLY_SLACK_MS) return;
+    for (let left = leftMs; left > 0; left = dueAt - clock.now()) await new Promise((resolve) => setTimeout(resolve, left));
   }
 
   /** How far ahead of its run's instant a job may come back: the margin, when its instant is still to come and the worker will wait for it. */
-  private earlyBy(job: RunJob): number {
-    const dueAt = job.data.dueAt;
+  private earlyBy(carried: Carried): number {
+    const dueAt = carried.dueAt;
     return dueAt !== undefined && dueAt > this.ledger.clock.now() ? this.starts.marginMs : 0;
   }
 
@@ -304,8 +429,8 @@ export class RunExecutor {
  * run's own trace, else the span that created the run (its tick or API request), recorded with
  * the run so a job that the relay or reconciler re-sent, or a release, still joins the right trace.
  */
-function claimSpan(job: RunJob, claim: ClaimResult, startTime: number): Context {
-  const dispatched = job.data.traceparent ?? null;
+function claimSpan(carried: Carried, claim: ClaimResult, startTime: number): Context {
+  const dispatched = carried.traceparent ?? null;
   const recorded = claim.kind === 'claimed' ? claim.run : null;
   const dispatchedIds = parseTraceparent(dispatched);
   const sameTrace = recorded !== null && dispatchedIds !== null && dispatchedIds.traceId === parseTraceparent(recorded.traceParent)?.traceId;
@@ -318,7 +443,7 @@ function claimSpan(job: RunJob, claim: ClaimResult, startTime: number): Context 
       kind: SpanKind.CONSUMER,
       startTime,
       attributes: {
-        'kairos.run.id': job.data.runId,
+        'kairos.run.id': carried.runId,
         'kairos.claim.outcome': claim.kind,
         ...(recorded && { 'kairos.run.attempt': recorded.attempt, 'kairos.lease.epoch': recorded.leaseEpoch }),
       },
@@ -327,6 +452,23 @@ function claimSpan(job: RunJob, claim: ClaimResult, startTime: number): Context 
   );
   span.end();
   return trace.setSpan(parent, span);
+}
+
+/**
+ * Counts the runs of a batch job started and shows it as the job's progress (`{ started, runs }`)
+ * for Bull Board while the batch waits for places, at most every BATCH_PROGRESS_EVERY_MS: one
+ * Redis call a second at most, none for a batch taken at once.
+ */
+function batchProgress(job: RunJob, runs: number): (count: number) => void {
+  let started = 0;
+  let shownAt = Date.now();
+  return (count) => {
+    started += count;
+    const now = Date.now();
+    if (started === runs || now - shownAt < BATCH_PROGRESS_EVERY_MS) return;
+    shownAt = now;
+    void job.updateProgress({ started, runs }).catch(() => undefined);
+  };
 }
 
 /** The write of a verdict, in its span: `written` tells from the answer whether the fenced write took. */
