@@ -5,12 +5,13 @@
  * `npm start` shape (all roles in one process), the same with KAIROS_START_MARGIN=0 (runs handed
  * over at their instant, as before precise starts), and with the roles apart (one scheduler and two
  * workers, then two schedulers sharing the tick's partitions and two workers), at its default
- * configuration; raw BullMQ does the same with B delayed jobs at concurrency 16. All four run in
- * turn, KAIROS_BENCH_ROUNDS times (3). Reported, as medians over the rounds: the time from T0
+ * configuration; raw BullMQ does the same with B delayed jobs at concurrency 16, and graphile-worker
+ * with B jobs of one runAt (see graphile.ts). All run in turn, KAIROS_BENCH_ROUNDS times (3), and
+ * each Kairos figure is set beside both anchors. Reported, as medians over the rounds: the time from T0
  * until all B runs started, start lateness p50/p99, runs/s, how many runs were in the ledger
  * before T0, each Kairos process's RSS when ready and at its highest peak, and the tick's due-scan
  * query at size N, and the CPU spent per run from T0 until all had started. Where the machine can
- * be split, raw BullMQ and the roles apart run again in the production shape (KAIROS_BENCH_SHAPES).
+ * be split, the anchors and the roles apart run again in the production shape (KAIROS_BENCH_SHAPES).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -18,6 +19,7 @@ import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
 import { TICK_PARTITIONS } from '@kairos/domain';
 import { ScheduleRepository, defaultMigrationsDir, inTransaction, migrate, readMigrations } from '@kairos/ledger';
+import { GRAPHILE_CONCURRENCY, graphileHerd } from './graphile.js';
 import { insertSchedules } from './herd-seed.js';
 import { REDIS_URL, ROOT, startBuilt as start, cpuPerRun, cpuSpent, inShape, machineShapes, fmt, median, medianCpu, percentile, printTable, sandbox, sleep, until, type CpuSpent, type Sandbox } from './sandbox.js';
 
@@ -208,11 +210,17 @@ async function rawHerd(): Promise<Herd> {
   return { allStartedMs, p50: percentile(late, 50), p99: percentile(late, 99), runsPerSecond: B / Math.max(0.001, allStartedMs / 1000), madeAhead: 1, insertedBeforeMs, lastWrittenMs: 0, rss: [], cpu };
 }
 
+/** The herds each Kairos figure is set beside: raw BullMQ's and graphile-worker's. */
+interface Anchors {
+  raw: Herd;
+  graphile: Herd;
+}
+
 /**
- * One round's figures: raw BullMQ's and each shape's, and, where the machine can be split, raw
- * BullMQ and the roles apart again in the production shape (see inShape).
+ * One round's figures: the anchors' and each shape's, and, where the machine can be split, the
+ * anchors and the roles apart again in the production shape (see inShape).
  */
-type HerdRound = { raw: Herd } & Record<Shape, Herd> & { production?: { raw: Herd; apart: Herd } };
+type HerdRound = Anchors & Record<Shape, Herd> & { production?: Anchors & { apart: Herd } };
 
 /**
  * A shape's figures over the rounds: the median of each timing, rate and CPU figure, the least made ahead, the
@@ -247,24 +255,29 @@ export async function herdScenario(): Promise<void> {
     const s = (ms: number): string => fmt(ms / 1000, 2);
     const rounds: HerdRound[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      process.stdout.write(`herd round ${round}/${ROUNDS}: raw BullMQ, then Kairos in each shape...\n`);
-      const result = { raw: await rawHerd() } as HerdRound;
+      process.stdout.write(`herd round ${round}/${ROUNDS}: raw BullMQ, graphile-worker, then Kairos in each shape...\n`);
+      const result = { raw: await rawHerd(), graphile: await graphileHerd(B) } as HerdRound;
       for (const shape of SHAPE_ORDER) result[shape] = await kairosHerd(template.name, shape);
       if (machines.includes('production') && SHAPE_ORDER.includes('apart')) {
-        result.production = await inShape('production', async () => ({ raw: await rawHerd(), apart: await kairosHerd(template.name, 'apart') }));
+        result.production = await inShape('production', async () => ({ raw: await rawHerd(), graphile: await graphileHerd(B), apart: await kairosHerd(template.name, 'apart') }));
       }
       rounds.push(result);
-      const times = SHAPE_ORDER.map((shape) => `${shape} ${s(result[shape].allStartedMs)} s (${fmt(result[shape].allStartedMs / result.raw.allStartedMs, 2)}x)`);
+      /** A Kairos herd's time to all started, and its ratios to the anchors of its round. */
+      const time = (label: string, herd: Herd, anchors: Anchors): string =>
+        `${label} ${s(herd.allStartedMs)} s (${fmt(herd.allStartedMs / anchors.raw.allStartedMs, 2)}x BullMQ, ${fmt(herd.allStartedMs / anchors.graphile.allStartedMs, 2)}x graphile)`;
+      const anchors = (a: Anchors): string => `raw BullMQ ${s(a.raw.allStartedMs)} s, graphile-worker ${s(a.graphile.allStartedMs)} s`;
+      const times = SHAPE_ORDER.map((shape) => time(shape, result[shape], result));
       const p = result.production;
-      if (p) times.push(`production shape: raw BullMQ ${s(p.raw.allStartedMs)} s, apart ${s(p.apart.allStartedMs)} s (${fmt(p.apart.allStartedMs / p.raw.allStartedMs, 2)}x)`);
-      process.stdout.write(`herd round ${round}: all started after: raw BullMQ ${s(result.raw.allStartedMs)} s, ${times.join(', ')}; load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}\n`);
+      if (p) times.push(`production shape: ${anchors(p)}, ${time('apart', p.apart, p)}`);
+      process.stdout.write(`herd round ${round}: all started after: ${anchors(result)}, ${times.join(', ')}; load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}\n`);
     }
     const production = rounds.flatMap((r) => (r.production ? [r.production] : []));
-    /** Kairos's ratios to raw BullMQ: the median of each round's ratio to that round's raw BullMQ in the same machine shape. */
-    const ratios = (pairs: readonly { kairos: Herd; raw: Herd }[]): string =>
-      `${fmt(median(pairs.map((p) => p.kairos.allStartedMs / p.raw.allStartedMs)), 2)} / ${fmt(median(pairs.map((p) => p.kairos.p99 / p.raw.p99)), 2)}`;
-    /** A table row: raw BullMQ's (no pairs), or Kairos's with its rounds paired with raw BullMQ's. */
-    const row = (label: string, herds: readonly Herd[], pairs: readonly { kairos: Herd; raw: Herd }[] | null): string[] => {
+    type Pair = { kairos: Herd } & Anchors;
+    /** Kairos's ratios to an anchor: the median of each round's ratio to that round's anchor in the same machine shape. */
+    const ratios = (pairs: readonly Pair[], anchor: keyof Anchors): string =>
+      `${fmt(median(pairs.map((p) => p.kairos.allStartedMs / p[anchor].allStartedMs)), 2)} / ${fmt(median(pairs.map((p) => p.kairos.p99 / p[anchor].p99)), 2)}`;
+    /** A table row: an anchor's (no pairs), or Kairos's with its rounds paired with the anchors'. */
+    const row = (label: string, herds: readonly Herd[], pairs: readonly Pair[] | null): string[] => {
       const h = overRounds(herds);
       return [
         label,
@@ -272,7 +285,8 @@ export async function herdScenario(): Promise<void> {
         `${s(h.p50)} / ${s(h.p99)}`,
         fmt(h.runsPerSecond),
         pairs === null ? '-' : `${fmt(h.madeAhead * 100)} % (inserted T0-${s(h.insertedBeforeMs)}, last T0${h.lastWrittenMs < 0 ? '' : '+'}${s(h.lastWrittenMs)})`,
-        pairs === null ? '-' : ratios(pairs),
+        pairs === null ? '-' : ratios(pairs, 'raw'),
+        pairs === null ? '-' : ratios(pairs, 'graphile'),
         h.rss.map((r) => `${r.name} ${fmt(r.readyMb)} → ${fmt(r.peakMb)}`).join(', ') || '-',
         [h.cpu.node, h.cpu.postgres, h.cpu.redis].map((us) => (us === null ? 'not local' : fmt(us))).join(' / '),
       ];
@@ -285,16 +299,19 @@ export async function herdScenario(): Promise<void> {
         'runs/s',
         'runs in the ledger before T0',
         'vs BullMQ: all started / p99',
+        'vs graphile: all started / p99',
         'RSS ready → highest peak (MB)',
         'CPU per run from T0 (µs): Node / Postgres / Redis',
       ],
       row(`raw BullMQ, ${B} delayed jobs, concurrency ${RAW_CONCURRENCY}`, rounds.map((r) => r.raw), null),
-      ...SHAPE_ORDER.map((shape) => row(SHAPES[shape].label, rounds.map((r) => r[shape]), rounds.map((r) => ({ kairos: r[shape], raw: r.raw })))),
+      row(`graphile-worker, ${B} jobs of one runAt, concurrency ${GRAPHILE_CONCURRENCY}, 2 s poll at its mean phase`, rounds.map((r) => r.graphile), null),
+      ...SHAPE_ORDER.map((shape) => row(SHAPES[shape].label, rounds.map((r) => r[shape]), rounds.map((r) => ({ kairos: r[shape], raw: r.raw, graphile: r.graphile })))),
       ...(production.length === 0
         ? []
         : [
             row('raw BullMQ, production shape', production.map((p) => p.raw), null),
-            row(`${SHAPES.apart.label}, production shape`, production.map((p) => p.apart), production.map((p) => ({ kairos: p.apart, raw: p.raw }))),
+            row('graphile-worker, production shape', production.map((p) => p.graphile), null),
+            row(`${SHAPES.apart.label}, production shape`, production.map((p) => p.apart), production.map((p) => ({ kairos: p.apart, raw: p.raw, graphile: p.graphile }))),
           ]),
     ]);
     process.stdout.write(

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: Kairos against raw BullMQ on this machine, in one run, on each transport (Redis,
- * and BullMQ's PostgreSQL backend in the bench database), same worker concurrency. Two figures each:
+ * and BullMQ's PostgreSQL backend in the bench database), same worker concurrency; throughput and
+ * the herd also against graphile-worker, a job queue on Postgres alone (see graphile.ts). Two figures each:
  *   throughput  durable runs per second: ledger insert, dispatch, BullMQ, claim, noop, fenced verdict
  *               (raw BullMQ: add, process noop, complete)
  *   lateness    actual start minus slot, p50/p99/max, for 2,000 one-shot timers spread over 10 s

@@ -1,7 +1,8 @@
 /**
  * The steady scenarios, Kairos beside raw BullMQ on each transport: throughput (durable runs per
  * second, the built-in worker and a user's SDK worker, with the CPU each run cost) in alternating
- * rounds in each machine shape, and the lateness of one-shot timers and of every-second schedules.
+ * rounds in each machine shape, also beside graphile-worker (Postgres only: one phase per round,
+ * the anchor of both transports), and the lateness of one-shot timers and of every-second schedules.
  */
 import type { Job, Queue, Worker } from 'bullmq';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import { newId, specHash } from '@kairos/domain';
 import { readScheduleCreate } from '@kairos/domain/wire';
 import { ScheduleRepository, inTransaction } from '@kairos/ledger';
 import { openTransport, type RunsProcessor, type Transport } from '@kairos/queue';
+import { GRAPHILE_CONCURRENCY, graphileThroughput } from './graphile.js';
 import { CONCURRENCY, ROUNDS, RUNS, TRANSPORTS, kairos, kairosThroughput, transportOf, type Throughput, type TransportKind } from './kairos.js';
 import { cpuPerRun, cpuSpent, fmt, inShape, machineShapes, median, medianCpu, percentile, printTable, sandbox, sleep, until, type CpuSpent, type MachineShape, type Sandbox } from './sandbox.js';
 
@@ -130,10 +132,13 @@ async function kairosEverySecond(kind: TransportKind): Promise<number[]> {
 
 interface Figures {
   rawTps: number[];
+  /** graphile-worker's rounds, the same in each transport's figures of a shape. */
+  graphileTps: number[];
   kairosTps: number[];
   sdkTps: number[];
   /** CPU per run of each throughput round, same order. */
   rawCpu: CpuSpent[];
+  graphileCpu: CpuSpent[];
   kairosCpu: CpuSpent[];
   sdkCpu: CpuSpent[];
   rawLate: number[];
@@ -151,14 +156,16 @@ function cpuRows(f: Figures): string[][] {
   const us = (v: number | null): string => (v === null ? 'not local' : fmt(v));
   const total = (c: CpuSpent): number => c.node + (c.postgres ?? 0) + (c.redis ?? 0);
   const rawTotal = median(f.rawCpu.map(total));
+  const graphileTotal = median(f.graphileCpu.map(total));
   const row = (label: string, cpus: CpuSpent[]): string[] => {
     const m = medianCpu(cpus);
     const sum = median(cpus.map(total));
-    return [label, us(m.node), us(m.postgres), us(m.redis), fmt(sum), fmt(sum / rawTotal, 2)];
+    return [label, us(m.node), us(m.postgres), us(m.redis), fmt(sum), fmt(sum / rawTotal, 2), fmt(sum / graphileTotal, 2)];
   };
   return [
-    ['CPU per run (µs, median of rounds)', 'this process', 'Postgres', 'Redis', 'sum', 'sum / BullMQ'],
+    ['CPU per run (µs, median of rounds)', 'this process', 'Postgres', 'Redis', 'sum', 'sum / BullMQ', 'sum / graphile'],
     row('raw BullMQ', f.rawCpu),
+    row('graphile-worker', f.graphileCpu),
     row('Kairos', f.kairosCpu),
     row('Kairos, a user worker (SDK)', f.sdkCpu),
   ];
@@ -171,7 +178,7 @@ function cpuRows(f: Figures): string[][] {
 export async function steadyScenarios(which: Set<string>): Promise<void> {
   const shapes = which.has('throughput') ? machineShapes() : ['shared' as const];
   const key = (shape: MachineShape, kind: TransportKind): string => `${shape}/${kind}`;
-  const empty = (): Figures => ({ rawTps: [], kairosTps: [], sdkTps: [], rawCpu: [], kairosCpu: [], sdkCpu: [], rawLate: [], kairosLate: [] });
+  const empty = (): Figures => ({ rawTps: [], graphileTps: [], kairosTps: [], sdkTps: [], rawCpu: [], graphileCpu: [], kairosCpu: [], sdkCpu: [], rawLate: [], kairosLate: [] });
   const figures = new Map<string, Figures>(shapes.flatMap((shape) => TRANSPORTS.map((kind) => [key(shape, kind), empty()] as const)));
   const record = (tps: number[], cpu: CpuSpent[], measured: Throughput): void => {
     tps.push(measured.perSecond);
@@ -181,6 +188,12 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
   for (let round = 0; round < (which.has('throughput') ? ROUNDS : 0); round++) {
     for (const shape of shapes) {
       await inShape(shape, async () => {
+        // Postgres only, so one phase a round, each transport's anchor.
+        const graphile = await graphileThroughput();
+        for (const kind of TRANSPORTS) {
+          const f = figures.get(key(shape, kind))!;
+          record(f.graphileTps, f.graphileCpu, graphile);
+        }
         for (const kind of TRANSPORTS) {
           const f = figures.get(key(shape, kind))!;
           record(f.rawTps, f.rawCpu, await rawThroughput(kind));
@@ -197,21 +210,34 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
     f.kairosLate = await kairosLateness(kind);
     everySecond.set(kind, await kairosEverySecond(kind));
   }
-  const rows = (f: Omit<Figures, 'rawCpu' | 'kairosCpu' | 'sdkCpu'>, columns: [string, string, string]): string[][] => {
-    const out = [['', ...columns]];
+  /**
+   * The table of one transport (the Kairos columns beside the raw ones), with graphile-worker's
+   * throughput and Kairos's ratio to it when `graphileTps` is given (its lateness is not measured).
+   */
+  const rows = (f: Omit<Figures, 'rawCpu' | 'graphileTps' | 'graphileCpu' | 'kairosCpu' | 'sdkCpu'>, columns: [string, string, string], graphileTps: number[] | null): string[][] => {
+    const [raw, side, vsRaw] = columns;
+    const out = [graphileTps ? ['', raw, 'graphile-worker', side, vsRaw, `${side} / graphile`] : ['', ...columns]];
+    /** A throughput row: the median of the rounds' rates and of each round's ratios to the anchors of that round. */
+    const throughput = (label: string, tps: number[]): string[] => {
+      const vs = (anchor: number[]): string => fmt(median(tps.map((k, i) => k / anchor[i]!)), 2);
+      return graphileTps
+        ? [label, fmt(median(f.rawTps)), fmt(median(graphileTps)), fmt(median(tps)), vs(f.rawTps), vs(graphileTps)]
+        : [label, fmt(median(f.rawTps)), fmt(median(tps)), vs(f.rawTps)];
+    };
+    const lateness = (label: string, r: number, k: number): string[] =>
+      graphileTps ? [label, fmt(r, 1), '-', fmt(k, 1), ratio(k, r), '-'] : [label, fmt(r, 1), fmt(k, 1), ratio(k, r)];
     if (f.rawTps.length > 0) {
       out.push(
-        [`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, fmt(median(f.rawTps)), fmt(median(f.kairosTps)), fmt(median(f.kairosTps.map((k, i) => k / f.rawTps[i]!)), 2)],
-        ['throughput, a user worker (SDK KairosWorker, own queue)', fmt(median(f.rawTps)), fmt(median(f.sdkTps)), fmt(median(f.sdkTps.map((k, i) => k / f.rawTps[i]!)), 2)],
+        throughput(`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, f.kairosTps),
+        throughput('throughput, a user worker (SDK KairosWorker, own queue)', f.sdkTps),
       );
     }
     if (f.rawLate.length > 0) {
       const [r50, r99, k50, k99] = [percentile(f.rawLate, 50), percentile(f.rawLate, 99), percentile(f.kairosLate, 50), percentile(f.kairosLate, 99)];
-      const [rMax, kMax] = [f.rawLate.at(-1)!, f.kairosLate.at(-1)!];
       out.push(
-        [`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, fmt(r50, 1), fmt(k50, 1), ratio(k50, r50)],
-        ['lateness p99 (ms)', fmt(r99, 1), fmt(k99, 1), ratio(k99, r99)],
-        ['lateness max (ms)', fmt(rMax, 1), fmt(kMax, 1), ratio(kMax, rMax)],
+        lateness(`lateness p50 (ms, ${TIMERS} timers / ${SPREAD_MS / 1000} s)`, r50, k50),
+        lateness('lateness p99 (ms)', r99, k99),
+        lateness('lateness max (ms)', f.rawLate.at(-1)!, f.kairosLate.at(-1)!),
       );
     }
     return out;
@@ -220,10 +246,11 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
     for (const kind of TRANSPORTS) {
       const f = figures.get(key(shape, kind))!;
       process.stdout.write(`\n${kind} transport, ${SHAPE_LABELS[shape]}\n`);
-      printTable(rows(f, ['raw BullMQ', 'Kairos', 'Kairos / BullMQ']));
+      printTable(rows(f, ['raw BullMQ', 'Kairos', 'Kairos / BullMQ'], f.graphileTps.length > 0 ? f.graphileTps : null));
       if (f.rawTps.length > 0) {
+        const list = (tps: number[]): string => tps.map((v) => fmt(v)).join(', ');
         process.stdout.write(
-          `throughput rounds: BullMQ ${f.rawTps.map((v) => fmt(v)).join(', ')}; Kairos ${f.kairosTps.map((v) => fmt(v)).join(', ')}; user worker ${f.sdkTps.map((v) => fmt(v)).join(', ')}\n`,
+          `throughput rounds: BullMQ ${list(f.rawTps)}; graphile-worker ${list(f.graphileTps)}; Kairos ${list(f.kairosTps)}; user worker ${list(f.sdkTps)}\n`,
         );
         printTable(cpuRows(f));
       }
@@ -233,7 +260,7 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
       const r = figures.get(key(shape, 'redis'))!;
       const p = figures.get(key(shape, 'postgres'))!;
       process.stdout.write(`\nKairos on the Postgres transport against Kairos on Redis, ${SHAPE_LABELS[shape]}\n`);
-      printTable(rows({ rawTps: r.kairosTps, kairosTps: p.kairosTps, sdkTps: p.sdkTps, rawLate: r.kairosLate, kairosLate: p.kairosLate }, ['Redis', 'Postgres', 'Postgres / Redis']));
+      printTable(rows({ rawTps: r.kairosTps, kairosTps: p.kairosTps, sdkTps: p.sdkTps, rawLate: r.kairosLate, kairosLate: p.kairosLate }, ['Redis', 'Postgres', 'Postgres / Redis'], null));
     }
   }
   if (everySecond.size > 0) {
@@ -244,7 +271,7 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
     ]);
   }
   process.stdout.write(
-    `concurrency ${CONCURRENCY}, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ` +
+    `concurrency ${CONCURRENCY} (graphile-worker ${GRAPHILE_CONCURRENCY}, local queue 500, completions batched), node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ` +
       'targets: throughput >= 0.6x BullMQ shared and >= 0.7x in the production shape, CPU per run <= 1.6x BullMQ, ' +
       'timer lateness p50 <= 5 ms, p99 <= 15 ms, max <= 50 ms, every-second starts p99 <= 15 ms\n',
   );
