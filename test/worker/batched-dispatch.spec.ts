@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunRepository } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
 import { createRuns, allSucceeded, percentile } from '../support/run-batches.js';
-import { runInState, runsQueue, SPAWNING_TIMEOUT_MS, spawnKairos, sleep, sleepUntil, useKairos, waitFor, type KairosChild } from '../support/kairos.js';
+import { issueKey, runInState, runsQueue, SPAWNING_TIMEOUT_MS, spawnKairos, sleep, sleepUntil, useKairos, waitFor, type KairosChild } from '../support/kairos.js';
 
 /** How many events of `kind` the runs' stories hold, summed. */
 async function eventsOf(db: import('pg').Pool, ids: readonly string[], kind: string): Promise<number> {
@@ -97,7 +97,7 @@ describe('batched dispatch, all roles in one process', () => {
 });
 
 describe('batched dispatch with workers of their own', () => {
-  const { t, client } = useKairos({ roles: ['api', 'scheduler'], env: { KAIROS_HTTP_ALLOWLIST: '127.0.0.1', KAIROS_RUN_LEASE_TTL: '2s' } });
+  const { t, client, kairos } = useKairos({ roles: ['api', 'scheduler'], env: { KAIROS_HTTP_ALLOWLIST: '127.0.0.1', KAIROS_RUN_LEASE_TTL: '2s' } });
   const workers: KairosChild[] = [];
   let queue: RunsQueue;
   let server: Server;
@@ -148,11 +148,26 @@ describe('batched dispatch with workers of their own', () => {
 
     // 16 places: the batch is taken 16 runs at a time, 700 ms each.
     const doomed = await startWorker(16);
-    await waitFor(async () => (paths.filter((p) => received.has(p)).length >= 24 ? true : undefined), 'the worker to be mid-batch', 30_000, 20);
+    const [batch] = await jobsHeld(queue, ids);
+    // The batch job shows how many of its runs have started, once it has waited a second for places.
+    const progress = await waitFor(async () => {
+      const job = await queue.getJob(batch!.id);
+      return typeof job?.progress === 'object' ? (job.progress as { started: number; runs: number }) : undefined;
+    }, 'the batch job to report its progress', 30_000, 20);
+    expect(progress.runs).toBe(64);
+    expect(progress.started).toBeGreaterThanOrEqual(32);
+    // Killed while its third 16 are at the target, once the first 32 have their verdicts: a run whose
+    // target answered but whose verdict was not yet written would be executed again, as any run is.
+    await waitFor(async () => {
+      const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'succeeded'`, [ids]);
+      return rows[0].n >= 32 ? true : undefined;
+    }, 'the first 32 verdicts', 30_000, 20);
     doomed.process.kill('SIGKILL');
     await doomed.exited;
     const killedAt = Date.now();
     const startedBeforeKill = paths.filter((p) => received.has(p)).length;
+    // Some at the target when it died, some never claimed.
+    expect(startedBeforeKill).toBeGreaterThan(32);
     expect(startedBeforeKill).toBeLessThan(64);
 
     await startWorker(64);
@@ -173,6 +188,12 @@ describe('batched dispatch with workers of their own', () => {
     // Past the reconcile grace (1 s) and several passes: the runs are overdue, yet their batch job is live.
     await sleep(3_000);
     expect(await jobsHeld(queue, ids)).toEqual([batch]);
+    // Bull Board shows the batch job with the runs it carries.
+    const adminKey = await issueKey(t, 'default', 'admin');
+    const board = await fetch(`${kairos.url}/admin/queues/api/queues?activeQueue=kairos-runs&status=waiting&page=1`, { headers: { authorization: `Bearer ${adminKey}` } });
+    expect(board.status).toBe(200);
+    const shown = ((await board.json()) as { queues: { name: string; jobs: { id: string; name: string; data: { runs?: string[] } }[] }[] }).queues.find((q) => q.name === 'kairos-runs');
+    expect(shown?.jobs.find((job) => job.id === batch!.id)).toMatchObject({ name: 'batch', data: { runs: ids } });
 
     await queue.remove(batch!.id);
     const singles = await waitFor(async () => {

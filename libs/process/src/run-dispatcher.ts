@@ -224,10 +224,16 @@ export class RunDispatcher {
   /**
    * Hands a run of a batch job on as a job of its own, due at `timestamp` on this host's clock: the
    * worker's way to keep one run of a batch for later (a retry, a run blocked, parked with a wake
-   * instant, handed back, or not taken because the worker stops) while the batch completes.
+   * instant, handed back, or not taken because the worker stops) while the batch completes. Fails
+   * only when neither the transport nor the ledger took it.
    */
   async later(queue: string, runId: string, timestamp: number): Promise<void> {
-    await this.queues.of(queue, runId).add('run', { runId }, { ...RUN_JOB_DEFAULTS, jobId: runId, delay: Math.max(0, timestamp - Date.now()) });
+    try {
+      await this.queues.of(queue, runId).add('run', { runId }, { ...RUN_JOB_DEFAULTS, jobId: runId, delay: Math.max(0, timestamp - Date.now()) });
+    } catch {
+      // Refused: the relay hands the run over once the transport is back (a run not queued is left as it is).
+      await this.ledger.markUndispatched([runId]);
+    }
   }
 
   /** Clears the record of the batch job that carried `runIds` once it completed (see RunsQueues.enterBatches). */
