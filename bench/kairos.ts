@@ -45,6 +45,8 @@ export function kairos(kind: TransportKind, box: Sandbox, roles: ('scheduler' | 
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      // The runs a transport job carries, when the bench's own environment sets it: `KAIROS_DISPATCH_BATCH=1 npm run bench -- throughput` measures every run alone.
+      ...(process.env.KAIROS_DISPATCH_BATCH !== undefined && { KAIROS_DISPATCH_BATCH: process.env.KAIROS_DISPATCH_BATCH }),
       ...env,
     },
   );

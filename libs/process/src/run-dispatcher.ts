@@ -210,9 +210,11 @@ export class RunDispatcher {
       const ids = group.map((item) => item.id);
       const batchIds = await this.queues.batchesOf(queue, ids);
       const stale: string[] = [];
+      const batches = new Map<string, Promise<Job<RunsJobData> | undefined>>();
       for (const [i, batchId] of batchIds.entries()) {
         if (batchId === null) continue;
-        const batch = await queue.getJob(batchId);
+        if (!batches.has(batchId)) batches.set(batchId, queue.getJob(batchId));
+        const batch = await batches.get(batchId);
         if (batch && !batch.finishedOn && batch.name === 'batch' && 'runs' in batch.data && batch.data.runs.includes(ids[i]!)) live.add(ids[i]!);
         else stale.push(ids[i]!);
       }

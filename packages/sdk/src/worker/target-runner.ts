@@ -72,7 +72,7 @@ export class TargetRunner {
     let result: unknown;
     try {
       result = await this.handlers.get(target.name)!({
-        ...durableContext(this.checkpoints, { ...run, attemptStartedAt: startedAt }, signal, () => progress.flush(), (error) => (diverged = error)),
+        ...durableContext(this.checkpoints, { id: run.id, leaseEpoch: run.leaseEpoch, retry: run.retry, attemptStartedAt: startedAt }, signal, () => progress.flush(), (error) => (diverged = error)),
         progress: (value) => progress.report(value),
         runId: run.id,
         scheduleId: run.scheduleId,
