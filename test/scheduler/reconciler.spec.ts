@@ -20,7 +20,9 @@ describe('the reconciler', () => {
 
   beforeAll(async () => {
     t = await testEnvironment();
-    scheduler = await startInProcess(t.env(), ['scheduler']);
+    // Each run its own job, so that one of them can be lost behind the others (the runs of a lost
+    // batch job are the batched-dispatch spec's).
+    scheduler = await startInProcess(t.env({ KAIROS_DISPATCH_BATCH: '1' }), ['scheduler']);
     queue = await runsQueue(t);
   });
 

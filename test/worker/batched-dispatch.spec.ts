@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunRepository } from '@kairos/ledger';
 import type { RunsQueue } from '@kairos/queue';
 import { createRuns, allSucceeded, percentile } from '../support/run-batches.js';
+import { allowance, watchMachineLag } from '../support/timer-lag.js';
 import { issueKey, runInState, runsQueue, SPAWNING_TIMEOUT_MS, spawnKairos, sleep, sleepUntil, useKairos, waitFor, type KairosChild } from '../support/kairos.js';
 
 /** How many events of `kind` the runs' stories hold, summed. */
@@ -39,21 +40,23 @@ describe('batched dispatch, all roles in one process', () => {
   afterAll(() => queue.close());
 
   it('a burst of 10,000 runs due at once travels in batches, a lone timer alone; both start on time', async () => {
-    const t0 = Date.now() + 4_000;
+    const lag = await watchMachineLag();
+    // The lone timer first, on a worker with nothing else to do; the burst 3 s after it.
+    const t0 = Date.now() + 7_000;
+    const lone = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(t0 - 3_000).toISOString() })).body;
+    expect(await jobsHeld(queue, [lone.id])).toEqual([{ name: 'run', id: lone.id, runs: [lone.id] }]);
     const burst = await createRuns(
       client,
       Array.from({ length: 10_000 }, () => ({ target: { type: 'handler', name: 'noop' }, availableAt: new Date(t0).toISOString() })),
     );
-    const lone = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(t0 + 2_000).toISOString() })).body;
-    const held = await jobsHeld(queue);
-    expect(Date.now()).toBeLessThan(t0);
-    const batches = held.filter((job) => job.name === 'batch');
-    const carried = batches.flatMap((job) => job.runs);
-    expect(carried.sort()).toEqual([...burst].sort());
+    const held = await jobsHeld(queue, burst);
+    // Read while every job still waits (they are handed to a worker 250 ms before the instant).
+    expect(Date.now(), 'the burst was made and read before its instant').toBeLessThan(t0 - 250);
+    expect(held.every((job) => job.name === 'batch')).toBe(true);
+    expect(held.flatMap((job) => job.runs).sort()).toEqual([...burst].sort());
     // Ten requests of 1,000 runs: 16 jobs each (15 of 64 and one of 40).
-    expect(batches.length).toBe(160);
-    expect(batches.every((job) => job.runs.length <= 64)).toBe(true);
-    expect(held.filter((job) => job.name === 'run')).toEqual([{ name: 'run', id: lone.id, runs: [lone.id] }]);
+    expect(held.length).toBe(160);
+    expect(held.every((job) => job.runs.length <= 64)).toBe(true);
 
     await allSucceeded(t.db, [...burst, lone.id], 60_000, 250);
     const { rows } = await t.db.query<{ id: string; late: number }>(
@@ -62,12 +65,17 @@ describe('batched dispatch, all roles in one process', () => {
     );
     const late = new Map(rows.map((r) => [r.id, Number(r.late)]));
     const burstLate = burst.map((id) => late.get(id)!);
+    const machine = await lag.stop();
+    // A few ms on a machine that holds nothing back (npm run bench -- lateness); the bound adds what
+    // this machine was seen holding timers back meanwhile.
+    const bound = 100 + allowance(machine);
+    console.info(`burst: first start ${Math.min(...burstLate).toFixed(1)} ms after its instant, median ${percentile(burstLate, 50).toFixed(0)} ms; lone timer ${late.get(lone.id)!.toFixed(1)} ms (bound ${bound} ms: ${machine.describe()})`);
     // Never before the instant; the first at it (precise starts), the rest as fast as the machine goes.
     expect(Math.min(...burstLate)).toBeGreaterThanOrEqual(0);
-    expect(Math.min(...burstLate)).toBeLessThan(250);
+    expect(Math.min(...burstLate), machine.describe()).toBeLessThan(bound);
     expect(percentile(burstLate, 50)).toBeLessThan(15_000);
     expect(late.get(lone.id)).toBeGreaterThanOrEqual(0);
-    expect(late.get(lone.id)).toBeLessThan(250);
+    expect(late.get(lone.id), machine.describe()).toBeLessThan(bound);
   }, 120_000);
 
   it('cancelling one run of a batch stops only that run; a batch cancelled whole before it is taken runs nothing', async () => {
