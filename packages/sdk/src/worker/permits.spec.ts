@@ -140,4 +140,17 @@ describe('Permits', () => {
     await tick();
     expect(waiting.taken).toBe(1);
   });
+
+  it('close answers 0 to the callers waiting and to every later take, and gives no place', async () => {
+    const permits = new Permits(1);
+    expect(await permits.take(1)).toBe(1);
+    const waiting = pending(permits, 1);
+    await tick();
+    expect(waiting.taken).toBeUndefined();
+    permits.close();
+    await tick();
+    expect(waiting.taken).toBe(0);
+    permits.release(1);
+    expect(await permits.take(1)).toBe(0);
+  });
 });

@@ -75,8 +75,6 @@ export interface WorkerLogger {
 export class RunExecutor {
   /** Runs taken ahead of their instant, waiting for it. */
   private waiting = 0;
-  /** Set once the worker stops: a batch takes no more of its runs. */
-  private stopping = false;
   /** Runs of batch jobs executing behind their jobs. */
   private readonly executing = new Set<Promise<void>>();
   /** Places for runs executing at once (the worker's concurrency), shared by plain jobs and the runs of batch jobs. */
@@ -123,15 +121,18 @@ export class RunExecutor {
     const carried: Carried = { runId, jobId: job.id, traceparent, dueAt };
     let later = dueAt === undefined ? null : await this.untilDue(dueAt);
     if (later === null) {
-      await this.permits.take(1);
-      try {
-        const claimStartedAt = Date.now();
-        // The attempt's start on the database's clock, read before the claim so it is not after the
-        // claim's own instant: a wait for an event looks back to it.
-        const attemptStartedAt = new Date(this.ledger.clock.now());
-        later = await this.afterClaim(carried, await this.ledger.claim(runId), claimStartedAt, attemptStartedAt);
-      } finally {
-        this.permits.release(1);
+      // A worker that stops gives no place to a run still waiting for one: back to the transport, due now, for another worker.
+      if ((await this.permits.take(1)) === 0) later = Date.now();
+      else {
+        try {
+          const claimStartedAt = Date.now();
+          // The attempt's start on the database's clock, read before the claim so it is not after the
+          // claim's own instant: a wait for an event looks back to it.
+          const attemptStartedAt = new Date(this.ledger.clock.now());
+          later = await this.afterClaim(carried, await this.ledger.claim(runId), claimStartedAt, attemptStartedAt);
+        } finally {
+          this.permits.release(1);
+        }
       }
     }
     if (later !== null) await this.delay(job, token, later);
@@ -155,8 +156,9 @@ export class RunExecutor {
     const progress = batchProgress(job, runs.length);
     const handedOn: Promise<void>[] = [];
     let next = 0;
-    while (next < runs.length && !this.stopping) {
+    while (next < runs.length) {
       const taken = await this.permits.take(runs.length - next);
+      if (taken === 0) break;
       const chunk = runs.slice(next, next + taken);
       next += taken;
       const claimStartedAt = Date.now();
@@ -194,7 +196,7 @@ export class RunExecutor {
 
   /** Stops taking the runs of batch jobs: those not yet claimed go on as jobs of their own (see processBatch). */
   stop(): void {
-    this.stopping = true;
+    this.permits.close();
   }
 
   /** Resolves once the runs of batch jobs executing behind their jobs have ended. */
