@@ -41,9 +41,10 @@ describe('batched dispatch, all roles in one process', () => {
 
   it('a burst of 10,000 runs due at once travels in batches, a lone timer alone; both start on time', async () => {
     const lag = await watchMachineLag();
-    // The lone timer first, on a worker with nothing else to do; the burst 3 s after it.
-    const t0 = Date.now() + 7_000;
-    const lone = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(t0 - 3_000).toISOString() })).body;
+    // The lone timer first, on a worker with nothing else to do; the burst 10 s after it, with time
+    // to make its 10,000 runs on a busy machine (8 s were seen) and read its jobs before the worker takes them.
+    const t0 = Date.now() + 14_000;
+    const lone = (await client.post('/v1/runs', { target: { type: 'handler', name: 'noop' }, availableAt: new Date(t0 - 10_000).toISOString() })).body;
     expect(await jobsHeld(queue, [lone.id])).toEqual([{ name: 'run', id: lone.id, runs: [lone.id] }]);
     const burst = await createRuns(
       client,

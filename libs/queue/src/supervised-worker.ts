@@ -45,6 +45,9 @@ export function nextBackoff(previousMs: number | null, backoff: { initialMs: num
   return previousMs === null ? backoff.initialMs : Math.min(backoff.maxMs, previousMs * 2);
 }
 
+/** How often a worker is checked for a main loop that ended by itself (see watch). */
+const WATCHDOG_MS = 1_000;
+
 /** An error within this long of a resume continues the backoff instead of starting afresh. */
 const STREAK_MS = 10_000;
 
@@ -62,14 +65,20 @@ export class SupervisedWorker {
   private held = false;
   private concurrency = 1;
 
+  /** Restarts a worker whose main loop ended although nobody paused or closed it (see watch). */
+  private readonly watchdog: NodeJS.Timeout;
+
   constructor(private readonly options: SupervisedWorkerOptions) {
     this.backoff = options.backoff ?? TRANSPORT_BACKOFF;
     this.spawn();
+    this.watchdog = setInterval(() => this.watch(), WATCHDOG_MS);
+    this.watchdog.unref();
   }
 
   /** Stops fetching, lets the worker's running jobs finish, and ends any recovery under way. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.watchdog);
     this.wake?.();
     await this.recovering;
     await this.worker?.close();
@@ -82,7 +91,23 @@ export class SupervisedWorker {
    */
   throttle(held: boolean): void {
     this.held = held;
-    if (this.worker) this.worker.concurrency = held ? 1 : this.concurrency;
+    if (!this.worker) return;
+    this.worker.concurrency = held ? 1 : this.concurrency;
+    // Raised back, the loop must look again now: it may be waiting on its one fetch or job, which
+    // can take long (a blocking fetch through a failover). BullMQ's own resume() wakes it so.
+    if (!held) (this.worker as unknown as { mainLoopQueue?: { add(p: Promise<undefined>): void } | null }).mainLoopQueue?.add(Promise.resolve(undefined));
+  }
+
+  /**
+   * BullMQ's resume() wakes a main loop that is still running; one that ended meanwhile (it ends
+   * once a paused worker has no job left, and is marked stopped a moment later) is neither woken nor
+   * started again, and the worker, no longer paused, fetches nothing for ever. Seen after a Cluster
+   * failover, when the probe answered at once. A worker found so is started again.
+   */
+  private watch(): void {
+    const worker = this.worker;
+    if (this.closed || this.recovering || !this.ready || !worker || worker.closing) return;
+    if (!worker.isRunning() && !worker.isPaused()) void worker.run().catch((error: Error) => this.onError(worker, error));
   }
 
   private spawn(): void {

@@ -174,9 +174,10 @@ export class RunExecutor {
             (answer) =>
               this.behind(
                 this.afterClaim(carried, answer, claimStartedAt, attemptStartedAt)
+                  .finally(() => this.permits.release(1))
+                  // Its place is free once it ran: handing it on is the transport's wait, not a place's.
                   .then((later) => (later === null ? undefined : this.dispatcher.later(batch.queue, runId, later)))
-                  .catch((error: Error) => this.logger.error(`run ${runId} of batch job ${job.id} failed: ${error.message}; its lease will expire and the run will be retried`))
-                  .finally(() => this.permits.release(1)),
+                  .catch((error: Error) => this.logger.error(`run ${runId} of batch job ${job.id} failed: ${error.message}; its lease will expire and the run will be retried`)),
               ),
             () => {
               this.permits.release(1);
