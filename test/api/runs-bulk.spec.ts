@@ -153,6 +153,11 @@ describe('bulk cancel and retry of runs', () => {
 
   it('refuses an empty filter and every malformed field with a 400 naming it, and changes nothing', async () => {
     await client.post('/v1/runs', { target: echo, availableAt: inAnHour() });
+    // The earlier tests' runs that are due have ended: only a refusal could change the ledger now.
+    await waitFor(async () => {
+      const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM runs WHERE state = 'running' OR (state = 'queued' AND available_at <= now())`);
+      return rows[0].n === 0 ? true : undefined;
+    }, 'the due runs to end', 30_000);
     const before = await ledger();
     const refusals: [unknown, string][] = [
       [{ action: 'cancel', filter: {} }, 'filter'],

@@ -45,6 +45,14 @@ export function nextBackoff(previousMs: number | null, backoff: { initialMs: num
   return previousMs === null ? backoff.initialMs : Math.min(backoff.maxMs, previousMs * 2);
 }
 
+/**
+ * The concurrency of a held worker (see throttle): 2, not 1, since a completing job fetches the next
+ * only while the jobs and fetches in hand are at most the concurrency, and a blocking fetch may be
+ * one of them: at 1, a fetch stuck on a connection a failover broke kept a Cluster shard's worker
+ * from taking its waiting jobs at all.
+ */
+const HELD_CONCURRENCY = 2;
+
 /** How often a worker is checked for a main loop that ended by itself (see watch). */
 const WATCHDOG_MS = 1_000;
 
@@ -85,17 +93,14 @@ export class SupervisedWorker {
   }
 
   /**
-   * While `held`, the worker fetches a job only when it has none: BullMQ fetches while its jobs in
-   * hand are fewer than its concurrency, so lowering that to 1 stops the fetching without touching
-   * the jobs in hand, and raising it back lets a job's completion fetch the next at once.
+   * While `held`, the worker takes a new job about as its jobs complete, not more: BullMQ fetches
+   * while its jobs and fetches in hand are fewer than its concurrency, so lowering that to
+   * HELD_CONCURRENCY holds the fetching without touching the jobs in hand, and raising it back lets
+   * the worker fetch at once.
    */
   throttle(held: boolean): void {
     this.held = held;
-    if (!this.worker) return;
-    this.worker.concurrency = held ? 1 : this.concurrency;
-    // Raised back, the loop must look again now: it may be waiting on its one fetch or job, which
-    // can take long (a blocking fetch through a failover). BullMQ's own resume() wakes it so.
-    if (!held) (this.worker as unknown as { mainLoopQueue?: { add(p: Promise<undefined>): void } | null }).mainLoopQueue?.add(Promise.resolve(undefined));
+    if (this.worker) this.worker.concurrency = held ? HELD_CONCURRENCY : this.concurrency;
   }
 
   /**
@@ -114,7 +119,7 @@ export class SupervisedWorker {
     const worker = this.options.build();
     this.worker = worker;
     this.concurrency = worker.concurrency;
-    if (this.held) worker.concurrency = 1;
+    if (this.held) worker.concurrency = HELD_CONCURRENCY;
     this.ready = false;
     worker.on('error', (error: Error) => this.onError(worker, error));
     if (this.options.onFailed) {

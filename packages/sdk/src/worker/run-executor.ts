@@ -140,8 +140,8 @@ export class RunExecutor {
 
   /**
    * A batch job (dispatch-batches.ts): waits for the runs' common instant, then claims as many of
-   * them at once as the worker has places free, in one statement, and the rest as places free,
-   * until every run is claimed. The job completes then, and its runs execute behind it, each as if it came alone, its lease
+   * them at once as the worker has places free, in one statement, until every run is claimed. The
+   * job completes then, and its runs execute behind it, each as if it came alone, its lease
    * guarding it as a final verdict written behind is guarded: a worker that dies leaves its runs
    * to the reaper. A job held until the last of its runs ended would keep the worker from fetching
    * (see Permits) while one slow run finished. A run that must run again later (a retry, blocked,
@@ -154,8 +154,7 @@ export class RunExecutor {
     if (runs.length < batch.runs.length) this.logger.warn(`batch job ${job.id} names ${batch.runs.length - runs.length} runs that are not run ids; skipping them`);
     if (batch.dueAt !== undefined) await this.waitFor(batch.dueAt);
     const progress = batchProgress(job, runs.length);
-    // Each run once its claim is in: executing behind the job, or, if the claim failed, handed on.
-    const claimed: Promise<void>[] = [];
+    const handedOn: Promise<void>[] = [];
     let next = 0;
     while (next < runs.length) {
       const taken = await this.permits.take(runs.length - next);
@@ -164,34 +163,29 @@ export class RunExecutor {
       next += taken;
       const claimStartedAt = Date.now();
       const attemptStartedAt = new Date(this.ledger.clock.now());
-      // Not awaited: places that free while a claim is in flight take the next runs at once, and
-      // their claims join the next statement (MicroBatcher) rather than go one by one.
-      for (const [i, claim] of this.ledger.claimAll(chunk).entries()) {
-        const runId = chunk[i]!;
+      const claims = await Promise.allSettled(this.ledger.claimAll(chunk));
+      for (const [i, runId] of chunk.entries()) {
+        const claim = claims[i]!;
+        if (claim.status === 'rejected') {
+          this.permits.release(1);
+          handedOn.push(this.dispatcher.later(batch.queue, runId, Date.now() + BLOCKED_RETRY_MS));
+          continue;
+        }
         const carried: Carried = { runId, jobId: job.id, traceparent: batch.traceparent };
-        claimed.push(
-          claim.then(
-            (answer) =>
-              this.behind(
-                this.afterClaim(carried, answer, claimStartedAt, attemptStartedAt)
-                  .finally(() => this.permits.release(1))
-                  // Its place is free once it ran: handing it on is the transport's wait, not a place's.
-                  .then((later) => (later === null ? undefined : this.dispatcher.later(batch.queue, runId, later)))
-                  .catch((error: Error) => this.logger.error(`run ${runId} of batch job ${job.id} failed: ${error.message}; its lease will expire and the run will be retried`)),
-              ),
-            () => {
-              this.permits.release(1);
-              return this.dispatcher.later(batch.queue, runId, Date.now() + BLOCKED_RETRY_MS);
-            },
-          ),
+        this.behind(
+          this.afterClaim(carried, claim.value, claimStartedAt, attemptStartedAt)
+            .finally(() => this.permits.release(1))
+            // Its place is free once it ran: handing it on is the transport's wait, not a place's.
+            .then((later) => (later === null ? undefined : this.dispatcher.later(batch.queue, runId, later)))
+            .catch((error: Error) => this.logger.error(`run ${runId} of batch job ${job.id} failed: ${error.message}; its lease will expire and the run will be retried`)),
         );
       }
       progress(chunk.length);
     }
     // Not taken before the worker began to stop: due now, for another worker.
-    claimed.push(...runs.slice(next).map((runId) => this.dispatcher.later(batch.queue, runId, Date.now())));
+    handedOn.push(...runs.slice(next).map((runId) => this.dispatcher.later(batch.queue, runId, Date.now())));
     // Should a hand-over fail, the job fails and BullMQ tries it again: the runs claimed meanwhile are refused by their claims.
-    await Promise.all(claimed);
+    await Promise.all(handedOn);
     await this.dispatcher.batchDone(batch.queue, batch.runs).catch(() => undefined);
   }
 
