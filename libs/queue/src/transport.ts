@@ -21,7 +21,7 @@ export type RunsProcessor = Processor<RunsJobData, unknown, RunsJobName>;
 export interface RunsConsumer {
   /** Stops fetching, lets running jobs finish, and ends any recovery under way. */
   close(): Promise<void>;
-  /** While `held`, each shard's worker fetches a job only when it has none (the runs it holds fill its places); false lifts it. */
+  /** While `held` (the runs it holds fill its places), each shard's worker takes a new job only as one completes; false lifts it. */
   throttle(held: boolean): void;
 }
 

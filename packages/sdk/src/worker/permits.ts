@@ -2,8 +2,9 @@
  * A worker's places for runs executing at once. BullMQ's concurrency counts jobs, and a batch job
  * carries many runs, so the runs themselves take places here: a plain job's run one, a batch's as
  * many as are free, which it then claims in one statement. While every place is taken the worker
- * fetches no more jobs (`onFull`): runs it cannot start would wait in its memory rather than in the
- * transport, where a run of a better priority or another tenant's turn can still pass them.
+ * takes a new job only as one completes (`onFull`, RunsConsumer.throttle): runs it cannot start
+ * would wait in its memory rather than in the transport, where a run of a better priority or
+ * another tenant's turn can still pass them.
  */
 export class Permits {
   private free: number;

@@ -205,7 +205,7 @@ export class RunExecutor {
     while (this.executing.size > 0) await Promise.allSettled([...this.executing]);
   }
 
-  /** Tells `listener` when every place for runs is taken (the worker should fetch no more) and when one frees. */
+  /** Tells `listener` when every place for runs is taken (the worker should hold its fetching) and when one frees. */
   whenFull(listener: (full: boolean) => void): void {
     this.permits.onFull(listener);
   }
