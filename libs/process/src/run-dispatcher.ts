@@ -123,10 +123,13 @@ export class RunDispatcher {
             const shape = special ? await this.shapes.read(bullQueue) : this.shapes.current(bullQueue);
             // Runs of priority 1 or 2 that go to the prioritized set take the batch's default ones there behind them.
             const prioritized = shape.prioritized || group.some((item) => (item.priority ?? DEFAULT_PRIORITY) < DEFAULT_PRIORITY && !shape.listed);
-            const jobs = groupForJobs(group, this.batchMax, this.delays.now());
-            const batches = jobs.flatMap((job) => (job.items.length > 1 ? [{ id: batchJobId(job.items.map((i) => i.id)), runs: job.items.map((i) => i.id) }] : []));
-            await this.queues.enterBatches(bullQueue, batches);
-            await bullQueue.addBulk(jobs.map((job) => this.jobOf(job, traceparent, { ...shape, prioritized })));
+            if (this.batchMax <= 1) {
+              await bullQueue.addBulk(group.map((item) => this.job(item, traceparent, { ...shape, prioritized })));
+              return;
+            }
+            const jobs = groupForJobs(group, this.batchMax, this.delays.now()).map((job) => this.jobOf(job, traceparent, { ...shape, prioritized }));
+            await this.queues.enterBatches(bullQueue, jobs.flatMap((job) => ('runs' in job.data ? [{ id: job.opts.jobId, runs: job.data.runs }] : [])));
+            await bullQueue.addBulk(jobs);
           } catch {
             refused.push(...group.map((i) => i.id));
           }

@@ -69,7 +69,7 @@ export class SupervisedWorker {
   /** When the worker last resumed, and the wait that preceded it: an error soon after continues that streak. */
   private resumed: { at: number; waitMs: number | null } = { at: -Infinity, waitMs: null };
   private readonly backoff: { initialMs: number; maxMs: number };
-  /** Whether fetching is held to one job at a time (see throttle), and the concurrency the worker was built with. */
+  /** Whether fetching is held to HELD_CONCURRENCY (see throttle), and the concurrency the worker was built with. */
   private held = false;
   private concurrency = 1;
 
