@@ -2,7 +2,8 @@
  * The run repositories speak in domain results, never in Postgres errors: a repeated idempotency
  * key is `deduped`, a claim blocked by a running exclusive run of its schedule is `blocked`. And the
  * slot writer keeps a run only when its slot's tick was written. And the batch statements store
- * JSON exactly as given, whatever its strings hold.
+ * JSON exactly as given, whatever its strings hold. And a run's checkpoints read back in the order
+ * they were stored, even those begun in one millisecond.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId, specHash } from '@kairos/domain';
@@ -138,5 +139,21 @@ describe('the run repositories', () => {
     expect(row).toEqual({ payload: { odd, list: [odd] }, result: { odd }, error: { message: replaced }, reason_text: replaced });
     const event = (await runs.events(t.db, run.id)).at(-1)!;
     expect(event).toMatchObject({ kind: 'failed', detail: { reasonText: replaced, error: { message: replaced }, response: { body: replaced } } });
+  });
+  it('reads checkpoints begun in one millisecond in the order they were stored, whatever their names, a park last', async () => {
+    const run = adHoc();
+    await inTransaction(t.db, (tx) => runs.insertRuns(tx, [run]));
+    const at = '2026-12-05T10:00:00.123Z';
+    // Stored out of name order: z, then a patch marker, then b; then a sleep begun in the same millisecond, still parked.
+    await t.db.query(
+      `INSERT INTO run_checkpoints (run_id, name, kind, state, result, lease_epoch, started_at, finished_at, wake_at) VALUES
+         ($1, 'z', 'step', 'succeeded', 'null', 1, $2, $2::timestamptz + interval '1 microsecond', NULL),
+         ($1, 'patch:audit', 'step', 'succeeded', 'false', 1, $2, $2::timestamptz + interval '2 microseconds', NULL),
+         ($1, 'b', 'step', 'succeeded', 'null', 1, $2, $2::timestamptz + interval '3 microseconds', NULL),
+         ($1, 'sleep#1', 'sleep', 'sleeping', NULL, 1, $2, NULL, $2::timestamptz + interval '1 hour')`,
+      [run.id, at],
+    );
+    const read = (await runs.checkpointsOf(t.db, [run.id])).get(run.id)!;
+    expect(read.map((c) => c.name)).toEqual(['z', 'patch:audit', 'b', 'sleep#1']);
   });
 });

@@ -403,7 +403,9 @@ export class RunRepository {
        FROM run_checkpoints WHERE run_id = ANY($1::uuid[])
          -- The marker a failed step leaves for replays (the SDK's FAILED_PREFIX) is no checkpoint of the run's story.
          AND name NOT LIKE 'failed:%'
-       ORDER BY started_at, name`,
+       -- A step's start is the worker's reading of the clock, to the millisecond: checkpoints begun
+       -- in one millisecond go in the order they were stored (finished; a park last).
+       ORDER BY started_at, finished_at NULLS LAST, name`,
       [runIds],
     );
     for (const { runId, ...row } of rows) byRun.set(runId, [...(byRun.get(runId) ?? []), row]);
