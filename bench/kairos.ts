@@ -12,6 +12,7 @@ import { startKairos, type StartedKairos } from '@kairos/process';
 import { KairosWorker } from '@kairos/sdk';
 import { SchedulerModule } from '../apps/scheduler/src/scheduler.module.js';
 import { WorkerModule } from '../apps/worker/src/worker.module.js';
+import { produceRuns } from './producer.js';
 import { REDIS_URL, cpuPerRun, cpuSpent, sandbox, until, type CpuSpent, type Sandbox } from './sandbox.js';
 
 export const RUNS = Number(process.env.KAIROS_BENCH_RUNS ?? 20_000);
@@ -27,29 +28,30 @@ export const CONCURRENCY = Number(process.env.KAIROS_BENCH_CONCURRENCY ?? loadCo
 export type TransportKind = TransportConfig['kind'];
 export const TRANSPORTS = (process.env.KAIROS_BENCH_TRANSPORTS ?? 'redis,postgres').split(',').map((t) => t.trim()) as TransportKind[];
 for (const t of TRANSPORTS) if (t !== 'redis' && t !== 'postgres') throw new Error(`KAIROS_BENCH_TRANSPORTS: "${t}" is neither redis nor postgres`);
-export const RETRY = { maxAttempts: 1, backoff: { type: 'fixed' as const, baseMs: 1_000, maxMs: 1_000, jitter: 0 } };
+export { RETRY } from './producer.js';
 
 export function transportOf(kind: TransportKind, box: Sandbox): TransportConfig {
   return kind === 'redis' ? { kind, url: REDIS_URL } : { kind, url: box.url, schema: TRANSPORT_SCHEMA };
 }
 
+/** The environment the bench gives Kairos on a sandbox, in this process or in a child (see apart.ts). */
+export function kairosEnv(kind: TransportKind, box: Sandbox): Record<string, string> {
+  return {
+    DATABASE_URL: box.url,
+    REDIS_URL: kind === 'redis' ? REDIS_URL : '',
+    KAIROS_QUEUE_PREFIX: box.prefix,
+    KAIROS_WORKER_CONCURRENCY: String(CONCURRENCY),
+    DATABASE_POOL_SIZE: String(Math.min(40, CONCURRENCY + 8)),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    // The runs a transport job carries, when the bench's own environment sets it: `KAIROS_DISPATCH_BATCH=1 npm run bench -- throughput` measures every run alone.
+    ...(process.env.KAIROS_DISPATCH_BATCH !== undefined && { KAIROS_DISPATCH_BATCH: process.env.KAIROS_DISPATCH_BATCH }),
+  };
+}
+
 export function kairos(kind: TransportKind, box: Sandbox, roles: ('scheduler' | 'worker')[] = ['scheduler', 'worker'], env: Record<string, string> = {}): Promise<StartedKairos> {
-  return startKairos(
-    { name: 'bench', defaultRoles: roles, modules: { scheduler: SchedulerModule, worker: WorkerModule } },
-    {
-      DATABASE_URL: box.url,
-      REDIS_URL: kind === 'redis' ? REDIS_URL : '',
-      KAIROS_QUEUE_PREFIX: box.prefix,
-      KAIROS_WORKER_CONCURRENCY: String(CONCURRENCY),
-      DATABASE_POOL_SIZE: String(Math.min(40, CONCURRENCY + 8)),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      // The runs a transport job carries, when the bench's own environment sets it: `KAIROS_DISPATCH_BATCH=1 npm run bench -- throughput` measures every run alone.
-      ...(process.env.KAIROS_DISPATCH_BATCH !== undefined && { KAIROS_DISPATCH_BATCH: process.env.KAIROS_DISPATCH_BATCH }),
-      ...env,
-    },
-  );
+  return startKairos({ name: 'bench', defaultRoles: roles, modules: { scheduler: SchedulerModule, worker: WorkerModule } }, { ...kairosEnv(kind, box), ...env });
 }
 
 /** A throughput phase's rate and the CPU it spent per run. */
@@ -97,29 +99,10 @@ export async function kairosThroughput(
   await worker?.start();
   const { RunDispatcher } = await import('@kairos/process');
   const dispatcher = app.app.get(RunDispatcher);
-  const runs = new RunRepository();
-  const namespaceId = (await box.db.query(`SELECT id FROM namespaces WHERE name = 'default'`)).rows[0].id as string;
   await probe?.before(box);
   const cpu = cpuSpent();
   const started = performance.now();
-  for (let i = 0; i < RUNS; i += 500) {
-    const now = new Date();
-    const batch = Array.from({ length: Math.min(500, RUNS - i) }, () =>
-      manualRun({
-        id: newId(),
-        namespaceId,
-        availableAt: now,
-        target: { type: 'handler', name: 'noop', queue: userWorker ? 'bench' : 'default' },
-        payload: null,
-        retry: RETRY,
-        timeoutMs: 60_000,
-        idempotencyKey: null,
-        actor: 'bench',
-      }),
-    );
-    await inTransaction(box.db, (tx) => runs.insertRuns(tx, batch));
-    await dispatcher.dispatch(batch.flatMap((r) => dispatchItemOf(r) ?? []));
-  }
+  await produceRuns({ newId, manualRun, dispatchItemOf, inTransaction, runs: new RunRepository() }, box.db, dispatcher, RUNS, userWorker ? 'bench' : 'default');
   // Watch the workers' verdict counts, which count verdicts after they commit, as the raw side
   // counts completions in memory: polling the runs table would load the database being measured.
   const verdicts = app.app.get(Registry).getSingleMetric('kairos_run_verdicts_total')!;

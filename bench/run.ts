@@ -3,7 +3,9 @@
  * and BullMQ's PostgreSQL backend in the bench database), same worker concurrency; throughput and
  * the herd also against graphile-worker, a job queue on Postgres alone (see graphile.ts). Two figures each:
  *   throughput  durable runs per second: ledger insert, dispatch, BullMQ, claim, noop, fenced verdict
- *               (raw BullMQ: add, process noop, complete)
+ *               (raw BullMQ: add, process noop, complete); also with the roles apart, the scheduler
+ *               (and the producer) and the worker each a process from the build, with Node's CPU
+ *               per run of each (see apart.ts; KAIROS_BENCH_CPU_PROF=<dir> profiles both)
  *   lateness    actual start minus slot, p50/p99/max, for 2,000 one-shot timers spread over 10 s
  *               (raw BullMQ: 2,000 delayed jobs, processing start minus due time), and each start's
  *               distance from its slot for 50 every-second schedules over 20 s

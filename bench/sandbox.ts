@@ -13,7 +13,7 @@ export const ADMIN_URL = process.env.KAIROS_BENCH_ADMIN_URL ?? 'postgresql://pos
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The Node options `npm start` and `npm run start:<role>` give Kairos (its V8 heap budget). */
-const NODE_FLAGS = /\bnode ((?:--\S+ )*)dist\//.exec(JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).scripts.start)![1]!.split(' ').filter(Boolean);
+export const NODE_FLAGS = /\bnode ((?:--\S+ )*)dist\//.exec(JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).scripts.start)![1]!.split(' ').filter(Boolean);
 
 export interface Sandbox {
   name: string;
@@ -202,9 +202,9 @@ export interface Child {
   exited: Promise<void>;
 }
 
-/** Starts a Kairos role from the build (`dist/`) on the sandbox, as `npm run start:<role>` does. */
-export function startBuilt(name: string, app: 'kairos' | 'api' | 'scheduler' | 'worker', box: Sandbox, env: Record<string, string> = {}): Child {
-  const child = spawn(process.execPath, [...NODE_FLAGS, `dist/apps/${app}/src/main.js`], {
+/** Starts a Kairos role from the build (`dist/`) on the sandbox, as `npm run start:<role>` does; `flags` go to Node (--cpu-prof, say). */
+export function startBuilt(name: string, app: 'kairos' | 'api' | 'scheduler' | 'worker', box: Sandbox, env: Record<string, string> = {}, flags: readonly string[] = []): Child {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...flags, `dist/apps/${app}/src/main.js`], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: box.url, REDIS_URL, KAIROS_QUEUE_PREFIX: box.prefix, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

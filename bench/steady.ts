@@ -10,6 +10,7 @@ import { newId, specHash } from '@kairos/domain';
 import { readScheduleCreate } from '@kairos/domain/wire';
 import { ScheduleRepository, inTransaction } from '@kairos/ledger';
 import { openTransport, type RunsProcessor, type Transport } from '@kairos/queue';
+import { apartBuilt, kairosApartThroughput, type ApartThroughput } from './apart.js';
 import { GRAPHILE_CONCURRENCY, graphileThroughput } from './graphile.js';
 import { CONCURRENCY, ROUNDS, RUNS, TRANSPORTS, kairos, kairosThroughput, transportOf, type Throughput, type TransportKind } from './kairos.js';
 import { cpuPerRun, cpuSpent, fmt, inShape, machineShapes, median, medianCpu, percentile, printTable, sandbox, sleep, until, type CpuSpent, type MachineShape, type Sandbox } from './sandbox.js';
@@ -136,11 +137,16 @@ interface Figures {
   graphileTps: number[];
   kairosTps: number[];
   sdkTps: number[];
+  /** The roles apart (see apart.ts): empty when there is no build to start them from. */
+  apartTps: number[];
   /** CPU per run of each throughput round, same order. */
   rawCpu: CpuSpent[];
   graphileCpu: CpuSpent[];
   kairosCpu: CpuSpent[];
   sdkCpu: CpuSpent[];
+  apartCpu: CpuSpent[];
+  /** Node's CPU per run of each process with the roles apart, each round. */
+  apartRoles: Pick<ApartThroughput, 'scheduler' | 'worker'>[];
   rawLate: number[];
   kairosLate: number[];
 }
@@ -168,6 +174,13 @@ function cpuRows(f: Figures): string[][] {
     row('graphile-worker', f.graphileCpu),
     row('Kairos', f.kairosCpu),
     row('Kairos, a user worker (SDK)', f.sdkCpu),
+    ...(f.apartCpu.length === 0
+      ? []
+      : [
+          row('Kairos, roles apart (both processes)', f.apartCpu),
+          ['  scheduler process (with the producer)', fmt(median(f.apartRoles.map((r) => r.scheduler))), '', '', '', '', ''],
+          ['  worker process', fmt(median(f.apartRoles.map((r) => r.worker))), '', '', '', '', ''],
+        ]),
   ];
 }
 
@@ -178,12 +191,14 @@ function cpuRows(f: Figures): string[][] {
 export async function steadyScenarios(which: Set<string>): Promise<void> {
   const shapes = which.has('throughput') ? machineShapes() : ['shared' as const];
   const key = (shape: MachineShape, kind: TransportKind): string => `${shape}/${kind}`;
-  const empty = (): Figures => ({ rawTps: [], graphileTps: [], kairosTps: [], sdkTps: [], rawCpu: [], graphileCpu: [], kairosCpu: [], sdkCpu: [], rawLate: [], kairosLate: [] });
+  const empty = (): Figures => ({ rawTps: [], graphileTps: [], kairosTps: [], sdkTps: [], apartTps: [], rawCpu: [], graphileCpu: [], kairosCpu: [], sdkCpu: [], apartCpu: [], apartRoles: [], rawLate: [], kairosLate: [] });
   const figures = new Map<string, Figures>(shapes.flatMap((shape) => TRANSPORTS.map((kind) => [key(shape, kind), empty()] as const)));
   const record = (tps: number[], cpu: CpuSpent[], measured: Throughput): void => {
     tps.push(measured.perSecond);
     cpu.push(measured.cpu);
   };
+  const apart = which.has('throughput') && apartBuilt();
+  if (which.has('throughput') && !apart) process.stdout.write('throughput with the roles apart: not measured (it starts them from the build: run `npm run build` first)\n');
   // Alternate the sides, the transports and the shapes so that a noisy moment of the machine does not land on one only.
   for (let round = 0; round < (which.has('throughput') ? ROUNDS : 0); round++) {
     for (const shape of shapes) {
@@ -199,6 +214,11 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
           record(f.rawTps, f.rawCpu, await rawThroughput(kind));
           record(f.kairosTps, f.kairosCpu, await kairosThroughput(kind));
           record(f.sdkTps, f.sdkCpu, await kairosThroughput(kind, true));
+          if (apart) {
+            const measured = await kairosApartThroughput(kind);
+            record(f.apartTps, f.apartCpu, measured);
+            f.apartRoles.push({ scheduler: measured.scheduler, worker: measured.worker });
+          }
         }
       });
     }
@@ -214,7 +234,7 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
    * The table of one transport (the Kairos columns beside the raw ones), with graphile-worker's
    * throughput and Kairos's ratio to it when `graphileTps` is given (its lateness is not measured).
    */
-  const rows = (f: Omit<Figures, 'rawCpu' | 'graphileTps' | 'graphileCpu' | 'kairosCpu' | 'sdkCpu'>, columns: [string, string, string], graphileTps: number[] | null): string[][] => {
+  const rows = (f: Omit<Figures, 'rawCpu' | 'graphileTps' | 'graphileCpu' | 'kairosCpu' | 'sdkCpu' | 'apartCpu' | 'apartRoles'>, columns: [string, string, string], graphileTps: number[] | null): string[][] => {
     const [raw, side, vsRaw] = columns;
     const out = [graphileTps ? ['', raw, 'graphile-worker', side, vsRaw, `${side} / graphile`] : ['', ...columns]];
     /** A throughput row: the median of the rounds' rates and of each round's ratios to the anchors of that round. */
@@ -231,6 +251,7 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
         throughput(`throughput (runs/s, ${RUNS} noop runs, median of ${ROUNDS})`, f.kairosTps),
         throughput('throughput, a user worker (SDK KairosWorker, own queue)', f.sdkTps),
       );
+      if (f.apartTps.length > 0) out.push(throughput('throughput, roles apart (scheduler and worker processes, from dist/)', f.apartTps));
     }
     if (f.rawLate.length > 0) {
       const [r50, r99, k50, k99] = [percentile(f.rawLate, 50), percentile(f.rawLate, 99), percentile(f.kairosLate, 50), percentile(f.kairosLate, 99)];
@@ -250,7 +271,7 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
       if (f.rawTps.length > 0) {
         const list = (tps: number[]): string => tps.map((v) => fmt(v)).join(', ');
         process.stdout.write(
-          `throughput rounds: BullMQ ${list(f.rawTps)}; graphile-worker ${list(f.graphileTps)}; Kairos ${list(f.kairosTps)}; user worker ${list(f.sdkTps)}\n`,
+          `throughput rounds: BullMQ ${list(f.rawTps)}; graphile-worker ${list(f.graphileTps)}; Kairos ${list(f.kairosTps)}; user worker ${list(f.sdkTps)}${f.apartTps.length > 0 ? `; roles apart ${list(f.apartTps)}` : ''}\n`,
         );
         printTable(cpuRows(f));
       }
@@ -260,7 +281,7 @@ export async function steadyScenarios(which: Set<string>): Promise<void> {
       const r = figures.get(key(shape, 'redis'))!;
       const p = figures.get(key(shape, 'postgres'))!;
       process.stdout.write(`\nKairos on the Postgres transport against Kairos on Redis, ${SHAPE_LABELS[shape]}\n`);
-      printTable(rows({ rawTps: r.kairosTps, kairosTps: p.kairosTps, sdkTps: p.sdkTps, rawLate: r.kairosLate, kairosLate: p.kairosLate }, ['Redis', 'Postgres', 'Postgres / Redis'], null));
+      printTable(rows({ rawTps: r.kairosTps, kairosTps: p.kairosTps, sdkTps: p.sdkTps, apartTps: p.apartTps, rawLate: r.kairosLate, kairosLate: p.kairosLate }, ['Redis', 'Postgres', 'Postgres / Redis'], null));
     }
   }
   if (everySecond.size > 0) {
