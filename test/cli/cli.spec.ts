@@ -188,6 +188,15 @@ describe('the kairos CLI', () => {
     const parked = await cli('fsck', '--json');
     expect(JSON.parse(parked.out)).toContainEqual({ check: 'parked-run-has-checkpoint', subject: `run ${later}`, detail: 'run is sleeping but has no sleep with its wake instant' });
     await t.db.query(`UPDATE runs SET state = 'queued' WHERE id = $1`, [later]);
+
+    // No foreign key holds a run to its namespace: fsck does.
+    const ownNamespace = (await t.db.query(`SELECT namespace_id FROM runs WHERE id = $1`, [later])).rows[0].namespace_id as string;
+    const nowhere = '01a226b4-d238-7c31-b6af-28c7c8951eaa';
+    await t.db.query(`UPDATE runs SET namespace_id = $2 WHERE id = $1`, [later, nowhere]);
+    const homeless = await cli('fsck', '--json');
+    expect(JSON.parse(homeless.out)).toContainEqual({ check: 'run-has-namespace', subject: `run ${later}`, detail: `belongs to namespace ${nowhere}, which does not exist` });
+    await t.db.query(`UPDATE runs SET namespace_id = $2 WHERE id = $1`, [later, ownNamespace]);
+    expect(await cli('fsck')).toEqual({ code: 0, out: 'ledger ok: no invariant is broken' });
   });
 
   it('migrate reports an up-to-date ledger, and usage errors exit 2', async () => {

@@ -3,7 +3,9 @@
  * key is `deduped`, a claim blocked by a running exclusive run of its schedule is `blocked`. And the
  * slot writer keeps a run only when its slot's tick was written. And the batch statements store
  * JSON exactly as given, whatever its strings hold. And a run's checkpoints read back in the order
- * they were stored, even those begun in one millisecond.
+ * they were stored, even those begun in one millisecond. And a batch's verdicts write the outcome
+ * events subscriptions read as the trigger of every other path writes them, and none while nobody
+ * listens.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId, specHash } from '@kairos/domain';
@@ -155,5 +157,67 @@ describe('the run repositories', () => {
     );
     const read = (await runs.checkpointsOf(t.db, [run.id])).get(run.id)!;
     expect(read.map((c) => c.name)).toEqual(['z', 'patch:audit', 'b', 'sleep#1']);
+  });
+  it('writes the outcome events of a batch of verdicts as the trigger of other paths does, after the run.dead events, and none nobody listens to', async () => {
+    const boom = { message: 'boom' };
+    const claimAll = async (made: NewRun[]) => {
+      await inTransaction(t.db, (tx) => runs.insertRuns(tx, made));
+      const claims = await leases.claimMany(t.db, made.map((r) => r.id), 'worker-o', 60_000);
+      return claims.map((c) => (c as Extract<typeof c, { kind: 'claimed' }>).run.leaseEpoch);
+    };
+    const finish = async (made: NewRun[], epochs: number[]) =>
+      leases.finishMany(
+        t.db,
+        'worker-o',
+        made.map((r, i) => ({
+          runId: r.id,
+          epoch: epochs[i]!,
+          verdict: i === 0
+            ? { state: 'succeeded' as const, result: null, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null, response: null }
+            : { state: 'dead' as const, result: null, error: boom, reasonCode: 'HANDLER_ERROR' as const, reasonText: 'boom', response: null },
+        })),
+      );
+    const outbox = async (ids: string[]) =>
+      (await t.db.query<{ topic: string; aggregate_id: string; payload: Record<string, unknown> }>(
+        `SELECT topic, aggregate_id, payload FROM outbox WHERE aggregate_id = ANY($1::uuid[]) ORDER BY id`,
+        [ids],
+      )).rows;
+
+    // Nobody listens: the dead-letter event alone.
+    const quiet = [adHoc(), adHoc()];
+    await finish(quiet, await claimAll(quiet));
+    expect((await outbox(quiet.map((r) => r.id))).map((e) => [e.topic, e.aggregate_id])).toEqual([['run.dead', quiet[1]!.id]]);
+
+    await t.db.query(
+      `INSERT INTO subscriptions (id, namespace_id, url, events, format, state) VALUES ($1, $2, 'http://127.0.0.1:9/hook', '{run.succeeded,run.failed}', 'json', 'active')`,
+      [newId(), namespaceId],
+    );
+    try {
+      const heard = [adHoc(), adHoc()];
+      await finish(heard, await claimAll(heard));
+      const [succeeded, dead] = heard.map((r) => r.id);
+      const scheduledFor = (id: string) => t.db.query(`SELECT to_jsonb(scheduled_for) AS at FROM runs WHERE id = $1`, [id]).then((q) => q.rows[0].at as string);
+      const common = async (id: string) => ({ runId: id, scheduleId: null, sensorId: null, attempt: 1, maxAttempts: 1, scheduledFor: await scheduledFor(id) });
+      const [first, ...outcomes] = await outbox([succeeded!, dead!]);
+      expect(first).toEqual({ topic: 'run.dead', aggregate_id: dead, payload: { runId: dead, scheduleId: null, reasonCode: 'HANDLER_ERROR', reasonText: 'boom' } });
+      expect(outcomes).toHaveLength(2);
+      expect(outcomes).toEqual(
+        expect.arrayContaining([
+          { topic: 'run.succeeded', aggregate_id: succeeded, payload: await common(succeeded!) },
+          { topic: 'run.failed', aggregate_id: dead, payload: { ...(await common(dead!)), willRetry: false, reasonCode: 'HANDLER_ERROR', reasonText: 'boom', nextAttemptAt: null } },
+        ]),
+      );
+
+      // A run ended dead by another path (as the reaper ends a poisoned run) is told by the trigger, in the same words.
+      const other = adHoc();
+      await claimAll([other]);
+      await t.db.query(
+        `UPDATE runs SET state = 'dead', reason_code = 'HANDLER_ERROR', reason_text = 'boom', error = '{"message":"boom"}', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE id = $1`,
+        [other.id],
+      );
+      expect((await outbox([other.id])).map((e) => e.payload)).toEqual([{ ...(await common(other.id)), willRetry: false, reasonCode: 'HANDLER_ERROR', reasonText: 'boom', nextAttemptAt: null }]);
+    } finally {
+      await t.db.query(`DELETE FROM subscriptions WHERE namespace_id = $1`, [namespaceId]);
+    }
   });
 });

@@ -166,6 +166,12 @@ const CHECKS: Check[] = [
           FROM runs s WHERE s.parent_run_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs g WHERE g.id = s.parent_run_id)`,
   },
   {
+    // No foreign key holds a run to its namespace (namespaces are never deleted): this check does.
+    name: 'run-has-namespace',
+    sql: `SELECT 'run ' || r.id AS subject, 'belongs to namespace ' || r.namespace_id || ', which does not exist' AS detail
+          FROM runs r WHERE NOT EXISTS (SELECT 1 FROM namespaces n WHERE n.id = r.namespace_id)`,
+  },
+  {
     name: 'overdue-schedule',
     sql: `SELECT 'schedule ' || id AS subject, 'active but its next slot ' || next_fire_at || ' was never evaluated' AS detail
           FROM schedules WHERE status = 'active' AND next_fire_at < now() - interval '5 minutes'`,
