@@ -30,11 +30,12 @@ export function scheduleEvent(topic: DomainEventTopic, row: ScheduleRow, actor: 
 }
 
 export class OutboxRepository {
+  /** Appends events in one statement; each payload is read from the document as its JSON text and cast (json_to_recordset's own jsonb conversion cost more than the insert). */
   async append(tx: Queryable, events: readonly DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
     await tx.query(
       `INSERT INTO outbox (namespace_id, topic, aggregate_id, payload)
-       SELECT ns, topic, aggregate, payload FROM json_to_recordset($1::json) AS t(ns uuid, topic text, aggregate uuid, payload jsonb)`,
+       SELECT ns, topic, aggregate, payload::jsonb FROM json_to_recordset($1::json) AS t(ns uuid, topic text, aggregate uuid, payload text)`,
       [JSON.stringify(events.map((e) => ({ ns: e.namespaceId, topic: e.topic, aggregate: e.aggregateId, payload: e.payload })))],
     );
   }
