@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type ErrorCode } from './errors.js';
-import { firstFireAt, nextSlotWithinBounds, recurrenceOf, specHash, type ScheduleSpec } from './schedule-spec.js';
+import { canonicalJson, firstFireAt, nextSlotWithinBounds, recurrenceOf, specHash, type ScheduleSpec } from './schedule-spec.js';
+import { requestHash } from './request-hash.js';
 import { readScheduleCreate } from './wire/index.js';
 
 /** Monday 2026-06-01 12:00 UTC (14:00 in Berlin, CEST). */
@@ -444,5 +445,65 @@ describe('specHash', () => {
     const variants = [{ startAtMs: NOW }, { endAtMs: NOW }, { maxRuns: NOW }, { jitterMs: NOW }, { timeoutMs: NOW }];
     const hashes = new Set(variants.map((v) => specHash({ ...base, ...v })));
     expect(hashes.size).toBe(variants.length);
+  });
+});
+
+describe('stored hashes', () => {
+  // Written by the implementation before canonicalJson was rewritten for speed: spec_hash and
+  // request_hash are stored, and an apply or a repeated request compares against them.
+  it('specHash gives the hashes stored before', () => {
+    const nightly = parse({
+      name: 'nightly',
+      timezone: 'Europe/Berlin',
+      payload: { a: 1, b: { c: [1, 2] } },
+      labels: { team: 'billing', tier: 'gold' },
+      target: { type: 'http', url: 'https://example.com/hook', headers: { 'X-A': '1', 'X-B': '2' } },
+    }).spec;
+    expect(specHash(nightly)).toBe('4e07ef387bd59d27223c9ea3cbd3454c0372f411376dc9f9a50eb7e3b42f6619');
+    const timer = readScheduleCreate({ in: '10m', target: { type: 'handler', name: 'echo' }, payload: { i: 7 }, idempotencyKey: 'timer-7' }, NOW).spec;
+    expect(specHash(timer)).toBe('042b3df7eb15e9cd03d1e5a6749c42e9cc418ead57018f9c27e926b8a35c93bb');
+    const full = readScheduleCreate(
+      {
+        cron: '0 9 * * 1-5',
+        target: { type: 'handler', name: 'echo', queue: 'media' },
+        concurrency: { key: 'payload.tenant', limit: 2 },
+        priority: 2,
+        fairness: { key: 'payload.tenant', weight: 3 },
+        expect: { succeededWithin: '15m' },
+        calendar: { weekdaysOnly: true, exclude: ['holidays'] },
+        retry: { maxAttempts: 5 },
+        payload: { tenant: 'a' },
+      },
+      NOW,
+    ).spec;
+    expect(specHash(full)).toBe('4eb26f0734360c28961ebce73bed596873fe38395da70d2def9b70a175db618b');
+  });
+
+  it('requestHash gives the hashes stored before', () => {
+    const body = { in: '10m', target: { type: 'handler', name: 'echo' }, payload: { i: 7, é: [1, null, { z: 1, a: '\u0000' }] }, idempotencyKey: 'timer-7' };
+    expect(requestHash(body)).toBe('96ad09890dc383d8fa1f14dcfd585fa444bc2bf7f59953f0fe4348ff09803d90');
+  });
+
+  /** canonicalJson as it was first written, the reference the faster one must agree with. */
+  function reference(value: unknown): string {
+    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${reference(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+  }
+
+  it.each<[string, unknown]>([
+    ['scalars', [0, -0, 1.5, -2e21, 'a"b\\c\n', '', true, false, null, Number.NaN, Infinity]],
+    ['undefined, functions and holes in arrays', Object.assign([1, undefined, () => 1, null], { 5: { b: undefined, a: [] } })],
+    ['keys sorted by UTF-16 code units', { b: 1, a: 2, B: 3, é: 4, '😀': 5, '\uffff': 6, '10': 7, '9': 8, '': 9, 'a b': 10 }],
+    ['nested objects and arrays', { z: [{ y: { x: [[], {}, [null]] } }], a: { c: undefined, b: 'q"uote' } }],
+    ['a top-level string', 'text'],
+    ['an empty object', {}],
+  ])('writes %s as before', (_name, value) => {
+    expect(canonicalJson(value)).toBe(reference(value));
   });
 });
