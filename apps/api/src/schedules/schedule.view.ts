@@ -9,6 +9,9 @@ export type ScheduleView = z.output<typeof Schedule>;
 export type TickView = z.output<typeof Tick>;
 
 export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
+  // Spelled out rather than spread into the object with fields after them, which costs V8 several µs a view.
+  const flow = flowControlView(row.flow);
+  const executable = executableView(row.target);
   return {
     id: row.id,
     name: row.name,
@@ -16,7 +19,10 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
     every: row.everyMs === null ? null : formatDuration(row.everyMs),
     at: iso(row.at),
     on: row.onEvent === null ? null : { event: row.onEvent, match: row.onMatch ?? {} },
-    ...flowControlView(row.flow),
+    debounce: flow.debounce,
+    throttle: flow.throttle,
+    rateLimit: flow.rateLimit,
+    batch: flow.batch,
     timezone: row.timezone,
     dst: dstView(row.cron, { gap: row.dstGap, overlap: row.dstOverlap }),
     catchup: {
@@ -25,7 +31,8 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
       limit: row.catchupLimit,
     },
     overlap: row.overlap,
-    ...executableView(row.target),
+    target: executable.target,
+    steps: executable.steps,
     payload: row.payload,
     retry: retryView(row.retry),
     timeout: formatDuration(row.timeoutMs),
@@ -57,41 +64,45 @@ export function scheduleView(row: ScheduleRow, deduped = false): ScheduleView {
  * PATCH is applied to, what a version records, and what a plan compares.
  */
 export function specDefinition(spec: ScheduleSpec): Record<string, unknown> {
-  return {
-    name: spec.name,
-    ...(spec.timing.kind === 'cron' ? { cron: spec.timing.cron } : {}),
-    ...(spec.timing.kind === 'every' ? { every: formatDuration(spec.timing.everyMs) } : {}),
-    ...(spec.timing.kind === 'at' ? { at: formatInstant(spec.timing.atMs) } : {}),
-    ...(spec.timing.kind === 'event' ? { on: { event: spec.timing.event, match: spec.timing.match } } : {}),
-    // Shown only when set, so a definition made before flow control existed compares unchanged.
-    ...Object.fromEntries(Object.entries(flowControlView(spec.flow)).filter(([, value]) => value !== null)),
-    timezone: spec.timezone,
-    // As declared (`auto` stays `auto`), as the view shows it.
-    dst: { gap: spec.dst.gap, overlap: spec.dst.overlap },
-    catchup: {
-      mode: spec.catchup.mode,
-      ...(spec.catchup.windowMs === null ? {} : { window: formatDuration(spec.catchup.windowMs) }),
-      ...(spec.catchup.limit === null ? {} : { limit: spec.catchup.limit }),
-    },
-    overlap: spec.overlap,
-    ...(isStepsTarget(spec.target) ? { steps: stepsView(spec.target) } : { target: targetView(spec.target) }),
-    payload: spec.payload,
-    retry: retryView(spec.retry),
-    timeout: formatDuration(spec.timeoutMs),
-    // Shown only when set, so a definition made before keys existed compares unchanged.
-    ...(spec.concurrency === null ? {} : { concurrency: spec.concurrency }),
-    ...(spec.priority === DEFAULT_PRIORITY ? {} : { priority: spec.priority }),
-    ...(spec.fairness === null ? {} : { fairness: spec.fairness }),
-    startAt: formatOptionalInstant(spec.startAtMs === null ? null : new Date(spec.startAtMs)),
-    endAt: formatOptionalInstant(spec.endAtMs === null ? null : new Date(spec.endAtMs)),
-    maxRuns: spec.maxRuns,
-    jitter: formatDuration(spec.jitterMs),
-    labels: spec.labels,
-    // Shown only when set, so a definition made before deadlines existed compares unchanged.
-    ...(spec.expect === null ? {} : { expect: { succeededWithin: formatDuration(spec.expect.succeededWithinMs) } }),
-    ...(spec.calendar === null ? {} : { calendar: spec.calendar }),
-  };
+  // Built field by field in the order the wire shows them; spreads of optional fields cost V8 several µs a definition.
+  const definition: Record<string, unknown> = { name: spec.name };
+  const { timing } = spec;
+  if (timing.kind === 'cron') definition['cron'] = timing.cron;
+  else if (timing.kind === 'every') definition['every'] = formatDuration(timing.everyMs);
+  else if (timing.kind === 'at') definition['at'] = formatInstant(timing.atMs);
+  else definition['on'] = { event: timing.event, match: timing.match };
+  // Shown only when set, so a definition made before flow control existed compares unchanged.
+  const flow = flowControlView(spec.flow);
+  for (const key of FLOW_CONTROLS) if (flow[key] !== null) definition[key] = flow[key];
+  definition['timezone'] = spec.timezone;
+  // As declared (`auto` stays `auto`), as the view shows it.
+  definition['dst'] = { gap: spec.dst.gap, overlap: spec.dst.overlap };
+  const catchup: Record<string, unknown> = { mode: spec.catchup.mode };
+  if (spec.catchup.windowMs !== null) catchup['window'] = formatDuration(spec.catchup.windowMs);
+  if (spec.catchup.limit !== null) catchup['limit'] = spec.catchup.limit;
+  definition['catchup'] = catchup;
+  definition['overlap'] = spec.overlap;
+  if (isStepsTarget(spec.target)) definition['steps'] = stepsView(spec.target);
+  else definition['target'] = targetView(spec.target);
+  definition['payload'] = spec.payload;
+  definition['retry'] = retryView(spec.retry);
+  definition['timeout'] = formatDuration(spec.timeoutMs);
+  // Shown only when set, so a definition made before keys existed compares unchanged.
+  if (spec.concurrency !== null) definition['concurrency'] = spec.concurrency;
+  if (spec.priority !== DEFAULT_PRIORITY) definition['priority'] = spec.priority;
+  if (spec.fairness !== null) definition['fairness'] = spec.fairness;
+  definition['startAt'] = formatOptionalInstant(spec.startAtMs === null ? null : new Date(spec.startAtMs));
+  definition['endAt'] = formatOptionalInstant(spec.endAtMs === null ? null : new Date(spec.endAtMs));
+  definition['maxRuns'] = spec.maxRuns;
+  definition['jitter'] = formatDuration(spec.jitterMs);
+  definition['labels'] = spec.labels;
+  // Shown only when set, so a definition made before deadlines existed compares unchanged.
+  if (spec.expect !== null) definition['expect'] = { succeededWithin: formatDuration(spec.expect.succeededWithinMs) };
+  if (spec.calendar !== null) definition['calendar'] = spec.calendar;
+  return definition;
 }
+
+const FLOW_CONTROLS = ['debounce', 'throttle', 'rateLimit', 'batch'] as const;
 
 /** One evaluated slot of a schedule and what came of it. */
 export function tickView(tick: TickRow): TickView {
