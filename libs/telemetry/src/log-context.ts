@@ -18,7 +18,9 @@ const logContext = new AsyncLocalStorage<LogFields>();
 
 /** Runs `work` with `fields` added to every line logged inside it, however deep in async calls. */
 export function withLogContext<T>(fields: LogFields, work: () => T): T {
-  return logContext.run({ ...logContext.getStore(), ...fields }, work);
+  // Outside any unit of work (a worker's run), `fields` are the context as they are: no copy.
+  const outer = logContext.getStore();
+  return logContext.run(outer === undefined ? fields : Object.assign({}, outer, fields), work);
 }
 
 /** The fields of the unit of work running now; empty outside any. */
