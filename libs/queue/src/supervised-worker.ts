@@ -8,8 +8,9 @@
  * the heap is gone, and the worker could not recover anyway. Here the first error pauses the worker
  * before its loop turns again; the transport is probed after a capped, doubling backoff, with one log
  * line per step; once it answers, the worker resumes, or is built anew if it never became ready.
+ * A worker that fetches nothing while jobs wait for it, with none in hand and nothing holding it,
+ * is built anew too (see watch).
  */
-import { performance } from 'node:perf_hooks';
 import type { Worker } from 'bullmq';
 
 export interface ConsumerLogger {
@@ -24,8 +25,8 @@ type AnyWorker = Worker<any, any, any>;
 export interface SupervisedWorkerOptions {
   /** What the worker consumes, for log lines. */
   name: string;
-  /** Builds a BullMQ worker; called again when one never became ready. */
-  build: () => AnyWorker;
+  /** Builds a BullMQ worker whose processor `processing` wraps; called again when one never became ready or stalled. */
+  build: (processing: Processing) => AnyWorker;
   /** Fails when the transport cannot serve this worker right now. */
   probe: () => Promise<void>;
   /** Turns a transport error into one line a person can act on. */
@@ -35,6 +36,10 @@ export interface SupervisedWorkerOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Told about a job whose processor threw (BullMQ's 'failed'). */
   onFailed?: (jobId: string | undefined, error: Error) => void;
+  /** How many jobs wait to be fetched by this worker; without it, a stalled worker is not looked for. */
+  backlog?: () => Promise<number>;
+  /** How long a worker may fetch nothing while jobs wait before it is built anew (default STALL_MS). */
+  stallMs?: number;
 }
 
 /** Waits between probes of a failing transport: 1 s, doubling, at most 30 s. */
@@ -53,11 +58,34 @@ export function nextBackoff(previousMs: number | null, backoff: { initialMs: num
  */
 const HELD_CONCURRENCY = 2;
 
-/** How often a worker is checked for a main loop that ended by itself (see watch). */
+/** How often a worker is checked for a main loop that ended by itself, or a stall (see watch). */
 const WATCHDOG_MS = 1_000;
+
+/** How long an idle worker may leave jobs waiting before it counts as stalled (see watch). */
+export const STALL_MS = 10_000;
 
 /** An error within this long of a resume continues the backoff instead of starting afresh. */
 const STREAK_MS = 10_000;
+
+/** The jobs a worker's processor holds, and when it last took or ended one: what a stall is told by. */
+export class Processing {
+  inHand = 0;
+  lastActivity = performance.now();
+
+  /** The processor, counted. */
+  wrap<A extends unknown[], R>(processor: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return async (...args: A): Promise<R> => {
+      this.inHand += 1;
+      this.lastActivity = performance.now();
+      try {
+        return await processor(...args);
+      } finally {
+        this.inHand -= 1;
+        this.lastActivity = performance.now();
+      }
+    };
+  }
+}
 
 export class SupervisedWorker {
   private worker: AnyWorker | null = null;
@@ -72,6 +100,9 @@ export class SupervisedWorker {
   /** Whether fetching is held to HELD_CONCURRENCY (see throttle), and the concurrency the worker was built with. */
   private held = false;
   private concurrency = 1;
+  /** The current worker's jobs in hand (see watch). */
+  private processing = new Processing();
+  private lookingForStall = false;
 
   /** Restarts a worker whose main loop ended although nobody paused or closed it (see watch). */
   private readonly watchdog: NodeJS.Timeout;
@@ -108,15 +139,47 @@ export class SupervisedWorker {
    * once a paused worker has no job left, and is marked stopped a moment later) is neither woken nor
    * started again, and the worker, no longer paused, fetches nothing for ever. Seen after a Cluster
    * failover, when the probe answered at once. A worker found so is started again.
+   *
+   * A worker may also stay running and fetch nothing: after a Cluster failover, its blocking fetch
+   * can hang on a connection to a master that is gone, no error ever comes, and the jobs of its
+   * shard wait for good. A worker that holds no job and is not held back, yet took none for
+   * stallMs while its backlog had jobs, is closed and built anew, with fresh connections.
    */
   private watch(): void {
     const worker = this.worker;
     if (this.closed || this.recovering || !this.ready || !worker || worker.closing) return;
-    if (!worker.isRunning() && !worker.isPaused()) void worker.run().catch((error: Error) => this.onError(worker, error));
+    if (!worker.isRunning() && !worker.isPaused()) {
+      void worker.run().catch((error: Error) => this.onError(worker, error));
+      return;
+    }
+    const { backlog, stallMs = STALL_MS } = this.options;
+    const processing = this.processing;
+    if (!backlog || this.lookingForStall || this.held || processing.inHand > 0 || worker.isPaused()) return;
+    if (performance.now() - processing.lastActivity < stallMs) return;
+    this.lookingForStall = true;
+    backlog()
+      .then(async (waiting) => {
+        const stalled = waiting > 0 && this.worker === worker && !this.closed && !this.recovering && !this.held && processing.inHand === 0;
+        if (stalled && performance.now() - processing.lastActivity >= stallMs) await this.rebuild(worker, waiting, stallMs);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.lookingForStall = false;
+        // Looked at: the next look is a stall period away.
+        processing.lastActivity = performance.now();
+      });
+  }
+
+  private async rebuild(worker: AnyWorker, waiting: number, stallMs: number): Promise<void> {
+    this.options.logger.warn(`${this.options.name}: took no job for ${formatWait(stallMs)} while ${waiting} waited; starting its worker again`);
+    this.ready = false;
+    await worker.close(true).catch(() => undefined);
+    if (!this.closed && this.worker === worker) this.spawn();
   }
 
   private spawn(): void {
-    const worker = this.options.build();
+    this.processing = new Processing();
+    const worker = this.options.build(this.processing);
     this.worker = worker;
     this.concurrency = worker.concurrency;
     if (this.held) worker.concurrency = HELD_CONCURRENCY;

@@ -11,7 +11,7 @@ import type { Cluster } from 'ioredis';
 import { bullPrefix, consumerConnection, producerConnection, whenReady, type RedisClient } from './redis.js';
 import { DEFAULT_RUNS_QUEUE_NAME, type RunsJobData, type RunsJobName } from './jobs.js';
 import { evenestShardCount, liveShards, shardPrefix, shardsPerMaster, splitConcurrency, type Shard } from './shards.js';
-import { SupervisedWorker, type ConsumerLogger } from './supervised-worker.js';
+import { SupervisedWorker, type ConsumerLogger, type Processing } from './supervised-worker.js';
 import { TransportUnavailableError, explainTransportError } from './transport-errors.js';
 
 export type RunsQueue = Queue<RunsJobData, unknown, RunsJobName>;
@@ -191,11 +191,21 @@ class RedisTransport implements Transport {
   consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
     const shards = liveShards(this.shards);
     const concurrency = splitConcurrency(options.concurrency, shards.length);
+    const queues = shards.map((shard) => this.queue(name, shard));
     const consumers = shards.map((shard, i) =>
-      supervise(this, shard === null ? name : `${name} shard ${shard}`, (build) => this.worker(name, processor, build(concurrency[i]!), shard), options),
+      supervise(
+        this,
+        shard === null ? name : `${name} shard ${shard}`,
+        (build, processing) => this.worker(name, processing.wrap(processor), build(concurrency[i]!), shard),
+        options,
+        () => queues[i]!.getJobCountByTypes('wait', 'prioritized'),
+      ),
     );
     return {
-      close: async () => void (await Promise.all(consumers.map((c) => c.close()))),
+      close: async () => {
+        await Promise.all(consumers.map((c) => c.close()));
+        await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
+      },
       throttle: (held) => consumers.forEach((c) => c.throttle(held)),
     };
   }
@@ -241,17 +251,19 @@ class RedisTransport implements Transport {
 function supervise(
   transport: Transport,
   name: string,
-  make: (options: (concurrency: number) => RunsWorkerOptions) => RunsWorker,
+  make: (options: (concurrency: number) => RunsWorkerOptions, processing: Processing) => RunsWorker,
   options: RunsConsumerOptions,
+  backlog?: () => Promise<number>,
 ): RunsConsumer {
   const { logger, onFailed, ...workerOptions } = options;
   return new SupervisedWorker({
     name: `queue ${name}`,
-    build: () => make((concurrency) => ({ ...workerOptions, concurrency })),
+    build: (processing) => make((concurrency) => ({ ...workerOptions, concurrency }), processing),
     probe: () => transport.ping(),
     explain: (error) => explainTransportError(transport.config, error),
     logger,
     onFailed,
+    backlog,
   });
 }
 
@@ -309,7 +321,7 @@ class PostgresTransport implements Transport {
   }
 
   consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
-    return supervise(this, name, (build) => this.worker(name, processor, build(options.concurrency)), options);
+    return supervise(this, name, (build, processing) => this.worker(name, processing.wrap(processor), build(options.concurrency)), options);
   }
 
   async ping(): Promise<void> {
