@@ -6,7 +6,8 @@
 import { ConflictError, assertSameRequest, isUuid, type ScheduleSpec, type ScheduleStatus, type TickOrigin, type TickOutcome, type ReasonCode, type FieldChange } from '@kairos/domain';
 import { pgConstraint, pgErrorCode, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
-import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, SPEC_COLUMN_TYPES, specColumnValues, specRecord, type ScheduleRow } from './schedule-row.js';
+import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, specColumnValues, type ScheduleRow } from './schedule-row.js';
+import { INSERT_SCHEDULES, insertedRow, insertRecord, type InsertedColumns } from './schedule-insert.js';
 
 export interface NewSchedule {
   id: string;
@@ -92,43 +93,6 @@ const SPEC_ASSIGNMENTS = SPEC_COLUMN_NAMES.map((c, i) => `${c} = $${i + 1}`).joi
 const EXPECT_PARAM = SPEC_COLUMN_NAMES.indexOf('expect_succeeded_within_ms') + 1;
 const KIND_PARAM = SPEC_COLUMN_NAMES.indexOf('kind') + 1;
 
-/**
- * The insert of createMany. Its rows come as one JSON document; a JSON column's value is read from
- * it as its text and cast here (json_to_recordset converting each row's JSON to a jsonb column
- * itself cost several times the rest of the statement). The payload travels as a JSON string of
- * its text, kept exactly: its keys stay as given, and a \u0000 in it reaches the json column.
- */
-const INSERT_SCHEDULES = `INSERT INTO schedules AS s (${SPEC_COLUMN_NAMES.join(', ')}, id, namespace_id, name, spec_hash, idempotency_key,
-                                   status, paused_at, next_fire_at, request_hash, source, created_at)
-       SELECT ${SPEC_COLUMN_NAMES.map((c, i) => (SPEC_COLUMN_TYPES[i]!.startsWith('json') ? `${c}::${SPEC_COLUMN_TYPES[i]}` : c)).join(', ')}, id, ns, name, spec_hash, ikey,
-              CASE WHEN paused THEN 'paused' ELSE 'active' END, CASE WHEN paused THEN now() END, next_fire_at, request_hash, source, coalesce(created_at, now())
-       FROM json_to_recordset($1::json)
-         AS t(${SPEC_COLUMN_NAMES.map((c, i) => `${c} ${SPEC_COLUMN_TYPES[i]!.startsWith('json') ? 'text' : SPEC_COLUMN_TYPES[i]}`).join(', ')},
-              id uuid, ns uuid, name text, spec_hash text, ikey text, paused boolean, next_fire_at timestamptz, request_hash text,
-              source text, created_at timestamptz, ord int)
-       ORDER BY ord
-       ON CONFLICT DO NOTHING
-       RETURNING ${SCHEDULE_COLUMNS}`;
-
-/** A schedule's row in INSERT_SCHEDULES's document: its spec's columns (a JSON column as its value, written whole into the document) and the rest. */
-function insertRecord(s: NewSchedule, ord: number): Record<string, unknown> {
-  // Assigned onto the spec's record rather than spread with fields after it, which costs V8 several µs a row.
-  return Object.assign(specRecord(s.spec), {
-    payload: s.spec.payload === null ? null : JSON.stringify(s.spec.payload),
-    id: s.id,
-    ns: s.namespaceId,
-    name: s.name,
-    spec_hash: s.specHash,
-    ikey: s.idempotencyKey,
-    paused: s.paused,
-    next_fire_at: s.nextFireAt,
-    request_hash: s.requestHash,
-    source: s.source ?? null,
-    created_at: s.createdAt ?? null,
-    ord,
-  });
-}
-
 export class ScheduleRepository {
   /**
    * Inserts schedules in one statement and answers for each, in order. A repeated idempotency key
@@ -136,12 +100,23 @@ export class ScheduleRepository {
    * that first used it with `deduped: true` (the unique index decides, not a read), or, when the
    * first request had another body, an IDEMPOTENCY_CONFLICT; a taken name answers a ConflictError.
    * A refused schedule is not inserted, and no refusal aborts the caller's transaction: the insert
-   * skips a conflicting row rather than failing.
+   * skips a conflicting row rather than failing. A created schedule's row is the one `get` would
+   * read (see insertedRow).
    */
   async createMany(tx: Tx, schedules: readonly NewSchedule[]): Promise<({ row: ScheduleRow; deduped: boolean } | { refusal: ConflictError })[]> {
     if (schedules.length === 0) return [];
-    const { rows } = await tx.query<ScheduleRow>({ name: 'kairos.schedules.insert', text: INSERT_SCHEDULES, values: [JSON.stringify(schedules.map(insertRecord))] });
-    const inserted = new Map(rows.map((r) => [r.id, r]));
+    const payloads = schedules.map((s) => (s.spec.payload === null ? null : JSON.stringify(s.spec.payload)));
+    const { rows } = await tx.query<InsertedColumns>({
+      name: 'kairos.schedules.insert',
+      text: INSERT_SCHEDULES,
+      values: [JSON.stringify(schedules.map((s, ord) => insertRecord(s, ord, payloads[ord]!)))],
+    });
+    const written = new Map(rows.map((r) => [r.id, r]));
+    const inserted = new Map<string, ScheduleRow>();
+    for (const [ord, s] of schedules.entries()) {
+      const columns = written.get(s.id);
+      if (columns) inserted.set(s.id, insertedRow(s, columns, payloads[ord]!));
+    }
     const keys = schedules.filter((s) => !inserted.has(s.id) && s.idempotencyKey !== null).map((s) => s.idempotencyKey!);
     const { rows: firsts } =
       keys.length === 0
