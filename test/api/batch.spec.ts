@@ -82,6 +82,45 @@ describe('batch creation', () => {
     expect((await client.get(`/v1/schedules/${timer1.id}`)).body).toMatchObject({ name: 'batch-timer-1', every: null });
   });
 
+  it('answers each schedule of a batch as a GET reads it, records its first version and its created event, and refuses per item what the single route refuses', async () => {
+    const timer = (i: number) => ({ in: `${10 + i}m`, target: echo, payload: { i, 'ké': [-0, 1e21, null] }, idempotencyKey: `batch-many-${i}` });
+    await client.post('/v1/schedules', timer(0));
+    const unknown = { type: 'handler', name: 'nobody-registered-this' };
+    const items = [
+      timer(0),
+      { ...timer(0), payload: { other: true } },
+      timer(1),
+      { in: '10m', target: unknown },
+      { in: '20m', target: unknown, name: 'batch-unknown-2' },
+      { cron: '0 3 * * *', timezone: 'Europe/Berlin', target: echo, labels: { tier: 'gold', a: 'b' }, concurrency: { key: 'payload.t', limit: 2 }, payload: { t: 'x' }, name: 'batch-many-cron' },
+      { in: '10m', target: echo, calendar: { exclude: ['no-such-calendar'] } },
+    ];
+    const singles = [];
+    for (const item of [items[1], items[3], items[4], items[6]]) singles.push((await client.post('/v1/schedules', item)).body);
+    const { status, body } = await client.post('/v1/schedules/batch', { items });
+    expect(status).toBe(200);
+    const [replay, conflict, fresh, unknown1, unknown2, cron, noCalendar] = body.items;
+    expect(replay).toMatchObject({ deduped: true, idempotencyKey: 'batch-many-0' });
+    expect([conflict, unknown1, unknown2, noCalendar]).toEqual(singles.map((error) => ({ error })));
+    expect(conflict.error).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', field: 'idempotencyKey' });
+    expect(unknown1.error).toMatchObject({ code: 'UNKNOWN_HANDLER', field: 'target.name' });
+    expect(unknown2.error).toMatchObject({ code: 'UNKNOWN_HANDLER', field: 'target.name' });
+    expect(noCalendar.error).toMatchObject({ code: 'UNKNOWN_CALENDAR', field: 'calendar.exclude[0]' });
+    for (const made of [fresh, cron]) {
+      expect(made.deduped).toBe(false);
+      const read = await client.get(`/v1/schedules/${made.id}`);
+      // Key for key, in the same order: the batch's answer is the row as the ledger holds it.
+      expect(JSON.stringify({ ...made, deduped: false })).toBe(JSON.stringify(read.body));
+      const versions = await client.get(`/v1/schedules/${made.id}/versions`);
+      expect(versions.body.items).toEqual([expect.objectContaining({ version: 1, specHash: expect.any(String), changes: [] })]);
+      const events = (await t.db.query(`SELECT topic, payload FROM outbox WHERE aggregate_id = $1 ORDER BY id`, [made.id])).rows;
+      expect(events).toEqual([{ topic: 'schedule.created', payload: { scheduleId: made.id, name: made.name, status: 'active', nextFireAt: made.nextFireAt, actor: expect.any(String) } }]);
+    }
+    expect(fresh.payload).toEqual({ i: 1, 'ké': [0, 1e21, null] });
+    expect(cron.labels).toEqual({ tier: 'gold', a: 'b' });
+    expect(await count(`SELECT count(*)::int AS n FROM schedules WHERE name = 'batch-unknown-2'`)).toBe(0);
+  });
+
   it('refuses a batch that is no batch, naming the field, and stores nothing', async () => {
     const before = await count(`SELECT count(*)::int AS n FROM runs`);
     const tooMany = Array.from({ length: 1_001 }, () => ({ target: echo }));

@@ -33,7 +33,12 @@ export async function refusalOf(step: () => Promise<unknown>): Promise<unknown> 
     await step();
     return null;
   } catch (error) {
-    if (domainRefusal(error) === null) throw error;
-    return error;
+    return refusalIn(error);
   }
+}
+
+/** `error` when it is a refusal of the domain (an item's answer); any other error is thrown on. */
+export function refusalIn(error: unknown): unknown {
+  if (domainRefusal(error) === null) throw error;
+  return error;
 }

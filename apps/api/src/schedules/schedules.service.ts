@@ -30,6 +30,7 @@ import {
   type ScheduleSpec,
   type SlotDecision,
   formatInstant,
+  queueOf,
 } from '@kairos/domain';
 import {
   CalendarRepository,
@@ -58,7 +59,7 @@ import type { z } from 'zod';
 import type { CallerContext } from '../auth/request-context.js';
 import { runViews, type RunView } from '../runs/run.view.js';
 import { scheduleView, specDefinition, type ScheduleView } from './schedule.view.js';
-import { refusalOf, settledValue, type Settled } from '../requests/batch.js';
+import { refusalIn, settledValue, type Settled } from '../requests/batch.js';
 import { assertTargetAddressAllowed } from '../targets/target-address.js';
 import { WorkersService } from '../workers/workers.service.js';
 
@@ -121,21 +122,38 @@ export class SchedulesService {
     return this.createMany(caller, readBatchItems(body));
   }
 
-  /** Creates the schedules of a request's bodies; each queue's registered handlers are read once for the request. */
+  /**
+   * Creates the schedules of a request's bodies in one pass: each body is read and checked as the
+   * single route reads it, while what its items share is done once for the request (each queue's
+   * registered handlers read, a handler admitted, the read instant as a Date, no calendar lookup for
+   * a schedule that names none).
+   */
   private async createMany(caller: CallerContext, bodies: readonly unknown[]): Promise<Settled<ScheduleView>[]> {
     const admit = this.workers.admission();
+    const admitted = new Set<string>();
     const nowMs = this.clock.now();
+    const createdAt = new Date(nowMs);
     const answers: Settled<ScheduleView>[] = [];
     const accepted: { index: number; schedule: NewSchedule }[] = [];
-    for (const [index, body] of bodies.entries()) {
-      const refused = await refusalOf(async () => {
+    for (let index = 0; index < bodies.length; index++) {
+      const body = bodies[index];
+      try {
         const request = readScheduleCreate(body, nowMs);
-        assertTargetAddressAllowed(this.addresses, request.spec.target);
-        await admit(request.spec.target);
-        const calendars = await this.calendarsOf(this.db, caller.namespaceId, request.spec.calendar?.exclude ?? []);
-        accepted.push({ index, schedule: this.newSchedule(caller, request, request.idempotencyKey === null ? null : requestHash(body), nowMs, null, calendars) });
-      });
-      if (refused) answers[index] = { ok: false, refusal: refused };
+        const { target } = request.spec;
+        assertTargetAddressAllowed(this.addresses, target);
+        // A handler already admitted for this request is known to its queue.
+        const handler = target.type === 'handler' ? `${queueOf(target)}\u0000${target.name}` : null;
+        if (handler === null || !admitted.has(handler)) {
+          await admit(target);
+          if (handler !== null) admitted.add(handler);
+        }
+        const names = request.spec.calendar?.exclude ?? [];
+        const calendars = names.length === 0 ? [] : await this.calendarsOf(this.db, caller.namespaceId, names);
+        const bodyHash = request.idempotencyKey === null ? null : requestHash(body);
+        accepted.push({ index, schedule: this.newSchedule(caller, request, bodyHash, nowMs, null, calendars, createdAt) });
+      } catch (error) {
+        answers[index] = { ok: false, refusal: refusalIn(error) };
+      }
     }
     if (accepted.length === 0) return answers;
     await inTransaction(this.db, async (tx) => {
@@ -150,8 +168,19 @@ export class SchedulesService {
     return answers;
   }
 
-  /** The row to insert for a read create request (or an apply's declared schedule, with its source). */
-  newSchedule(caller: CallerContext, request: ScheduleCreateRequest, bodyHash: string | null, nowMs: number, source: string | null, calendars: readonly CalendarDefinition[]): NewSchedule {
+  /**
+   * The row to insert for a read create request (or an apply's declared schedule, with its source).
+   * `createdAt` is `nowMs` as a Date, which the schedules of one request may share.
+   */
+  newSchedule(
+    caller: CallerContext,
+    request: ScheduleCreateRequest,
+    bodyHash: string | null,
+    nowMs: number,
+    source: string | null,
+    calendars: readonly CalendarDefinition[],
+    createdAt = new Date(nowMs),
+  ): NewSchedule {
     const id = newId(nowMs);
     // A schedule started by events has no slots: no next fire.
     const first = isClockSpec(request.spec) ? firstFireAt(request.spec, nowMs, calendars) : null;
@@ -166,7 +195,7 @@ export class SchedulesService {
       idempotencyKey: request.idempotencyKey,
       requestHash: bodyHash,
       nextFireAt: first === null ? null : new Date(first),
-      createdAt: new Date(nowMs),
+      createdAt,
       source,
     };
   }
