@@ -12,6 +12,9 @@
  *   herd        B of N pending schedules due at one instant, on Redis (see herd.ts)
  *   batch       10,000 one-shot timers created with ten POST /v1/schedules/batch calls, beside
  *               1,000 created one request at a time, and an apply of 1,000 cron schedules
+ *   ledger      a run's three writes in Postgres alone (insert, claim, verdict): the database's CPU
+ *               for each and the share of heap-only updates, beside a ledger without the indexes
+ *               that rule heap-only updates out (see ledger.ts)
  *   protocol    a worker's claims and verdicts through the kairos_worker functions, beside the
  *               same statements sent directly (see protocol.ts)
  *   steps       steps per second of three-step chains (noop -> noop -> noop), beside single noop
@@ -44,6 +47,7 @@ import { eventsScenario } from './events.js';
 import { failoverScenario } from './failover.js';
 import { flowScenario } from './flow.js';
 import { herdScenario } from './herd.js';
+import { ledgerScenario } from './ledger.js';
 import { protocolScenario } from './protocol.js';
 import { alertsScenario, fairnessScenario, limitsScenario } from './run-path.js';
 import { shardsScenario } from './shards.js';
@@ -51,7 +55,7 @@ import { steadyScenarios } from './steady.js';
 import { stepsScenario } from './steps.js';
 import { wakeScenario } from './wake.js';
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'protocol', 'steps', 'wake', 'limits', 'fairness', 'alerts', 'engines', 'shards', 'failover', 'events', 'flow'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'ledger', 'protocol', 'steps', 'wake', 'limits', 'fairness', 'alerts', 'engines', 'shards', 'failover', 'events', 'flow'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -62,6 +66,7 @@ const which = new Set(asked.length > 0 ? asked : SCENARIOS);
 if (which.has('throughput') || which.has('lateness')) await steadyScenarios(which);
 if (which.has('batch')) await batchScenario();
 if (which.has('herd')) await herdScenario();
+if (which.has('ledger')) await ledgerScenario();
 if (which.has('protocol')) await protocolScenario();
 if (which.has('steps')) await stepsScenario();
 if (which.has('wake')) await wakeScenario();
