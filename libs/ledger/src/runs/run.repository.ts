@@ -8,7 +8,7 @@ import { traceContextOf } from '@kairos/telemetry/trace-context';
 import { inTransaction, jsonText, jsonbText, type Db, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { RUN_COLUMNS, dispatchItemOf, stepRunsOf, type NewRun, type RunEventRow, type RunRow } from './run-row.js';
-import { NEXT_EVENT_ID, runStorySql } from './run-sql.js';
+import { INSERT_RUNS_SQL, runStorySql } from './run-sql.js';
 import { targetQueueSql } from './target-queue.js';
 
 const INFINITY = 'infinity';
@@ -285,37 +285,7 @@ export class RunRepository {
     const trace = traceContextOf();
     const { rows } = await tx.query<{ id: string; fair: boolean }>({
       name: 'kairos.runs.insert',
-      text: `INSERT INTO runs (id, namespace_id, schedule_id, origin, source_run_id, scheduled_for, available_at,
-                         defer_reason, state, exclusive, max_attempts, target, payload, retry, timeout_ms,
-                         idempotency_key, request_hash, enqueued_at, trace_parent, trace_state, created_event_id, created_by,
-                         parent_run_id, step_name, concurrency_key, concurrency_limit, sensor_id, run_key, event_id, throttle,
-                         priority, fairness_key, fairness_weight, fair, held_at, hold_count)
-       SELECT id, ns, sched, origin, src, slot, avail, CASE WHEN waits THEN 'FAIR_SHARE' ELSE defer END, 'queued', excl, maxa, tj,
-              pl::json, rt::jsonb, tmo, ikey, rh,
-              CASE WHEN avail < 'infinity' AND tj->>'type' <> 'steps' AND NOT waits THEN now() END, $2::text, $3::text,
-              CASE WHEN actor IS NOT NULL THEN ${NEXT_EVENT_ID} END, actor, par, step, ckey, clim, sensor, rkey, evt, thr,
-              prio, fkey, fweight, fair, CASE WHEN waits THEN now() END, CASE WHEN waits THEN 1 ELSE 0 END
-       FROM (
-         SELECT t.*, fkey IS NOT NULL OR backlog AS fair,
-                -- While its queue has runs waiting for their turn, a run due now waits behind them from the start.
-                (fkey IS NOT NULL OR backlog) AND backlog AND avail <= now() + interval '1 second' AND tj->>'type' <> 'steps' AS waits
-         FROM (
-           SELECT t.*, t.tgt::jsonb AS tj
-           FROM json_to_recordset($1::json)
-             AS t(id uuid, ns uuid, sched uuid, origin text, src uuid, slot timestamptz, avail timestamptz, defer text, excl boolean,
-                  maxa int, tgt text, pl text, rt text, tmo bigint, ikey text, rh text, actor text, par uuid, step text,
-                  ckey text, clim int, sensor uuid, rkey text, evt text, thr jsonb, prio smallint, fkey text, fweight smallint)
-           -- The target is read once per run: the fence keeps the planner from copying the cast into each use.
-           OFFSET 0
-         ) t
-         CROSS JOIN LATERAL (
-           -- Looked up per run only while some queue has a backlog waiting its turn.
-           SELECT (SELECT EXISTS (SELECT 1 FROM fair_queues))
-                  AND EXISTS (SELECT 1 FROM fair_queues f WHERE f.namespace_id = t.ns AND f.queue = coalesce(t.tj->>'queue', 'default')) AS backlog
-         ) b
-       ) r
-       ON CONFLICT (namespace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-       RETURNING id, fair`,
+      text: INSERT_RUNS_SQL,
       values: [
         JSON.stringify(
           runs.map((r) => ({

@@ -4,9 +4,31 @@
  * rewrites: the rest of the row is what was written. Reading every column back (47, timestamps
  * and JSON parsed again for each) cost the batch route as much as writing them.
  */
-import type { CalendarRule, ConcurrencySpec, FairnessSpec, FlowControl, JsonValue, RetryPolicy, Target } from '@kairos/domain';
+import type { CalendarRule, ConcurrencySpec, FairnessSpec, FlowControl, JsonValue, RetryPolicy, ScheduleSpec, Target } from '@kairos/domain';
 import { SPEC_COLUMN_NAMES, SPEC_COLUMN_TYPES, specRecord, type ScheduleRow } from './schedule-row.js';
-import type { NewSchedule } from './schedule.repository.js';
+
+/** A schedule to create: what the API read, with its first slot. */
+export interface NewSchedule {
+  id: string;
+  namespaceId: string;
+  name: string;
+  spec: ScheduleSpec;
+  specHash: string;
+  paused: boolean;
+  idempotencyKey: string | null;
+  /** requestHash of the create request, when it carries an idempotency key. */
+  requestHash: string | null;
+  /** Null for a schedule started by events, which has no slots. */
+  nextFireAt: Date | null;
+  /**
+   * The instant the API read the request at (the database's clock), which anchors an `every`
+   * schedule without startAt: its first slot was computed from it, so the tick's grid must be too.
+   * Absent: the transaction's now().
+   */
+  createdAt?: Date;
+  /** The apply source declaring it; none when made through the API. */
+  source?: string | null;
+}
 
 /**
  * What the insert returns of a written row: its identity, the instants of the database's clock

@@ -7,29 +7,9 @@ import { ConflictError, assertSameRequest, isUuid, type ScheduleSpec, type Sched
 import { pgConstraint, pgErrorCode, type Queryable, type Tx } from '../database.js';
 import { decodeCursor, toPage, type Page } from '../pagination.js';
 import { SCHEDULE_COLUMNS, SPEC_COLUMN_NAMES, specColumnValues, type ScheduleRow } from './schedule-row.js';
-import { INSERT_SCHEDULES, insertedRow, insertRecord, type InsertedColumns } from './schedule-insert.js';
+import { INSERT_SCHEDULES, insertedRow, insertRecord, type InsertedColumns, type NewSchedule } from './schedule-insert.js';
 
-export interface NewSchedule {
-  id: string;
-  namespaceId: string;
-  name: string;
-  spec: ScheduleSpec;
-  specHash: string;
-  paused: boolean;
-  idempotencyKey: string | null;
-  /** requestHash of the create request, when it carries an idempotency key. */
-  requestHash: string | null;
-  /** Null for a schedule started by events, which has no slots. */
-  nextFireAt: Date | null;
-  /**
-   * The instant the API read the request at (the database's clock), which anchors an `every`
-   * schedule without startAt: its first slot was computed from it, so the tick's grid must be too.
-   * Absent: the transaction's now().
-   */
-  createdAt?: Date;
-  /** The apply source declaring it; none when made through the API. */
-  source?: string | null;
-}
+export type { NewSchedule } from './schedule-insert.js';
 
 /** One version of a schedule's definition, recorded with the change that made it. */
 export interface ScheduleVersion {
