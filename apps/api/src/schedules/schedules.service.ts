@@ -208,15 +208,13 @@ export class SchedulesService {
     const created = await this.schedules.createMany(tx, schedules);
     const fresh = created.flatMap((answer) => ('row' in answer && !answer.deduped ? [answer.row] : []));
     if (fresh.length > 0) {
-      // Sent without waiting in between: the connection runs them in order while the next one's rows are built.
-      const notified = this.schedules.notifyChanged(tx);
-      const appended = this.outbox.append(tx, fresh.map((row) => scheduleEvent('schedule.created', row, caller.actor)));
+      await this.schedules.notifyChanged(tx);
+      await this.outbox.append(tx, fresh.map((row) => scheduleEvent('schedule.created', row, caller.actor)));
       // A first version changes nothing: its definition is all there is to say.
-      const recorded = this.schedules.recordVersions(
+      await this.schedules.recordVersions(
         tx,
         fresh.map((row) => ({ scheduleId: row.id, specHash: row.specHash, definition: specDefinition(specOf(row)), source: row.source, actor: caller.actor, changes: [] })),
       );
-      await Promise.all([notified, appended, recorded]);
     }
     return created;
   }
