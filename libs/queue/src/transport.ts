@@ -191,7 +191,8 @@ class RedisTransport implements Transport {
   consumer(name: string, processor: RunsProcessor, options: RunsConsumerOptions): RunsConsumer {
     const shards = liveShards(this.shards);
     const concurrency = splitConcurrency(options.concurrency, shards.length);
-    const queues = shards.map((shard) => this.queue(name, shard));
+    // Each shard's backlog, read when its worker may have stalled; the worker's supervisor reports the transport's errors.
+    const queues = shards.map((shard) => this.queue(name, shard).on('error', () => undefined) as RunsQueue);
     const consumers = shards.map((shard, i) =>
       supervise(
         this,
