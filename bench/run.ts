@@ -15,6 +15,8 @@
  *   ledger      a run's three writes in Postgres alone (insert, claim, verdict): the database's CPU
  *               for each and the share of heap-only updates, beside a ledger without the indexes
  *               that rule heap-only updates out (see ledger.ts)
+ *   retention   1,000,000 runs past retention pruned as the leader prunes them: time, Postgres CPU,
+ *               the runs table's size on disk (see retention.ts)
  *   protocol    a worker's claims and verdicts through the kairos_worker functions, beside the
  *               same statements sent directly (see protocol.ts)
  *   steps       steps per second of three-step chains (noop -> noop -> noop), beside single noop
@@ -49,13 +51,14 @@ import { flowScenario } from './flow.js';
 import { herdScenario } from './herd.js';
 import { ledgerScenario } from './ledger.js';
 import { protocolScenario } from './protocol.js';
+import { retentionScenario } from './retention.js';
 import { alertsScenario, fairnessScenario, limitsScenario } from './run-path.js';
 import { shardsScenario } from './shards.js';
 import { steadyScenarios } from './steady.js';
 import { stepsScenario } from './steps.js';
 import { wakeScenario } from './wake.js';
 
-const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'ledger', 'protocol', 'steps', 'wake', 'limits', 'fairness', 'alerts', 'engines', 'shards', 'failover', 'events', 'flow'];
+const SCENARIOS = ['throughput', 'lateness', 'batch', 'herd', 'ledger', 'retention', 'protocol', 'steps', 'wake', 'limits', 'fairness', 'alerts', 'engines', 'shards', 'failover', 'events', 'flow'];
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !SCENARIOS.includes(a));
 if (unknown.length > 0) {
@@ -67,6 +70,7 @@ if (which.has('throughput') || which.has('lateness')) await steadyScenarios(whic
 if (which.has('batch')) await batchScenario();
 if (which.has('herd')) await herdScenario();
 if (which.has('ledger')) await ledgerScenario();
+if (which.has('retention')) await retentionScenario();
 if (which.has('protocol')) await protocolScenario();
 if (which.has('steps')) await stepsScenario();
 if (which.has('wake')) await wakeScenario();
