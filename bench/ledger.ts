@@ -2,8 +2,9 @@
  * The ledger's part of a durable run, in Postgres alone: the CPU of the database backend (read from
  * /proc/<pid>/stat) that writes a run three times as Kairos writes it (the insert of
  * RunRepository.insertRuns, 500 runs to a transaction; the claim and the verdict through the worker
- * functions, 128 runs to a statement), per run, and the share of the run rows' updates that were
- * heap-only (pg_stat_user_tables). Beside it, the same on a copy of the ledger without the indexes
+ * functions, 128 runs to a statement), per run, with two heartbeats' lease renewals between the
+ * claim and the verdict, and the share of the claims' and verdicts' updates, and of the renewals,
+ * that were heap-only (pg_stat_user_tables). Beside it, the same on a copy of the ledger without the indexes
  * that name a column the claim or the verdict changes, with room left on each page: what heap-only
  * claims and verdicts would save at most, before paying for whatever would find queued runs, expired
  * leases and held runs instead. The two ledgers alternate round by round; medians.
@@ -22,11 +23,18 @@ const WORKER_BATCH = 128;
 /** Columns the claim or the verdict writes: an index naming one rules a heap-only update out. */
 const CHANGED_BY_CLAIM_OR_VERDICT = /\b(state|lease_owner|lease_epoch|lease_expires_at|heartbeat_at|started_at|finished_at|held_at|holds_place|version)\b/;
 
+/** Lease renewals per run between its claim and its verdict, as a heartbeat makes them. */
+const RENEWALS = 2;
+
 interface Round {
   insert: number;
   claim: number;
+  /** Per renewal. */
+  renewal: number;
   verdict: number;
+  /** The heap-only share of the claims and verdicts, and of the renewals. */
   hot: number;
+  hotRenewals: number;
 }
 
 /** CPU time of a process so far, in µs (clock ticks of 10 ms). */
@@ -40,6 +48,18 @@ async function updates(db: pg.Pool): Promise<{ all: number; hot: number }> {
     `SELECT pg_stat_clear_snapshot(), n_tup_upd AS all, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'runs'`,
   );
   return { all: Number(rows[0]!.all), hot: Number(rows[0]!.hot) };
+}
+
+/** The run rows' updates counted so far, once the bench's backend has reported its own (it does at the end of its next transaction). */
+async function updatesAfter(db: pg.Pool, box: Sandbox, atLeast: number): Promise<{ all: number; hot: number }> {
+  await db.query('SELECT pg_stat_force_next_flush()');
+  await db.query('SELECT 1');
+  let counted = await updates(box.db);
+  for (let waited = 0; counted.all < atLeast && waited < 5_000; waited += 100) {
+    await sleep(100);
+    counted = await updates(box.db);
+  }
+  return counted;
 }
 
 async function round(box: Sandbox): Promise<Round> {
@@ -85,19 +105,33 @@ async function round(box: Sandbox): Promise<Round> {
     }
     const claim = spent();
     if (held.length !== RUNS) throw new Error(`bench: ${RUNS - held.length} runs were not claimed`);
+    const claimed = await updatesAfter(db, box, before.all + RUNS);
+    spent();
+    for (let n = 0; n < RENEWALS; n++) {
+      for (let i = 0; i < RUNS; i += WORKER_BATCH) {
+        const renewed = await protocol.renewLeases(db, owner, held.slice(i, i + WORKER_BATCH).map((h) => ({ id: h.runId, epoch: h.epoch })), 60_000);
+        if (renewed.length !== Math.min(WORKER_BATCH, RUNS - i)) throw new Error('bench: a lease was not renewed');
+      }
+    }
+    const renewal = spent() / RENEWALS;
+    const renewed = await updatesAfter(db, box, claimed.all + RENEWALS * RUNS);
+    spent();
     const succeeded = { state: 'succeeded' as const, result: null, error: null, reasonCode: 'SUCCEEDED' as const, reasonText: null, response: null };
     for (let i = 0; i < RUNS; i += WORKER_BATCH) {
       await protocol.finishMany(db, owner, held.slice(i, i + WORKER_BATCH).map((h) => ({ ...h, verdict: succeeded })));
     }
     const verdict = spent();
+    const after = await updatesAfter(db, box, renewed.all + RUNS);
     await db.end();
-    // The backend's counts reach the statistics when it exits: wait for both updates of every run.
-    let after = await updates(box.db);
-    for (let waited = 0; after.all - before.all < 2 * RUNS && waited < 5_000; waited += 100) {
-      await sleep(100);
-      after = await updates(box.db);
-    }
-    return { insert, claim, verdict, hot: (after.hot - before.hot) / Math.max(1, after.all - before.all) };
+    const share = (hot: number, all: number) => hot / Math.max(1, all);
+    return {
+      insert,
+      claim,
+      renewal,
+      verdict,
+      hot: share(claimed.hot - before.hot + after.hot - renewed.hot, claimed.all - before.all + after.all - renewed.all),
+      hotRenewals: share(renewed.hot - claimed.hot, renewed.all - claimed.all),
+    };
   } finally {
     if (!db.ended) await db.end();
   }
@@ -128,11 +162,21 @@ export async function ledgerScenario(): Promise<void> {
       for (const name of order) results[name]!.push(await round(ledgers[name]));
     }
     const row = (label: string, rounds: Round[]): string[] => {
-      const [insert, claim, verdict] = [median(rounds.map((r) => r.insert)), median(rounds.map((r) => r.claim)), median(rounds.map((r) => r.verdict))];
-      return [label, fmt(insert), fmt(claim), fmt(verdict), fmt(insert + claim + verdict), `${fmt(100 * median(rounds.map((r) => r.hot)))} %`];
+      const m = (pick: (r: Round) => number) => median(rounds.map(pick));
+      const [insert, claim, verdict] = [m((r) => r.insert), m((r) => r.claim), m((r) => r.verdict)];
+      return [label, fmt(insert), fmt(claim), fmt(m((r) => r.renewal)), fmt(verdict), fmt(insert + claim + verdict), `${fmt(100 * m((r) => r.hot))} %`, `${fmt(100 * m((r) => r.hotRenewals))} %`];
     };
     printTable([
-      [`the ledger's writes of a run (Postgres backend CPU, µs per run, ${RUNS} runs, median of ${ROUNDS})`, 'insert', 'claim', 'verdict', 'sum', 'heap-only updates'],
+      [
+        `the ledger's writes of a run (Postgres backend CPU, µs per run, ${RUNS} runs, median of ${ROUNDS})`,
+        'insert',
+        'claim',
+        'renewal',
+        'verdict',
+        'insert + claim + verdict',
+        'heap-only claims and verdicts',
+        'heap-only renewals',
+      ],
       row('Kairos', results.kairos!),
       row(`without the ${dropped.length} indexes the claim or the verdict changes (fillfactor 70)`, results['without the indexes']!),
     ]);

@@ -109,7 +109,8 @@ export class RunRecoveryRepository {
     const { rows } = await db.query<{ id: string; state: RunState; availableAt: Date; queue: string; priority: number }>(
       `WITH expired AS (
          SELECT id FROM runs
-         WHERE state = 'running' AND lease_expires_at < now() - $1 * interval '1 millisecond'
+         -- A multi-step run is never leased: the running runs that may hold one are read through runs_running_by_queue.
+         WHERE state = 'running' AND target->>'type' <> 'steps' AND lease_expires_at < now() - $1 * interval '1 millisecond'
          ORDER BY lease_expires_at LIMIT $4
          FOR UPDATE SKIP LOCKED
        ), reaped AS (
