@@ -4,8 +4,8 @@
  * (dist/), so that Node's CPU per run is read for each role from /proc. The same runs as the
  * one-process phase (kairos.ts): written 500 to a transaction and handed to BullMQ by the
  * scheduler's dispatcher, run by the worker. The phase ends when the ledger holds no queued or
- * running run, asked through the reconciler's and the reaper's partial indexes (a poll that costs
- * Postgres little), every 100 ms once the producer is done.
+ * running run, asked through the relay's, the reconciler's and the reaper's partial indexes (a poll that
+ * costs Postgres little), every 100 ms once the producer is done.
  *
  * KAIROS_BENCH_CPU_PROF=<dir> starts both processes with `node --cpu-prof` into that folder, and
  * writes beside each pair of profiles the phase's bounds on the monotonic clock V8 stamps its
@@ -73,7 +73,7 @@ export async function kairosApartThroughput(kind: TransportKind): Promise<ApartT
           await box.db.query(
             `SELECT NOT EXISTS (SELECT 1 FROM runs WHERE state = 'queued' AND enqueued_at IS NOT NULL AND available_at < 'infinity')
                 AND NOT EXISTS (SELECT 1 FROM runs WHERE state = 'queued' AND enqueued_at IS NULL AND available_at < 'infinity')
-                AND NOT EXISTS (SELECT 1 FROM runs WHERE state = 'running' AND lease_expires_at IS NOT NULL) AS done`,
+                AND NOT EXISTS (SELECT 1 FROM runs WHERE state = 'running' AND target->>'type' <> 'steps') AS done`,
           )
         ).rows[0].done as boolean,
       300_000,

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { newId } from '@kairos/domain';
 import { RunRepository, defaultMigrationsDir, inTransaction, manualRun, migrate, readMigrations } from '@kairos/ledger';
 import { WorkerProtocol } from '../packages/sdk/src/worker/worker-protocol.js';
+import { RETRY } from './producer.js';
 import { fmt, median, printTable, sandbox, sleep, type Sandbox } from './sandbox.js';
 
 const RUNS = Number(process.env.KAIROS_BENCH_LEDGER_RUNS ?? 10_000);
@@ -82,7 +83,7 @@ async function round(box: Sandbox): Promise<Round> {
         availableAt: new Date(Date.now() - 1_000),
         target: { type: 'handler', name: 'noop', queue: 'default' },
         payload: null,
-        retry: { maxAttempts: 1, backoff: { type: 'fixed', baseMs: 1_000, maxMs: 1_000, jitter: 0 } },
+        retry: RETRY,
         timeoutMs: 10_000,
         idempotencyKey: null,
         actor: 'bench',
